@@ -1,0 +1,1 @@
+"""tilepipe's xDSL dialects (importable as ``tilepipe.dialects``)."""

@@ -1,0 +1,830 @@
+"""The ``tile`` dialect: tile operations with exact, analyzable buffer regions.
+
+Every tile op names the buffers it touches together with the *region* it touches in
+each: a list of per-dimension offsets (SSA ``index`` values; an omitted list means the
+buffer's origin) and the op's static tile shape, written once after the op name::
+
+    tile.copy<128x64> %A[%m, %k] -> %A_s : memref<1024x1024xf16> -> memref<128x64xf16, "shared">
+    tile.gemm<128x128x64> %A_s, %B_s -> %C_f : memref<...>, memref<...> -> memref<...>
+
+A buffer of rank R touched by an op whose tile has rank r <= R is touched in the box
+``offsets[d] .. offsets[d] + size[d]`` where the sizes are ``1`` for the leading
+``R - r`` dimensions and the tile's extents for the trailing ones.  This is exactly what
+multi-buffering needs: a versioned buffer ``memref<2x128x64xf16>`` is accessed as
+``%A_s[%slot, %c0, %c0]`` by the same ``128x64`` tile.
+
+``buffer_accesses()`` gives these regions to every analysis (dependences, liveness,
+hazards, the interpreter and the race detector), so no pass re-derives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import ClassVar
+
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import Pure
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from .memory_space import MemorySpace, UnknownMemorySpace, memory_space
+
+# --------------------------------------------------------------------------- regions
+
+
+@dataclass(frozen=True)
+class BufferAccess:
+    """One buffer region an op reads and/or writes."""
+
+    op: Operation
+    buffer: SSAValue
+    offsets: tuple[SSAValue, ...]  # one per buffer dimension; () = the origin
+    sizes: tuple[int, ...]  # one per buffer dimension
+    reads: bool
+    writes: bool
+    operand_name: str = ""
+
+    @property
+    def space(self) -> MemorySpace:
+        return memory_space(self.buffer.type)
+
+
+def region_sizes(buffer_type: MemRefType, tile_shape: Sequence[int]) -> tuple[int, ...]:
+    rank = len(buffer_type.get_shape())
+    return (1,) * (rank - len(tile_shape)) + tuple(tile_shape)
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The value of an ``arith.constant`` index/integer, else None."""
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _parse_region_operand(
+    parser: Parser,
+) -> tuple[UnresolvedOperand, list[UnresolvedOperand]]:
+    """``%buf`` or ``%buf[%i, %j]``; resolved once the trailing types are parsed."""
+    buffer = parser.parse_unresolved_operand()
+    offsets: list[UnresolvedOperand] = []
+    if parser.parse_optional_punctuation("[") is not None:
+        if parser.parse_optional_punctuation("]") is None:
+            offsets = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_unresolved_operand
+            )
+            parser.parse_punctuation("]")
+    return buffer, offsets
+
+
+def _resolve_region_operand(
+    parser: Parser,
+    operand: tuple[UnresolvedOperand, list[UnresolvedOperand]],
+    buffer_type: Attribute,
+) -> tuple[SSAValue, list[SSAValue]]:
+    buffer, offsets = operand
+    return parser.resolve_operand(buffer, buffer_type), [
+        parser.resolve_operand(o, IndexType()) for o in offsets
+    ]
+
+
+def _print_region_operand(
+    printer: Printer, buffer: SSAValue, offsets: Sequence[SSAValue]
+) -> None:
+    printer.print_operand(buffer)
+    if offsets:
+        printer.print_string("[")
+        printer.print_list(offsets, printer.print_operand)
+        printer.print_string("]")
+
+
+def _parse_tile_shape(parser: Parser) -> list[int]:
+    parser.parse_punctuation("<")
+    dims = parser.parse_dimension_list()
+    parser.parse_punctuation(">")
+    return dims
+
+
+def _print_tile_shape(printer: Printer, shape: Sequence[int]) -> None:
+    printer.print_string("<" + "x".join(str(d) for d in shape) + ">")
+
+
+def _parse_signature(parser: Parser, num_inputs: int) -> list[Attribute]:
+    """Parse the trailing ``: t1, t2 -> t3`` (``num_inputs`` types before the arrow)."""
+    parser.parse_punctuation(":")
+    types = [parser.parse_type()]
+    while len(types) < num_inputs:
+        parser.parse_punctuation(",")
+        types.append(parser.parse_type())
+    parser.parse_punctuation("->")
+    types.append(parser.parse_type())
+    return types
+
+
+# --------------------------------------------------------------------------- base
+
+
+class ElementMapping(Enum):
+    """How a tile op's elements map onto the threads of a block.
+
+    COOPERATIVE: the tile's elements, in row-major order, are dealt to the block's
+    threads (element e goes to thread e mod num_threads); every buffer the op touches
+    is touched with the same mapping, so two cooperative ops over the same tile shape
+    touch each element from the same thread.
+    WARP_TILED: a matrix op; every warp reads its operands' whole tiles and writes its
+    own sub-tile of the accumulator.
+    """
+
+    COOPERATIVE = "cooperative"
+    WARP_TILED = "warp_tiled"
+
+
+class TileOp(IRDLOperation):
+    """Common structure of tile ops: a static tile shape, region operands."""
+
+    shape = prop_def(DenseArrayBase.constr(i64))
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    ELEMENT_MAPPING: ClassVar[ElementMapping] = ElementMapping.COOPERATIVE
+
+    # Subclasses list their region operands as (buffer field, offsets field, role).
+    REGION_OPERANDS: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+    # Memory spaces each role may live in.
+    LEGAL_SPACES: ClassVar[dict[str, frozenset[MemorySpace]]] = {}
+
+    @property
+    def tile_shape(self) -> tuple[int, ...]:
+        return tuple(self.shape.get_values())
+
+    def operand_tile_shape(self, role: str) -> tuple[int, ...]:
+        return self.tile_shape
+
+    def reads_and_writes(self, role: str) -> tuple[bool, bool]:
+        return (role != "dst", role == "dst")
+
+    def tile_regions(self) -> list[tuple[str, SSAValue, tuple[SSAValue, ...]]]:
+        return [
+            (role, getattr(self, buf), tuple(getattr(self, offs)))
+            for buf, offs, role in self.REGION_OPERANDS
+        ]
+
+    def buffer_accesses(self) -> list[BufferAccess]:
+        accesses: list[BufferAccess] = []
+        for role, buffer, offsets in self.tile_regions():
+            assert isinstance(buffer.type, MemRefType)
+            reads, writes = self.reads_and_writes(role)
+            accesses.append(
+                BufferAccess(
+                    self,
+                    buffer,
+                    offsets,
+                    region_sizes(buffer.type, self.operand_tile_shape(role)),
+                    reads,
+                    writes,
+                    role,
+                )
+            )
+        return accesses
+
+    # -- verification shared by all tile ops
+
+    def verify_(self) -> None:
+        if any(d <= 0 for d in self.tile_shape):
+            raise VerifyException(f"tile shape {self._shape_str()} must be positive")
+        for role, buffer, offsets in self.tile_regions():
+            self._verify_region(role, buffer, offsets)
+        self.verify_tile_op()
+
+    def verify_tile_op(self) -> None:
+        """Op-specific checks (dtypes, shapes)."""
+
+    def _shape_str(self, shape: Sequence[int] | None = None) -> str:
+        return "x".join(str(d) for d in (self.tile_shape if shape is None else shape))
+
+    def _verify_region(
+        self, role: str, buffer: SSAValue, offsets: Sequence[SSAValue]
+    ) -> None:
+        buffer_type = buffer.type
+        if not isinstance(buffer_type, MemRefType):
+            raise VerifyException(f"{role} must be a memref, got {buffer_type}")
+        try:
+            space = memory_space(buffer_type)
+        except UnknownMemorySpace as e:
+            raise VerifyException(f"{role}: {e}") from e
+        legal = self.LEGAL_SPACES.get(role)
+        if legal is not None and space not in legal:
+            names = ", ".join(sorted(s.value for s in legal))
+            raise VerifyException(
+                f"{role} may not live in {space.value} memory (legal: {names})"
+            )
+        dims = buffer_type.get_shape()
+        tile = self.operand_tile_shape(role)
+        if len(dims) < len(tile):
+            raise VerifyException(
+                f"{role} of rank {len(dims)} cannot hold a "
+                f"{self._shape_str(tile)} tile"
+            )
+        if offsets and len(offsets) != len(dims):
+            raise VerifyException(
+                f"{role} has {len(offsets)} offsets for a rank-{len(dims)} buffer"
+            )
+        for off in offsets:
+            if not isinstance(off.type, IndexType):
+                raise VerifyException(f"{role} offsets must be of index type")
+        sizes = region_sizes(buffer_type, tile)
+        for d, (dim, size) in enumerate(zip(dims, sizes)):
+            if dim < 0:
+                continue
+            start = constant_index(offsets[d]) if offsets else 0
+            if start is None:
+                start = 0
+            if start < 0 or start + size > dim:
+                raise VerifyException(
+                    f"{role} region [{start}, {start + size}) is out of bounds "
+                    f"in dimension {d} of size {dim}"
+                )
+
+    def element_type(self, role: str) -> Attribute:
+        for r, buffer, _ in self.tile_regions():
+            if r == role:
+                assert isinstance(buffer.type, MemRefType)
+                return buffer.type.element_type
+        raise KeyError(role)
+
+
+ANY_SPACE = frozenset(MemorySpace)
+ON_CHIP = ANY_SPACE - {MemorySpace.GLOBAL, MemorySpace.GM}
+MATMUL_INPUT_SPACES = frozenset(
+    {
+        MemorySpace.SHARED,
+        MemorySpace.FRAGMENT,
+        MemorySpace.L0A,
+        MemorySpace.L0B,
+    }
+)
+ACCUMULATOR_SPACES = frozenset({MemorySpace.FRAGMENT, MemorySpace.L0C})
+
+
+# --------------------------------------------------------------------------- ops
+
+
+class SrcDstSyntax:
+    """``tile.<op><shape> %src[offs] -> %dst[offs] : T -> T`` for one-input ops."""
+
+    def print(self, printer: Printer) -> None:
+        _print_tile_shape(printer, self.tile_shape)
+        printer.print_string(" ")
+        _print_region_operand(printer, self.src, self.src_offsets)
+        printer.print_string(" -> ")
+        _print_region_operand(printer, self.dst, self.dst_offsets)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(f" : {self.src.type} -> {self.dst.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        shape = _parse_tile_shape(parser)
+        src = _parse_region_operand(parser)
+        parser.parse_punctuation("->")
+        dst = _parse_region_operand(parser)
+        attrs = parser.parse_optional_attr_dict()
+        src_type, dst_type = _parse_signature(parser, 1)
+        op = cls(
+            *_resolve_region_operand(parser, src, src_type),
+            *_resolve_region_operand(parser, dst, dst_type),
+            shape,
+        )
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class CopyOp(SrcDstSyntax, TileOp):
+    """Copy a tile between any two memory spaces (same element type)."""
+
+    name = "tile.copy"
+    src = operand_def(MemRefType)
+    src_offsets = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dst_offsets = var_operand_def(IndexType)
+
+    REGION_OPERANDS: ClassVar = (("src", "src_offsets", "src"), ("dst", "dst_offsets", "dst"))
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        src_offsets: Sequence[SSAValue | Operation],
+        dst: SSAValue | Operation,
+        dst_offsets: Sequence[SSAValue | Operation],
+        shape: Sequence[int],
+    ):
+        super().__init__(
+            operands=[src, src_offsets, dst, dst_offsets],
+            properties={"shape": DenseArrayBase.from_list(i64, shape)},
+        )
+
+    def verify_tile_op(self) -> None:
+        if self.element_type("src") != self.element_type("dst"):
+            raise VerifyException(
+                "source and destination element types differ "
+                f"({self.element_type('src')} vs {self.element_type('dst')}); "
+                "use tile.cast to convert"
+            )
+
+
+@irdl_op_definition
+class GemmOp(TileOp):
+    """``C += op(A) * op(B)`` on an ``MxNxK`` tile (shape = [M, N, K]).
+
+    f16/bf16 inputs accumulate in f32; f32 inputs accumulate in f32.
+    """
+
+    name = "tile.gemm"
+    a = operand_def(MemRefType)
+    a_offsets = var_operand_def(IndexType)
+    b = operand_def(MemRefType)
+    b_offsets = var_operand_def(IndexType)
+    c = operand_def(MemRefType)
+    c_offsets = var_operand_def(IndexType)
+    transpose_a = opt_prop_def(UnitAttr)
+    transpose_b = opt_prop_def(UnitAttr)
+
+    ELEMENT_MAPPING: ClassVar = ElementMapping.WARP_TILED
+    REGION_OPERANDS: ClassVar = (("a", "a_offsets", "a"), ("b", "b_offsets", "b"), ("c", "c_offsets", "c"))
+    LEGAL_SPACES: ClassVar = {
+        "a": MATMUL_INPUT_SPACES,
+        "b": MATMUL_INPUT_SPACES,
+        "c": ACCUMULATOR_SPACES,
+    }
+
+    def __init__(
+        self,
+        a: SSAValue | Operation,
+        a_offsets: Sequence[SSAValue | Operation],
+        b: SSAValue | Operation,
+        b_offsets: Sequence[SSAValue | Operation],
+        c: SSAValue | Operation,
+        c_offsets: Sequence[SSAValue | Operation],
+        shape: Sequence[int],
+        transpose_a: bool = False,
+        transpose_b: bool = False,
+    ):
+        props: dict[str, Attribute] = {"shape": DenseArrayBase.from_list(i64, shape)}
+        if transpose_a:
+            props["transpose_a"] = UnitAttr()
+        if transpose_b:
+            props["transpose_b"] = UnitAttr()
+        super().__init__(
+            operands=[a, a_offsets, b, b_offsets, c, c_offsets], properties=props
+        )
+
+    @property
+    def mnk(self) -> tuple[int, int, int]:
+        m, n, k = self.tile_shape
+        return m, n, k
+
+    def operand_tile_shape(self, role: str) -> tuple[int, ...]:
+        m, n, k = self.mnk
+        if role == "a":
+            return (k, m) if self.transpose_a else (m, k)
+        if role == "b":
+            return (n, k) if self.transpose_b else (k, n)
+        return (m, n)
+
+    def reads_and_writes(self, role: str) -> tuple[bool, bool]:
+        return (True, role == "c")
+
+    def verify_tile_op(self) -> None:
+        if len(self.tile_shape) != 3:
+            raise VerifyException(
+                f"gemm tile shape must be MxNxK, got {self._shape_str()}"
+            )
+        a_t, b_t, c_t = (self.element_type(r) for r in ("a", "b", "c"))
+        if a_t != b_t:
+            raise VerifyException(f"A and B element types differ ({a_t} vs {b_t})")
+        if not isinstance(a_t, Float16Type | BFloat16Type | Float32Type):
+            raise VerifyException(f"gemm inputs must be f16, bf16 or f32, got {a_t}")
+        if not isinstance(c_t, Float32Type):
+            raise VerifyException(f"gemm accumulates in f32, got {c_t}")
+
+    def print(self, printer: Printer) -> None:
+        _print_tile_shape(printer, self.tile_shape)
+        printer.print_string(" ")
+        _print_region_operand(printer, self.a, self.a_offsets)
+        printer.print_string(", ")
+        _print_region_operand(printer, self.b, self.b_offsets)
+        printer.print_string(" -> ")
+        _print_region_operand(printer, self.c, self.c_offsets)
+        if self.transpose_a:
+            printer.print_string(" transpose_a")
+        if self.transpose_b:
+            printer.print_string(" transpose_b")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(f" : {self.a.type}, {self.b.type} -> {self.c.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GemmOp:
+        shape = _parse_tile_shape(parser)
+        a = _parse_region_operand(parser)
+        parser.parse_punctuation(",")
+        b = _parse_region_operand(parser)
+        parser.parse_punctuation("->")
+        c = _parse_region_operand(parser)
+        ta = parser.parse_optional_keyword("transpose_a") is not None
+        tb = parser.parse_optional_keyword("transpose_b") is not None
+        attrs = parser.parse_optional_attr_dict()
+        a_type, b_type, c_type = _parse_signature(parser, 2)
+        op = cls(
+            *_resolve_region_operand(parser, a, a_type),
+            *_resolve_region_operand(parser, b, b_type),
+            *_resolve_region_operand(parser, c, c_type),
+            shape,
+            ta,
+            tb,
+        )
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class FillOp(TileOp):
+    """Fill a tile with a scalar of the buffer's element type."""
+
+    name = "tile.fill"
+    value = operand_def()
+    dst = operand_def(MemRefType)
+    dst_offsets = var_operand_def(IndexType)
+
+    REGION_OPERANDS: ClassVar = (("dst", "dst_offsets", "dst"),)
+    LEGAL_SPACES: ClassVar = {"dst": ON_CHIP}
+
+    def __init__(
+        self,
+        value: SSAValue | Operation,
+        dst: SSAValue | Operation,
+        dst_offsets: Sequence[SSAValue | Operation],
+        shape: Sequence[int],
+    ):
+        super().__init__(
+            operands=[value, dst, dst_offsets],
+            properties={"shape": DenseArrayBase.from_list(i64, shape)},
+        )
+
+    def verify_tile_op(self) -> None:
+        if self.value.type != self.element_type("dst"):
+            raise VerifyException(
+                f"fill value of type {self.value.type} does not match the "
+                f"element type {self.element_type('dst')}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        _print_tile_shape(printer, self.tile_shape)
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" -> ")
+        _print_region_operand(printer, self.dst, self.dst_offsets)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(f" : {self.value.type} -> {self.dst.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FillOp:
+        shape = _parse_tile_shape(parser)
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation("->")
+        dst = _parse_region_operand(parser)
+        attrs = parser.parse_optional_attr_dict()
+        value_type, dst_type = _parse_signature(parser, 1)
+        op = cls(
+            parser.resolve_operand(value, value_type),
+            *_resolve_region_operand(parser, dst, dst_type),
+            shape,
+        )
+        op.attributes |= attrs
+        return op
+
+
+class ElementwiseOp(TileOp):
+    """Elementwise ops over tiles of one shape, all on chip."""
+
+    LEGAL_SPACES: ClassVar = {"lhs": ON_CHIP, "rhs": ON_CHIP, "src": ON_CHIP, "dst": ON_CHIP}
+    SAME_ELEMENT_TYPES: ClassVar[bool] = True
+
+    def verify_tile_op(self) -> None:
+        if not self.SAME_ELEMENT_TYPES:
+            return
+        types = {self.element_type(role) for role, _, _ in self.tile_regions()}
+        if len(types) != 1:
+            raise VerifyException(
+                "operands must have one element type, got "
+                + ", ".join(sorted(str(t) for t in types))
+            )
+        (elem,) = types
+        if getattr(self, "FLOAT_ONLY", False) and not isinstance(elem, AnyFloat):
+            raise VerifyException(f"{self.name} needs a float element type, got {elem}")
+
+
+class BinaryElementwiseOp(ElementwiseOp):
+    lhs = operand_def(MemRefType)
+    lhs_offsets = var_operand_def(IndexType)
+    rhs = operand_def(MemRefType)
+    rhs_offsets = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dst_offsets = var_operand_def(IndexType)
+
+    REGION_OPERANDS: ClassVar = (
+        ("lhs", "lhs_offsets", "lhs"),
+        ("rhs", "rhs_offsets", "rhs"),
+        ("dst", "dst_offsets", "dst"),
+    )
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        lhs_offsets: Sequence[SSAValue | Operation],
+        rhs: SSAValue | Operation,
+        rhs_offsets: Sequence[SSAValue | Operation],
+        dst: SSAValue | Operation,
+        dst_offsets: Sequence[SSAValue | Operation],
+        shape: Sequence[int],
+    ):
+        super().__init__(
+            operands=[lhs, lhs_offsets, rhs, rhs_offsets, dst, dst_offsets],
+            properties={"shape": DenseArrayBase.from_list(i64, shape)},
+        )
+
+    def print(self, printer: Printer) -> None:
+        _print_tile_shape(printer, self.tile_shape)
+        printer.print_string(" ")
+        _print_region_operand(printer, self.lhs, self.lhs_offsets)
+        printer.print_string(", ")
+        _print_region_operand(printer, self.rhs, self.rhs_offsets)
+        printer.print_string(" -> ")
+        _print_region_operand(printer, self.dst, self.dst_offsets)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(f" : {self.lhs.type}, {self.rhs.type} -> {self.dst.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        shape = _parse_tile_shape(parser)
+        lhs = _parse_region_operand(parser)
+        parser.parse_punctuation(",")
+        rhs = _parse_region_operand(parser)
+        parser.parse_punctuation("->")
+        dst = _parse_region_operand(parser)
+        attrs = parser.parse_optional_attr_dict()
+        lhs_type, rhs_type, dst_type = _parse_signature(parser, 2)
+        op = cls(
+            *_resolve_region_operand(parser, lhs, lhs_type),
+            *_resolve_region_operand(parser, rhs, rhs_type),
+            *_resolve_region_operand(parser, dst, dst_type),
+            shape,
+        )
+        op.attributes |= attrs
+        return op
+
+
+class UnaryElementwiseOp(SrcDstSyntax, ElementwiseOp):
+    src = operand_def(MemRefType)
+    src_offsets = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dst_offsets = var_operand_def(IndexType)
+
+    REGION_OPERANDS: ClassVar = (("src", "src_offsets", "src"), ("dst", "dst_offsets", "dst"))
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        src_offsets: Sequence[SSAValue | Operation],
+        dst: SSAValue | Operation,
+        dst_offsets: Sequence[SSAValue | Operation],
+        shape: Sequence[int],
+    ):
+        super().__init__(
+            operands=[src, src_offsets, dst, dst_offsets],
+            properties={"shape": DenseArrayBase.from_list(i64, shape)},
+        )
+
+
+@irdl_op_definition
+class AddOp(BinaryElementwiseOp):
+    name = "tile.add"
+
+
+@irdl_op_definition
+class SubOp(BinaryElementwiseOp):
+    name = "tile.sub"
+
+
+@irdl_op_definition
+class MulOp(BinaryElementwiseOp):
+    name = "tile.mul"
+
+
+@irdl_op_definition
+class MaxOp(BinaryElementwiseOp):
+    name = "tile.max"
+
+
+@irdl_op_definition
+class ExpOp(UnaryElementwiseOp):
+    name = "tile.exp"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class CastOp(UnaryElementwiseOp):
+    """Convert element types (float <-> float, rounding to nearest even)."""
+
+    name = "tile.cast"
+    SAME_ELEMENT_TYPES: ClassVar = False
+
+
+class ReduceKind(Enum):
+    SUM = "sum"
+    MAX = "max"
+
+
+@irdl_op_definition
+class ReduceOp(TileOp):
+    """Reduce a tile along one axis: ``dst[...] (op)= reduce(src, axis)``.
+
+    The destination tile is the source tile with ``axis`` removed; its previous
+    contents are overwritten (``clear`` semantics, as TileLang's default).
+    """
+
+    name = "tile.reduce"
+    src = operand_def(MemRefType)
+    src_offsets = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dst_offsets = var_operand_def(IndexType)
+    kind = prop_def(StringAttr)
+    axis = prop_def(IntegerAttr[IntegerType])
+
+    REGION_OPERANDS: ClassVar = (("src", "src_offsets", "src"), ("dst", "dst_offsets", "dst"))
+    LEGAL_SPACES: ClassVar = {"src": ON_CHIP, "dst": ON_CHIP}
+
+    def __init__(
+        self,
+        kind: ReduceKind | str,
+        src: SSAValue | Operation,
+        src_offsets: Sequence[SSAValue | Operation],
+        dst: SSAValue | Operation,
+        dst_offsets: Sequence[SSAValue | Operation],
+        shape: Sequence[int],
+        axis: int,
+    ):
+        kind_name = kind.value if isinstance(kind, ReduceKind) else kind
+        super().__init__(
+            operands=[src, src_offsets, dst, dst_offsets],
+            properties={
+                "shape": DenseArrayBase.from_list(i64, shape),
+                "kind": StringAttr(kind_name),
+                "axis": IntegerAttr(axis, i64),
+            },
+        )
+
+    @property
+    def reduce_axis(self) -> int:
+        return self.axis.value.data
+
+    @property
+    def reduce_kind(self) -> ReduceKind:
+        return ReduceKind(self.kind.data)
+
+    def operand_tile_shape(self, role: str) -> tuple[int, ...]:
+        shape = self.tile_shape
+        if role == "dst":
+            return shape[: self.reduce_axis] + shape[self.reduce_axis + 1 :]
+        return shape
+
+    def verify_(self) -> None:
+        if self.kind.data not in {k.value for k in ReduceKind}:
+            raise VerifyException(
+                f"unknown reduction '{self.kind.data}' (expected sum or max)"
+            )
+        if not 0 <= self.reduce_axis < len(self.tile_shape):
+            raise VerifyException(
+                f"reduction axis {self.reduce_axis} is out of range for a "
+                f"{self._shape_str()} tile"
+            )
+        super().verify_()
+
+    def verify_tile_op(self) -> None:
+        if self.element_type("src") != self.element_type("dst"):
+            raise VerifyException("source and destination element types differ")
+
+    def print(self, printer: Printer) -> None:
+        _print_tile_shape(printer, self.tile_shape)
+        printer.print_string(f" {self.kind.data} ")
+        _print_region_operand(printer, self.src, self.src_offsets)
+        printer.print_string(" -> ")
+        _print_region_operand(printer, self.dst, self.dst_offsets)
+        printer.print_string(f" axis {self.reduce_axis}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(f" : {self.src.type} -> {self.dst.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceOp:
+        shape = _parse_tile_shape(parser)
+        kind = parser.parse_identifier()
+        src = _parse_region_operand(parser)
+        parser.parse_punctuation("->")
+        dst = _parse_region_operand(parser)
+        parser.parse_keyword("axis")
+        axis = parser.parse_integer(allow_negative=False, allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict()
+        src_type, dst_type = _parse_signature(parser, 1)
+        op = cls(
+            kind,
+            *_resolve_region_operand(parser, src, src_type),
+            *_resolve_region_operand(parser, dst, dst_type),
+            shape,
+            axis,
+        )
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class BlockIdOp(IRDLOperation):
+    """The index of the executing block in the launch grid along x, y or z.
+
+    Lowered to ``gpu.block_id`` (CUDA) or the block index (Ascend)."""
+
+    name = "tile.block_id"
+    dimension = prop_def(StringAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, dimension: str):
+        super().__init__(
+            properties={"dimension": StringAttr(dimension)}, result_types=[IndexType()]
+        )
+
+    def verify_(self) -> None:
+        if self.dimension.data not in ("x", "y", "z"):
+            raise VerifyException(
+                f"dimension must be x, y or z, got '{self.dimension.data}'"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.dimension.data}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BlockIdOp:
+        pos = parser.pos
+        dimension = parser.parse_identifier()
+        if dimension not in ("x", "y", "z"):
+            parser.raise_error("expected x, y or z", pos, parser.pos)
+        op = cls(dimension)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
+TILE_OPS: list[type[IRDLOperation]] = [
+    BlockIdOp,
+    CopyOp,
+    GemmOp,
+    FillOp,
+    AddOp,
+    SubOp,
+    MulOp,
+    MaxOp,
+    ExpOp,
+    CastOp,
+    ReduceOp,
+]
+
+Tile = Dialect("tile", TILE_OPS, [])

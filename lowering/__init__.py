@@ -1,0 +1,1 @@
+"""tilepipe's lowerings to NVVM/PTX and Ascend (importable as ``tilepipe.lowering``)."""

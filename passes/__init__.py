@@ -1,0 +1,1 @@
+"""tilepipe's analyses and passes (importable as ``tilepipe.passes``)."""

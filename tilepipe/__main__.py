@@ -1,0 +1,5 @@
+"""``python -m tilepipe`` is ``tile-opt``."""
+
+from tilepipe.opt import main
+
+main()

@@ -1,0 +1,204 @@
+"""MLIR-style diagnostics for tilepipe.
+
+Passes report problems on the op they concern::
+
+    raise op_error(loop, "two statements have the same order (1)")
+    emit_warning(barrier, "barrier hoisted out of a non-uniform condition ...")
+
+``tile-opt`` prints them as ``file:line:col: error: 'pipeline.for' op ...`` (the op's
+location comes from the parser) and, under ``--verify-diagnostics``, matches them
+against ``// expected-error @+1 {{...}}`` annotations exactly as ``mlir-opt`` does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import DiagnosticException, PassFailedException
+
+SEVERITIES = ("error", "warning", "remark", "note")
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str
+    message: str
+    location: SourceLocation | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        return f"{where}{self.severity}: {self.message}"
+
+
+def op_location(op: Operation | None) -> SourceLocation | None:
+    """The source location of ``op``, or of its closest located ancestor (ops made
+    by passes have no location of their own)."""
+    while op is not None:
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):
+            return SourceLocation(loc.filename.data, loc.line.data, loc.column.data)
+        op = op.parent_op()
+    return None
+
+
+def op_diagnostic(op: Operation, severity: str, message: str) -> Diagnostic:
+    return Diagnostic(severity, f"'{op.name}' op {message}", op_location(op))
+
+
+class OpDiagnosticError(PassFailedException):
+    """A pass or verifier failure attached to an op."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(str(diagnostic))
+        self.diagnostic = diagnostic
+
+
+def op_error(op: Operation, message: str) -> OpDiagnosticError:
+    """An error on ``op``; ``raise`` the result."""
+    return OpDiagnosticError(op_diagnostic(op, "error", message))
+
+
+# -- non-fatal diagnostics (warnings, remarks) go to the innermost collector
+
+
+@dataclass
+class DiagnosticCollector:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+_collectors: list[DiagnosticCollector] = []
+
+
+@contextmanager
+def collect_diagnostics() -> Iterator[DiagnosticCollector]:
+    collector = DiagnosticCollector()
+    _collectors.append(collector)
+    try:
+        yield collector
+    finally:
+        _collectors.pop()
+
+
+def _emit(diagnostic: Diagnostic) -> None:
+    if _collectors:
+        _collectors[-1].diagnostics.append(diagnostic)
+    else:  # outside tile-opt (library use): still tell the user
+        import sys
+
+        print(diagnostic, file=sys.stderr)
+
+
+def emit_warning(op: Operation, message: str) -> None:
+    _emit(op_diagnostic(op, "warning", message))
+
+
+def emit_remark(op: Operation, message: str) -> None:
+    _emit(op_diagnostic(op, "remark", message))
+
+
+# -- verification with op-attached errors
+
+
+def _verifier_message(err: DiagnosticException) -> str:
+    cause = err.__cause__
+    if cause is not None and str(cause):
+        return str(cause)
+    text = str(err)
+    return text.strip().splitlines()[-1] if text.strip() else type(err).__name__
+
+
+def verify_module(module: ModuleOp) -> Diagnostic | None:
+    """Verify every op; return the first failure as a located diagnostic."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except OpDiagnosticError as err:
+            return err.diagnostic
+        except DiagnosticException as err:
+            return op_diagnostic(op, "error", _verifier_message(err))
+    return None
+
+
+def diagnostic_of_exception(err: DiagnosticException) -> Diagnostic:
+    if isinstance(err, OpDiagnosticError):
+        return err.diagnostic
+    return Diagnostic("error", _verifier_message(err))
+
+
+# -- --verify-diagnostics
+
+_EXPECTED = re.compile(
+    r"expected-(?P<severity>error|warning|remark|note)\s*"
+    r"(?:@(?P<anchor>[+-]\d+|above|below))?\s*\{\{(?P<message>.*?)\}\}"
+)
+
+
+@dataclass(frozen=True)
+class ExpectedDiagnostic:
+    severity: str
+    message: str
+    line: int
+
+
+def expected_diagnostics(text: str, line_offset: int = 0) -> list[ExpectedDiagnostic]:
+    expectations: list[ExpectedDiagnostic] = []
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        for match in _EXPECTED.finditer(line):
+            anchor = match.group("anchor")
+            target = index + 1
+            if anchor == "above":
+                target -= 1
+            elif anchor == "below":
+                target += 1
+            elif anchor is not None:
+                target += int(anchor)
+            expectations.append(
+                ExpectedDiagnostic(
+                    match.group("severity"),
+                    match.group("message"),
+                    target + line_offset,
+                )
+            )
+    return expectations
+
+
+def match_expected(
+    expected: list[ExpectedDiagnostic], produced: list[Diagnostic]
+) -> list[str]:
+    """Problems (empty when every produced diagnostic was expected and vice versa)."""
+    problems: list[str] = []
+    unmatched = list(produced)
+    for exp in expected:
+        for diag in unmatched:
+            same_line = diag.location is not None and diag.location.line == exp.line
+            if (
+                diag.severity == exp.severity
+                and same_line
+                and exp.message in diag.message
+            ):
+                unmatched.remove(diag)
+                break
+        else:
+            problems.append(
+                f"line {exp.line}: expected {exp.severity} \"{exp.message}\" "
+                "was not produced"
+            )
+    for diag in unmatched:
+        problems.append(f"unexpected {diag}")
+    return problems

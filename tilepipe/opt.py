@@ -1,0 +1,235 @@
+"""``tile-opt``: xDSL's opt driver with tilepipe's dialects and passes.
+
+Beyond ``xdsl-opt`` it gives what an ``mlir-opt`` user expects:
+
+* ops keep their source location, so errors read ``file:line:col: error: 'op' op ...``
+  and bad input exits with status 1 and one diagnostic, never a Python traceback;
+* ``--verify-diagnostics`` checks ``// expected-error @+1 {{...}}`` annotations
+  (also warnings, remarks and notes) like ``mlir-opt`` and fails on any mismatch;
+* ``--print-between-passes`` / ``--mlir-print-ir-after-all`` dumps the IR after each
+  pass to stderr (the chapter's ``TL_LOWER_TRACE``);
+* ``--list-passes`` lists the passes with their one-line descriptions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from io import StringIO
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from tilepipe.diagnostics import (
+    Diagnostic,
+    SourceLocation,
+    collect_diagnostics,
+    diagnostic_of_exception,
+    expected_diagnostics,
+    match_expected,
+    verify_module,
+)
+from tilepipe.registry import get_all_dialects, get_all_passes
+
+
+class LocatingParser(Parser):
+    """A parser that gives every op the file:line:col where its text starts."""
+
+    def __init__(self, ctx, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self._file_name = name
+        self._line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        location = self._current_token.span.get_location()
+        op = super().parse_operation()
+        if not isinstance(op.location, FileLineColLoc):
+            op.location = FileLineColLoc(
+                StringAttr(self._file_name),
+                IntAttr(location.line + self._line_offset),
+                IntAttr(location.col),
+            )
+        return op
+
+
+class InputError(Exception):
+    """Bad input found before any pass ran (parse or verification)."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(str(diagnostic))
+        self.diagnostic = diagnostic
+
+
+class TileOptMain(xDSLOptMain):
+    version_format = "tile-opt (tilepipe) built on xdsl {xdsl_version}"
+
+    def register_all_dialects(self):
+        super().register_all_dialects()
+        for name, factory in get_all_dialects().items():
+            if name not in self.ctx.registered_dialect_names:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self):
+        super().register_all_passes()
+        for name, factory in get_all_passes().items():
+            self.available_passes.setdefault(name, factory)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--list-passes",
+            action="store_true",
+            help="list tilepipe's passes and exit",
+        )
+        arg_parser.add_argument(
+            "--mlir-print-ir-after-all",
+            dest="print_between_passes",
+            action="store_true",
+            help="alias of --print-between-passes",
+        )
+        arg_parser.add_argument(
+            "--show-traceback",
+            action="store_true",
+            help="on an internal compiler error, print the Python traceback",
+        )
+
+    # -- pipeline with located verification and an IR trace on stderr
+
+    def setup_pipeline(self):
+        timer = [time.perf_counter()]
+
+        def callback(
+            previous_pass: ModulePass | None,
+            module: ModuleOp,
+            next_pass: ModulePass | None,
+        ) -> None:
+            if self.args.time_passes and previous_pass is not None:
+                elapsed = time.perf_counter() - timer[0]
+                print(f"Pass {previous_pass.name} took {elapsed:.6f} seconds", file=sys.stderr)
+            if not self.args.disable_verify:
+                if (diagnostic := verify_module(module)) is not None:
+                    raise InputError(diagnostic)
+            if previous_pass is not None and self.args.print_between_passes:
+                print(
+                    f"// -----// IR Dump After {previous_pass.name} //----- //",
+                    file=sys.stderr,
+                )
+                Printer(stream=sys.stderr).print_op(module)
+                print("\n", file=sys.stderr)
+            timer[0] = time.perf_counter()
+
+        self.pipeline = PassPipeline.parse_spec(
+            self.available_passes, self.args.passes, callback
+        )
+
+    # -- driver
+
+    def _parse(self, text: str, line_offset: int) -> ModuleOp:
+        name = self.get_input_name()
+        parser = LocatingParser(self.ctx, text, name, line_offset)
+        try:
+            return parser.parse_module(not self.args.no_implicit_module)
+        except ParseError as err:
+            loc = err.span.get_location()
+            raise InputError(
+                Diagnostic(
+                    "error",
+                    err.msg,
+                    SourceLocation(name, loc.line + line_offset, loc.col),
+                )
+            ) from err
+
+    def _process_chunk(self, text: str, line_offset: int) -> tuple[str, list[Diagnostic]]:
+        """Parse, verify, run the pipeline; return (output IR, diagnostics)."""
+        with collect_diagnostics() as collector:
+            try:
+                module = self._parse(text, line_offset)
+                if (diagnostic := verify_module(module)) is not None:
+                    raise InputError(diagnostic)
+                self.apply_passes(module)
+            except InputError as err:
+                return "", [*collector.diagnostics, err.diagnostic]
+            except DiagnosticException as err:
+                return "", [*collector.diagnostics, diagnostic_of_exception(err)]
+            return self.output_resulting_program(module), collector.diagnostics
+
+    def _chunks(self) -> list[tuple[str, int]]:
+        stream, _ = self.get_input_stream()
+        text = stream.read()
+        stream.close()
+        if isinstance(text, bytes):
+            text = text.decode()
+        if not self.args.split_input_file:
+            return [(text, 0)]
+        chunks: list[tuple[str, int]] = []
+        offset = 0
+        for chunk in text.split("// -----"):
+            chunks.append((chunk, offset))
+            offset += chunk.count("\n")
+        return chunks
+
+    def run(self):
+        if self.args.list_passes:
+            print_pass_list(self.available_passes)
+            return
+        output = StringIO()
+        failed = False
+        for index, (text, line_offset) in enumerate(self._chunks()):
+            if index > 0:
+                output.write("// -----\n")
+            try:
+                ir, diagnostics = self._process_chunk(text, line_offset)
+            except Exception as err:  # an internal bug, never bad input
+                if self.args.show_traceback:
+                    traceback.print_exc()
+                print(
+                    f"tile-opt: internal compiler error: {type(err).__name__}: {err} "
+                    "(rerun with --show-traceback and report it)",
+                    file=sys.stderr,
+                )
+                sys.exit(2)
+            output.write(ir)
+            if self.args.verify_diagnostics:
+                problems = match_expected(
+                    expected_diagnostics(text, line_offset), diagnostics
+                )
+                for problem in problems:
+                    print(f"{self.get_input_name()}: {problem}", file=sys.stderr)
+                failed |= bool(problems)
+            else:
+                for diagnostic in diagnostics:
+                    print(diagnostic, file=sys.stderr)
+                failed |= any(d.severity == "error" for d in diagnostics)
+        if self.args.output_file is None:
+            sys.stdout.write(output.getvalue())
+        else:
+            with open(self.args.output_file, "w") as f:
+                f.write(output.getvalue())
+        if failed:
+            sys.exit(1)
+
+
+def print_pass_list(passes) -> None:
+    tilepipe_passes = get_all_passes()
+    print("tilepipe passes:")
+    for name in sorted(tilepipe_passes):
+        doc = (tilepipe_passes[name]().__doc__ or "").strip().splitlines()
+        print(f"  {name:32s} {doc[0] if doc else ''}")
+    others = sorted(set(passes) - set(tilepipe_passes))
+    print(f"xDSL passes ({len(others)}): " + ", ".join(others))
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    TileOptMain(description="tilepipe modular optimizer driver", args=args).run()
+
+
+if __name__ == "__main__":
+    main()

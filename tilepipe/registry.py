@@ -1,0 +1,36 @@
+"""The one place that lists tilepipe's dialects and passes.
+
+``tile-opt`` and the ``xdsl.universe`` entry point (so the stock ``xdsl-opt`` too) both
+read these tables.  Each entry is a thunk so that importing the registry stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+
+
+def _tile() -> Dialect:
+    from tilepipe.dialects.tile import Tile
+
+    return Tile
+
+
+def _pipeline() -> Dialect:
+    from tilepipe.dialects.pipeline import Pipeline
+
+    return Pipeline
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    return {
+        "tile": _tile,
+        "pipeline": _pipeline,
+    }
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    passes: dict[str, Callable[[], type[ModulePass]]] = {}
+    return passes
