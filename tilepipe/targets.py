@@ -1,0 +1,118 @@
+"""Targets are data: one record per target, read by every pass that needs a number.
+
+A kernel names its target with the ``tile.target`` function attribute; passes look the
+record up with :func:`target_of` and never branch on target names themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KiB = 1024
+
+
+@dataclass(frozen=True)
+class CudaTarget:
+    name: str
+    sm: int
+    shared_memory_bytes: int  # usable per block (opt-in maximum)
+    default_alignment: int = 16
+    async_copy_sizes: tuple[int, ...] = (4, 8, 16)  # cp.async chunk sizes in bytes
+    async_copy_bypass_l1_size: int = 16  # cp.async.cg (L1 bypass) needs 16 B chunks
+    warp_size: int = 32
+    named_barriers: int = 16  # bar.sync ids 0..15
+    has_mbarrier: bool = True
+    has_mbarrier_try_wait_parity: bool = False  # sm_90+
+    has_bulk_tensor_copy: bool = False  # TMA, sm_90+
+    # Latencies (cycles) for the cost model of §5.2.
+    latencies: dict[str, int] = field(
+        default_factory=lambda: {
+            "issue": 1,
+            "global_copy": 30,
+            "compute": 20,
+            "barrier": 8,
+        }
+    )
+
+    kind = "cuda"
+
+
+@dataclass(frozen=True)
+class AscendTarget:
+    name: str
+    # On-chip buffer capacities in bytes.
+    capacities: dict[str, int]
+    alignments: dict[str, int]
+    intra_core_event_ids: int = 8  # event ids per hard event (set_flag/wait_flag)
+    cross_core_flags: int = 16
+    lock_pool_slots: int = 32  # asc_lock/asc_unlock mutex pool
+    cube_cores: int = 24
+    vector_cores: int = 48
+    # Per-pipe latencies (cycles per tile op) for the pipe simulator's cycle model.
+    pipe_latencies: dict[str, int] = field(
+        default_factory=lambda: {
+            "MTE2": 30,
+            "MTE1": 10,
+            "MTE3": 30,
+            "M": 20,
+            "V": 20,
+            "FIX": 10,
+            "S": 1,
+        }
+    )
+    flag_latency: int = 2
+    lock_latency: int = 8
+
+    kind = "ascend"
+
+
+SM_80 = CudaTarget(name="sm_80", sm=80, shared_memory_bytes=163 * KiB)
+SM_90 = CudaTarget(
+    name="sm_90",
+    sm=90,
+    shared_memory_bytes=227 * KiB,  # 232,448 bytes
+    has_mbarrier_try_wait_parity=True,
+    has_bulk_tensor_copy=True,
+)
+ASCEND_910B = AscendTarget(
+    name="ascend910b",
+    capacities={
+        "ub": 192 * KiB,
+        "l1": 512 * KiB,
+        "l0a": 64 * KiB,
+        "l0b": 64 * KiB,
+        "l0c": 128 * KiB,
+    },
+    alignments={"ub": 32, "l1": 32, "l0a": 512, "l0b": 512, "l0c": 64},
+)
+
+TARGETS: dict[str, CudaTarget | AscendTarget] = {
+    t.name: t for t in (SM_80, SM_90, ASCEND_910B)
+}
+
+DEFAULT_TARGET = "sm_80"
+
+
+class UnknownTarget(ValueError):
+    pass
+
+
+def get_target(name: str) -> CudaTarget | AscendTarget:
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise UnknownTarget(
+            f"unknown target '{name}' (known: {', '.join(sorted(TARGETS))})"
+        ) from None
+
+
+def target_of(func_op) -> CudaTarget | AscendTarget:
+    """The target a kernel names in its ``tile.target`` attribute (default sm_80)."""
+    from xdsl.dialects.builtin import StringAttr
+
+    attr = func_op.attributes.get("tile.target")
+    if attr is None:
+        return TARGETS[DEFAULT_TARGET]
+    if not isinstance(attr, StringAttr):
+        raise UnknownTarget(f"'tile.target' must be a string, got {attr}")
+    return get_target(attr.data)
