@@ -20,11 +20,9 @@ hazards, the interpreter and the race detector), so no pass re-derives them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
@@ -41,7 +39,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
-    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
@@ -51,251 +48,31 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.traits import Pure
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .memory_space import MemorySpace, UnknownMemorySpace, memory_space
-
-# --------------------------------------------------------------------------- regions
-
-
-@dataclass(frozen=True)
-class BufferAccess:
-    """One buffer region an op reads and/or writes."""
-
-    op: Operation
-    buffer: SSAValue
-    offsets: tuple[SSAValue, ...]  # one per buffer dimension; () = the origin
-    sizes: tuple[int, ...]  # one per buffer dimension
-    reads: bool
-    writes: bool
-    operand_name: str = ""
-
-    @property
-    def space(self) -> MemorySpace:
-        return memory_space(self.buffer.type)
-
-
-def region_sizes(buffer_type: MemRefType, tile_shape: Sequence[int]) -> tuple[int, ...]:
-    rank = len(buffer_type.get_shape())
-    return (1,) * (rank - len(tile_shape)) + tuple(tile_shape)
-
-
-def constant_index(value: SSAValue) -> int | None:
-    """The value of an ``arith.constant`` index/integer, else None."""
-    owner = value.owner
-    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
-# --------------------------------------------------------------------------- text
-
-
-def _parse_region_operand(
-    parser: Parser,
-) -> tuple[UnresolvedOperand, list[UnresolvedOperand]]:
-    """``%buf`` or ``%buf[%i, %j]``; resolved once the trailing types are parsed."""
-    buffer = parser.parse_unresolved_operand()
-    offsets: list[UnresolvedOperand] = []
-    if parser.parse_optional_punctuation("[") is not None:
-        if parser.parse_optional_punctuation("]") is None:
-            offsets = parser.parse_comma_separated_list(
-                Parser.Delimiter.NONE, parser.parse_unresolved_operand
-            )
-            parser.parse_punctuation("]")
-    return buffer, offsets
-
-
-def _resolve_region_operand(
-    parser: Parser,
-    operand: tuple[UnresolvedOperand, list[UnresolvedOperand]],
-    buffer_type: Attribute,
-) -> tuple[SSAValue, list[SSAValue]]:
-    buffer, offsets = operand
-    return parser.resolve_operand(buffer, buffer_type), [
-        parser.resolve_operand(o, IndexType()) for o in offsets
-    ]
-
-
-def _print_region_operand(
-    printer: Printer, buffer: SSAValue, offsets: Sequence[SSAValue]
-) -> None:
-    printer.print_operand(buffer)
-    if offsets:
-        printer.print_string("[")
-        printer.print_list(offsets, printer.print_operand)
-        printer.print_string("]")
-
-
-def _parse_tile_shape(parser: Parser) -> list[int]:
-    parser.parse_punctuation("<")
-    dims = parser.parse_dimension_list()
-    parser.parse_punctuation(">")
-    return dims
-
-
-def _print_tile_shape(printer: Printer, shape: Sequence[int]) -> None:
-    printer.print_string("<" + "x".join(str(d) for d in shape) + ">")
-
-
-def _parse_signature(parser: Parser, num_inputs: int) -> list[Attribute]:
-    """Parse the trailing ``: t1, t2 -> t3`` (``num_inputs`` types before the arrow)."""
-    parser.parse_punctuation(":")
-    types = [parser.parse_type()]
-    while len(types) < num_inputs:
-        parser.parse_punctuation(",")
-        types.append(parser.parse_type())
-    parser.parse_punctuation("->")
-    types.append(parser.parse_type())
-    return types
-
-
-# --------------------------------------------------------------------------- base
-
-
-class ElementMapping(Enum):
-    """How a tile op's elements map onto the threads of a block.
-
-    COOPERATIVE: the tile's elements, in row-major order, are dealt to the block's
-    threads (element e goes to thread e mod num_threads); every buffer the op touches
-    is touched with the same mapping, so two cooperative ops over the same tile shape
-    touch each element from the same thread.
-    WARP_TILED: a matrix op; every warp reads its operands' whole tiles and writes its
-    own sub-tile of the accumulator.
-    """
-
-    COOPERATIVE = "cooperative"
-    WARP_TILED = "warp_tiled"
-
-
-class TileOp(IRDLOperation):
-    """Common structure of tile ops: a static tile shape, region operands."""
-
-    shape = prop_def(DenseArrayBase.constr(i64))
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    ELEMENT_MAPPING: ClassVar[ElementMapping] = ElementMapping.COOPERATIVE
-
-    # Subclasses list their region operands as (buffer field, offsets field, role).
-    REGION_OPERANDS: ClassVar[tuple[tuple[str, str, str], ...]] = ()
-    # Memory spaces each role may live in.
-    LEGAL_SPACES: ClassVar[dict[str, frozenset[MemorySpace]]] = {}
-
-    @property
-    def tile_shape(self) -> tuple[int, ...]:
-        return tuple(self.shape.get_values())
-
-    def operand_tile_shape(self, role: str) -> tuple[int, ...]:
-        return self.tile_shape
-
-    def reads_and_writes(self, role: str) -> tuple[bool, bool]:
-        return (role != "dst", role == "dst")
-
-    def tile_regions(self) -> list[tuple[str, SSAValue, tuple[SSAValue, ...]]]:
-        return [
-            (role, getattr(self, buf), tuple(getattr(self, offs)))
-            for buf, offs, role in self.REGION_OPERANDS
-        ]
-
-    def buffer_accesses(self) -> list[BufferAccess]:
-        accesses: list[BufferAccess] = []
-        for role, buffer, offsets in self.tile_regions():
-            assert isinstance(buffer.type, MemRefType)
-            reads, writes = self.reads_and_writes(role)
-            accesses.append(
-                BufferAccess(
-                    self,
-                    buffer,
-                    offsets,
-                    region_sizes(buffer.type, self.operand_tile_shape(role)),
-                    reads,
-                    writes,
-                    role,
-                )
-            )
-        return accesses
-
-    # -- verification shared by all tile ops
-
-    def verify_(self) -> None:
-        if any(d <= 0 for d in self.tile_shape):
-            raise VerifyException(f"tile shape {self._shape_str()} must be positive")
-        for role, buffer, offsets in self.tile_regions():
-            self._verify_region(role, buffer, offsets)
-        self.verify_tile_op()
-
-    def verify_tile_op(self) -> None:
-        """Op-specific checks (dtypes, shapes)."""
-
-    def _shape_str(self, shape: Sequence[int] | None = None) -> str:
-        return "x".join(str(d) for d in (self.tile_shape if shape is None else shape))
-
-    def _verify_region(
-        self, role: str, buffer: SSAValue, offsets: Sequence[SSAValue]
-    ) -> None:
-        buffer_type = buffer.type
-        if not isinstance(buffer_type, MemRefType):
-            raise VerifyException(f"{role} must be a memref, got {buffer_type}")
-        try:
-            space = memory_space(buffer_type)
-        except UnknownMemorySpace as e:
-            raise VerifyException(f"{role}: {e}") from e
-        legal = self.LEGAL_SPACES.get(role)
-        if legal is not None and space not in legal:
-            names = ", ".join(sorted(s.value for s in legal))
-            raise VerifyException(
-                f"{role} may not live in {space.value} memory (legal: {names})"
-            )
-        dims = buffer_type.get_shape()
-        tile = self.operand_tile_shape(role)
-        if len(dims) < len(tile):
-            raise VerifyException(
-                f"{role} of rank {len(dims)} cannot hold a "
-                f"{self._shape_str(tile)} tile"
-            )
-        if offsets and len(offsets) != len(dims):
-            raise VerifyException(
-                f"{role} has {len(offsets)} offsets for a rank-{len(dims)} buffer"
-            )
-        for off in offsets:
-            if not isinstance(off.type, IndexType):
-                raise VerifyException(f"{role} offsets must be of index type")
-        sizes = region_sizes(buffer_type, tile)
-        for d, (dim, size) in enumerate(zip(dims, sizes)):
-            if dim < 0:
-                continue
-            start = constant_index(offsets[d]) if offsets else 0
-            if start is None:
-                start = 0
-            if start < 0 or start + size > dim:
-                raise VerifyException(
-                    f"{role} region [{start}, {start + size}) is out of bounds "
-                    f"in dimension {d} of size {dim}"
-                )
-
-    def element_type(self, role: str) -> Attribute:
-        for r, buffer, _ in self.tile_regions():
-            if r == role:
-                assert isinstance(buffer.type, MemRefType)
-                return buffer.type.element_type
-        raise KeyError(role)
-
-
-ANY_SPACE = frozenset(MemorySpace)
-ON_CHIP = ANY_SPACE - {MemorySpace.GLOBAL, MemorySpace.GM}
-MATMUL_INPUT_SPACES = frozenset(
-    {
-        MemorySpace.SHARED,
-        MemorySpace.FRAGMENT,
-        MemorySpace.L0A,
-        MemorySpace.L0B,
-    }
+from .memory_space import MemorySpace
+from .tile_base import (  # noqa: F401  (re-exported: the tile dialect's public API)
+    ACCUMULATOR_SPACES,
+    ANY_SPACE,
+    MATMUL_INPUT_SPACES,
+    ON_CHIP,
+    BufferAccess,
+    ElementMapping,
+    TileOp,
+    constant_index,
+    region_sizes,
 )
-ACCUMULATOR_SPACES = frozenset({MemorySpace.FRAGMENT, MemorySpace.L0C})
-
+from .tile_syntax import (
+    parse_region_operand,
+    parse_signature,
+    parse_tile_shape,
+    print_region_operand,
+    print_tile_shape,
+    resolve_region_operand,
+)
 
 # --------------------------------------------------------------------------- ops
 
@@ -304,25 +81,25 @@ class SrcDstSyntax:
     """``tile.<op><shape> %src[offs] -> %dst[offs] : T -> T`` for one-input ops."""
 
     def print(self, printer: Printer) -> None:
-        _print_tile_shape(printer, self.tile_shape)
+        print_tile_shape(printer, self.tile_shape)
         printer.print_string(" ")
-        _print_region_operand(printer, self.src, self.src_offsets)
+        print_region_operand(printer, self.src, self.src_offsets)
         printer.print_string(" -> ")
-        _print_region_operand(printer, self.dst, self.dst_offsets)
+        print_region_operand(printer, self.dst, self.dst_offsets)
         printer.print_op_attributes(self.attributes)
         printer.print_string(f" : {self.src.type} -> {self.dst.type}")
 
     @classmethod
     def parse(cls, parser: Parser):
-        shape = _parse_tile_shape(parser)
-        src = _parse_region_operand(parser)
+        shape = parse_tile_shape(parser)
+        src = parse_region_operand(parser)
         parser.parse_punctuation("->")
-        dst = _parse_region_operand(parser)
+        dst = parse_region_operand(parser)
         attrs = parser.parse_optional_attr_dict()
-        src_type, dst_type = _parse_signature(parser, 1)
+        src_type, dst_type = parse_signature(parser, 1)
         op = cls(
-            *_resolve_region_operand(parser, src, src_type),
-            *_resolve_region_operand(parser, dst, dst_type),
+            *resolve_region_operand(parser, src, src_type),
+            *resolve_region_operand(parser, dst, dst_type),
             shape,
         )
         op.attributes |= attrs
@@ -425,11 +202,14 @@ class GemmOp(TileOp):
     def reads_and_writes(self, role: str) -> tuple[bool, bool]:
         return (True, role == "c")
 
-    def verify_tile_op(self) -> None:
+    def verify_(self) -> None:
         if len(self.tile_shape) != 3:
             raise VerifyException(
                 f"gemm tile shape must be MxNxK, got {self._shape_str()}"
             )
+        super().verify_()
+
+    def verify_tile_op(self) -> None:
         a_t, b_t, c_t = (self.element_type(r) for r in ("a", "b", "c"))
         if a_t != b_t:
             raise VerifyException(f"A and B element types differ ({a_t} vs {b_t})")
@@ -439,13 +219,13 @@ class GemmOp(TileOp):
             raise VerifyException(f"gemm accumulates in f32, got {c_t}")
 
     def print(self, printer: Printer) -> None:
-        _print_tile_shape(printer, self.tile_shape)
+        print_tile_shape(printer, self.tile_shape)
         printer.print_string(" ")
-        _print_region_operand(printer, self.a, self.a_offsets)
+        print_region_operand(printer, self.a, self.a_offsets)
         printer.print_string(", ")
-        _print_region_operand(printer, self.b, self.b_offsets)
+        print_region_operand(printer, self.b, self.b_offsets)
         printer.print_string(" -> ")
-        _print_region_operand(printer, self.c, self.c_offsets)
+        print_region_operand(printer, self.c, self.c_offsets)
         if self.transpose_a:
             printer.print_string(" transpose_a")
         if self.transpose_b:
@@ -455,20 +235,20 @@ class GemmOp(TileOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> GemmOp:
-        shape = _parse_tile_shape(parser)
-        a = _parse_region_operand(parser)
+        shape = parse_tile_shape(parser)
+        a = parse_region_operand(parser)
         parser.parse_punctuation(",")
-        b = _parse_region_operand(parser)
+        b = parse_region_operand(parser)
         parser.parse_punctuation("->")
-        c = _parse_region_operand(parser)
+        c = parse_region_operand(parser)
         ta = parser.parse_optional_keyword("transpose_a") is not None
         tb = parser.parse_optional_keyword("transpose_b") is not None
         attrs = parser.parse_optional_attr_dict()
-        a_type, b_type, c_type = _parse_signature(parser, 2)
+        a_type, b_type, c_type = parse_signature(parser, 2)
         op = cls(
-            *_resolve_region_operand(parser, a, a_type),
-            *_resolve_region_operand(parser, b, b_type),
-            *_resolve_region_operand(parser, c, c_type),
+            *resolve_region_operand(parser, a, a_type),
+            *resolve_region_operand(parser, b, b_type),
+            *resolve_region_operand(parser, c, c_type),
             shape,
             ta,
             tb,
@@ -509,25 +289,25 @@ class FillOp(TileOp):
             )
 
     def print(self, printer: Printer) -> None:
-        _print_tile_shape(printer, self.tile_shape)
+        print_tile_shape(printer, self.tile_shape)
         printer.print_string(" ")
         printer.print_operand(self.value)
         printer.print_string(" -> ")
-        _print_region_operand(printer, self.dst, self.dst_offsets)
+        print_region_operand(printer, self.dst, self.dst_offsets)
         printer.print_op_attributes(self.attributes)
         printer.print_string(f" : {self.value.type} -> {self.dst.type}")
 
     @classmethod
     def parse(cls, parser: Parser) -> FillOp:
-        shape = _parse_tile_shape(parser)
+        shape = parse_tile_shape(parser)
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation("->")
-        dst = _parse_region_operand(parser)
+        dst = parse_region_operand(parser)
         attrs = parser.parse_optional_attr_dict()
-        value_type, dst_type = _parse_signature(parser, 1)
+        value_type, dst_type = parse_signature(parser, 1)
         op = cls(
             parser.resolve_operand(value, value_type),
-            *_resolve_region_operand(parser, dst, dst_type),
+            *resolve_region_operand(parser, dst, dst_type),
             shape,
         )
         op.attributes |= attrs
@@ -584,30 +364,30 @@ class BinaryElementwiseOp(ElementwiseOp):
         )
 
     def print(self, printer: Printer) -> None:
-        _print_tile_shape(printer, self.tile_shape)
+        print_tile_shape(printer, self.tile_shape)
         printer.print_string(" ")
-        _print_region_operand(printer, self.lhs, self.lhs_offsets)
+        print_region_operand(printer, self.lhs, self.lhs_offsets)
         printer.print_string(", ")
-        _print_region_operand(printer, self.rhs, self.rhs_offsets)
+        print_region_operand(printer, self.rhs, self.rhs_offsets)
         printer.print_string(" -> ")
-        _print_region_operand(printer, self.dst, self.dst_offsets)
+        print_region_operand(printer, self.dst, self.dst_offsets)
         printer.print_op_attributes(self.attributes)
         printer.print_string(f" : {self.lhs.type}, {self.rhs.type} -> {self.dst.type}")
 
     @classmethod
     def parse(cls, parser: Parser):
-        shape = _parse_tile_shape(parser)
-        lhs = _parse_region_operand(parser)
+        shape = parse_tile_shape(parser)
+        lhs = parse_region_operand(parser)
         parser.parse_punctuation(",")
-        rhs = _parse_region_operand(parser)
+        rhs = parse_region_operand(parser)
         parser.parse_punctuation("->")
-        dst = _parse_region_operand(parser)
+        dst = parse_region_operand(parser)
         attrs = parser.parse_optional_attr_dict()
-        lhs_type, rhs_type, dst_type = _parse_signature(parser, 2)
+        lhs_type, rhs_type, dst_type = parse_signature(parser, 2)
         op = cls(
-            *_resolve_region_operand(parser, lhs, lhs_type),
-            *_resolve_region_operand(parser, rhs, rhs_type),
-            *_resolve_region_operand(parser, dst, dst_type),
+            *resolve_region_operand(parser, lhs, lhs_type),
+            *resolve_region_operand(parser, rhs, rhs_type),
+            *resolve_region_operand(parser, dst, dst_type),
             shape,
         )
         op.attributes |= attrs
@@ -745,30 +525,30 @@ class ReduceOp(TileOp):
             raise VerifyException("source and destination element types differ")
 
     def print(self, printer: Printer) -> None:
-        _print_tile_shape(printer, self.tile_shape)
+        print_tile_shape(printer, self.tile_shape)
         printer.print_string(f" {self.kind.data} ")
-        _print_region_operand(printer, self.src, self.src_offsets)
+        print_region_operand(printer, self.src, self.src_offsets)
         printer.print_string(" -> ")
-        _print_region_operand(printer, self.dst, self.dst_offsets)
+        print_region_operand(printer, self.dst, self.dst_offsets)
         printer.print_string(f" axis {self.reduce_axis}")
         printer.print_op_attributes(self.attributes)
         printer.print_string(f" : {self.src.type} -> {self.dst.type}")
 
     @classmethod
     def parse(cls, parser: Parser) -> ReduceOp:
-        shape = _parse_tile_shape(parser)
+        shape = parse_tile_shape(parser)
         kind = parser.parse_identifier()
-        src = _parse_region_operand(parser)
+        src = parse_region_operand(parser)
         parser.parse_punctuation("->")
-        dst = _parse_region_operand(parser)
+        dst = parse_region_operand(parser)
         parser.parse_keyword("axis")
         axis = parser.parse_integer(allow_negative=False, allow_boolean=False)
         attrs = parser.parse_optional_attr_dict()
-        src_type, dst_type = _parse_signature(parser, 1)
+        src_type, dst_type = parse_signature(parser, 1)
         op = cls(
             kind,
-            *_resolve_region_operand(parser, src, src_type),
-            *_resolve_region_operand(parser, dst, dst_type),
+            *resolve_region_operand(parser, src, src_type),
+            *resolve_region_operand(parser, dst, dst_type),
             shape,
             axis,
         )

@@ -115,11 +115,9 @@ def emit_remark(op: Operation, message: str) -> None:
 
 
 def _verifier_message(err: DiagnosticException) -> str:
-    cause = err.__cause__
-    if cause is not None and str(cause):
-        return str(cause)
-    text = str(err)
-    return text.strip().splitlines()[-1] if text.strip() else type(err).__name__
+    # xDSL re-raises the verifier's own exception (the IR dump goes to its notes).
+    text = str(err).strip()
+    return text if text else type(err).__name__
 
 
 def verify_module(module: ModuleOp) -> Diagnostic | None:

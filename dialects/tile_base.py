@@ -1,0 +1,202 @@
+"""Regions and the common base of tile ops.
+
+Every tile op names the buffers it touches together with the *region* it touches in
+each: per-dimension offsets (SSA ``index`` values; none = the buffer's origin) and the
+op's static tile shape.  A buffer of rank R touched by a tile of rank r <= R is touched
+in the box ``offsets[d] .. offsets[d] + size[d]`` where the sizes are ``1`` for the
+leading ``R - r`` dimensions and the tile's extents for the trailing ones -- so a
+versioned buffer ``memref<2x128x64xf16>`` is accessed as ``%A_s[%slot, %c0, %c0]`` by
+the same ``128x64`` tile.  ``TileOp.buffer_accesses()`` gives these regions to every
+analysis (dependences, liveness, hazards, interpreter, race detector).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import ClassVar
+
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, MemRefType, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation, prop_def
+from xdsl.utils.exceptions import VerifyException
+
+from .memory_space import MemorySpace, UnknownMemorySpace, memory_space
+
+# --------------------------------------------------------------------------- regions
+
+
+@dataclass(frozen=True)
+class BufferAccess:
+    """One buffer region an op reads and/or writes."""
+
+    op: Operation
+    buffer: SSAValue
+    offsets: tuple[SSAValue, ...]  # one per buffer dimension; () = the origin
+    sizes: tuple[int, ...]  # one per buffer dimension
+    reads: bool
+    writes: bool
+    operand_name: str = ""
+
+    @property
+    def space(self) -> MemorySpace:
+        return memory_space(self.buffer.type)
+
+
+def region_sizes(buffer_type: MemRefType, tile_shape: Sequence[int]) -> tuple[int, ...]:
+    rank = len(buffer_type.get_shape())
+    return (1,) * (rank - len(tile_shape)) + tuple(tile_shape)
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The value of an ``arith.constant`` index/integer, else None."""
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+# --------------------------------------------------------------------------- base
+
+
+class ElementMapping(Enum):
+    """How a tile op's elements map onto the threads of a block.
+
+    COOPERATIVE: the tile's elements, in row-major order, are dealt to the block's
+    threads (element e goes to thread e mod num_threads); every buffer the op touches
+    is touched with the same mapping, so two cooperative ops over the same tile shape
+    touch each element from the same thread.
+    WARP_TILED: a matrix op; every warp reads its operands' whole tiles and writes its
+    own sub-tile of the accumulator.
+    """
+
+    COOPERATIVE = "cooperative"
+    WARP_TILED = "warp_tiled"
+
+
+class TileOp(IRDLOperation):
+    """Common structure of tile ops: a static tile shape, region operands."""
+
+    shape = prop_def(DenseArrayBase.constr(i64))
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    ELEMENT_MAPPING: ClassVar[ElementMapping] = ElementMapping.COOPERATIVE
+
+    # Subclasses list their region operands as (buffer field, offsets field, role).
+    REGION_OPERANDS: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+    # Memory spaces each role may live in.
+    LEGAL_SPACES: ClassVar[dict[str, frozenset[MemorySpace]]] = {}
+
+    @property
+    def tile_shape(self) -> tuple[int, ...]:
+        return tuple(self.shape.get_values())
+
+    def operand_tile_shape(self, role: str) -> tuple[int, ...]:
+        return self.tile_shape
+
+    def reads_and_writes(self, role: str) -> tuple[bool, bool]:
+        return (role != "dst", role == "dst")
+
+    def tile_regions(self) -> list[tuple[str, SSAValue, tuple[SSAValue, ...]]]:
+        return [
+            (role, getattr(self, buf), tuple(getattr(self, offs)))
+            for buf, offs, role in self.REGION_OPERANDS
+        ]
+
+    def buffer_accesses(self) -> list[BufferAccess]:
+        accesses: list[BufferAccess] = []
+        for role, buffer, offsets in self.tile_regions():
+            assert isinstance(buffer.type, MemRefType)
+            reads, writes = self.reads_and_writes(role)
+            accesses.append(
+                BufferAccess(
+                    self,
+                    buffer,
+                    offsets,
+                    region_sizes(buffer.type, self.operand_tile_shape(role)),
+                    reads,
+                    writes,
+                    role,
+                )
+            )
+        return accesses
+
+    # -- verification shared by all tile ops
+
+    def verify_(self) -> None:
+        if any(d <= 0 for d in self.tile_shape):
+            raise VerifyException(f"tile shape {self._shape_str()} must be positive")
+        for role, buffer, offsets in self.tile_regions():
+            self._verify_region(role, buffer, offsets)
+        self.verify_tile_op()
+
+    def verify_tile_op(self) -> None:
+        """Op-specific checks (dtypes, shapes)."""
+
+    def _shape_str(self, shape: Sequence[int] | None = None) -> str:
+        return "x".join(str(d) for d in (self.tile_shape if shape is None else shape))
+
+    def _verify_region(
+        self, role: str, buffer: SSAValue, offsets: Sequence[SSAValue]
+    ) -> None:
+        buffer_type = buffer.type
+        if not isinstance(buffer_type, MemRefType):
+            raise VerifyException(f"{role} must be a memref, got {buffer_type}")
+        try:
+            space = memory_space(buffer_type)
+        except UnknownMemorySpace as e:
+            raise VerifyException(f"{role}: {e}") from e
+        legal = self.LEGAL_SPACES.get(role)
+        if legal is not None and space not in legal:
+            names = ", ".join(sorted(s.value for s in legal))
+            raise VerifyException(
+                f"{role} may not live in {space.value} memory (legal: {names})"
+            )
+        dims = buffer_type.get_shape()
+        tile = self.operand_tile_shape(role)
+        if len(dims) < len(tile):
+            raise VerifyException(
+                f"{role} of rank {len(dims)} cannot hold a "
+                f"{self._shape_str(tile)} tile"
+            )
+        if offsets and len(offsets) != len(dims):
+            raise VerifyException(
+                f"{role} has {len(offsets)} offsets for a rank-{len(dims)} buffer"
+            )
+        for off in offsets:
+            if not isinstance(off.type, IndexType):
+                raise VerifyException(f"{role} offsets must be of index type")
+        sizes = region_sizes(buffer_type, tile)
+        for d, (dim, size) in enumerate(zip(dims, sizes)):
+            if dim < 0:
+                continue
+            start = constant_index(offsets[d]) if offsets else 0
+            if start is None:
+                start = 0
+            if start < 0 or start + size > dim:
+                raise VerifyException(
+                    f"{role} region [{start}, {start + size}) is out of bounds "
+                    f"in dimension {d} of size {dim}"
+                )
+
+    def element_type(self, role: str) -> Attribute:
+        for r, buffer, _ in self.tile_regions():
+            if r == role:
+                assert isinstance(buffer.type, MemRefType)
+                return buffer.type.element_type
+        raise KeyError(role)
+
+
+ANY_SPACE = frozenset(MemorySpace)
+ON_CHIP = ANY_SPACE - {MemorySpace.GLOBAL, MemorySpace.GM}
+MATMUL_INPUT_SPACES = frozenset(
+    {
+        MemorySpace.SHARED,
+        MemorySpace.FRAGMENT,
+        MemorySpace.L0A,
+        MemorySpace.L0B,
+    }
+)
+ACCUMULATOR_SPACES = frozenset({MemorySpace.FRAGMENT, MemorySpace.L0C})

@@ -1,0 +1,1 @@
+"""Executable semantics: the interpreter, the race detector and the equivalence harness."""
