@@ -3,13 +3,538 @@
 Target-neutral synchronization that the pipelining and sync-insertion passes emit and
 the lowerings consume: async copies with tokens, commit/wait groups, block barriers
 (full or partial), mbarriers with expected transaction bytes and parity waits, and
-bulk (TMA-style) copies.
+bulk (TMA-style) copies::
+
+    %t = pipeline.async_copy<128x64> %A[%m, %k] -> %A_s[%slot, %c0, %c0] : memref<1024x1024xf16> -> memref<3x128x64xf16, "shared">
+    pipeline.commit_group %t
+    pipeline.wait_group 1
+    pipeline.barrier
+    pipeline.barrier id = 1, threads = 64
+    pipeline.mbarrier_init %bars[%i], arrivals = 1 : memref<3xi64, "shared">
+    pipeline.mbarrier_arrive %bars[%i] : memref<3xi64, "shared">
+    pipeline.mbarrier_arrive_expect_tx %bars[%i], bytes = 16384 : memref<3xi64, "shared">
+    pipeline.mbarrier_wait_parity %bars[%i], %parity : memref<3xi64, "shared">
+    pipeline.mbarrier_test_wait %bars[%i], %parity : memref<3xi64, "shared">
+    pipeline.bulk_copy<128x64> %A[%m, %k] -> %A_s[%slot, %c0, %c0], %bars[%i] : memref<...> -> memref<...>, memref<3xi64, "shared">
+
+Execution model (what the interpreter and the race detector implement, see
+``docs/semantics.md``): an async copy is issued cooperatively (element ``e`` by thread
+``e mod threads``) and performed by the async copy engine; its data lands when a
+``wait_group`` covering its commit group completes.  ``commit_group`` closes the group
+of all copies issued since the previous commit (as ``cp.async.commit_group``); its
+operands consume those copies' tokens.  A barrier with ``threads = N`` synchronizes
+threads ``0 .. N-1``.  mbarrier init/arrive/expect-tx are performed by one elected
+thread (thread 0), waits by every thread; a phase completes when its pending arrivals
+and transaction bytes reach zero.  A bulk copy is issued by thread 0 and completes its
+bytes on the mbarrier slot it names.
 """
 
 from __future__ import annotations
 
-from xdsl.ir import ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import IRDLOperation
+from collections.abc import Sequence
+from typing import ClassVar
 
-PIPELINE_SYNC_OPS: list[type[IRDLOperation]] = []
-PIPELINE_SYNC_TYPES: list[type[ParametrizedAttribute | TypeAttribute]] = []
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    i64,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from .kernel_attrs import kernel_launch_shape
+from .memory_space import MemorySpace, UnknownMemorySpace, memory_space
+from .tile import SrcDstSyntax
+from .tile_base import ON_CHIP, TileOp, constant_index
+from .tile_syntax import (
+    parse_region_operand,
+    parse_signature,
+    parse_tile_shape,
+    print_region_operand,
+    print_tile_shape,
+    resolve_region_operand,
+)
+
+NAMED_BARRIERS = 16  # bar.sync ids 0..15
+WARP_SIZE = 32
+
+# --------------------------------------------------------------------------- types
+
+
+@irdl_attr_definition
+class TokenType(ParametrizedAttribute, TypeAttribute):
+    """The completion token of one async copy, consumed by ``commit_group``."""
+
+    name = "pipeline.token"
+
+
+# --------------------------------------------------------------------------- copies
+
+OFF_CHIP = frozenset({MemorySpace.GLOBAL, MemorySpace.GM})
+
+
+class AsyncTileCopy(TileOp):
+    """A tile copy performed by an asynchronous engine (shared structure)."""
+
+    REGION_OPERANDS: ClassVar = (("src", "src_offsets", "src"), ("dst", "dst_offsets", "dst"))
+    LEGAL_SPACES: ClassVar = {"src": OFF_CHIP, "dst": ON_CHIP}
+
+    def verify_tile_op(self) -> None:
+        if self.element_type("src") != self.element_type("dst"):
+            raise VerifyException(
+                "source and destination element types differ "
+                f"({self.element_type('src')} vs {self.element_type('dst')})"
+            )
+
+
+@irdl_op_definition
+class AsyncCopyOp(SrcDstSyntax, AsyncTileCopy):
+    """Issue an asynchronous global -> on-chip tile copy (``cp.async``).
+
+    The destination is written when a ``wait_group`` covering the copy's commit group
+    completes; reading it earlier sees its old contents.
+    """
+
+    name = "pipeline.async_copy"
+    src = operand_def(MemRefType)
+    src_offsets = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dst_offsets = var_operand_def(IndexType)
+    token = result_def(TokenType)
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        src_offsets: Sequence[SSAValue | Operation],
+        dst: SSAValue | Operation,
+        dst_offsets: Sequence[SSAValue | Operation],
+        shape: Sequence[int],
+    ):
+        super().__init__(
+            operands=[src, src_offsets, dst, dst_offsets],
+            properties={"shape": DenseArrayBase.from_list(i64, shape)},
+            result_types=[TokenType()],
+        )
+
+
+def _verify_mbarrier_slot(barriers: SSAValue, index: SSAValue | None) -> None:
+    """``barriers`` must be a rank-1 ``i64`` shared buffer, ``index`` in bounds."""
+    buffer_type = barriers.type
+    if not isinstance(buffer_type, MemRefType):
+        raise VerifyException(f"mbarriers must live in a memref, got {buffer_type}")
+    try:
+        space = memory_space(buffer_type)
+    except UnknownMemorySpace as e:
+        raise VerifyException(str(e)) from e
+    shape = buffer_type.get_shape()
+    if (
+        len(shape) != 1
+        or buffer_type.element_type != i64
+        or space is not MemorySpace.SHARED
+    ):
+        raise VerifyException(
+            'mbarriers must live in a memref<N x i64, "shared">, got ' f"{buffer_type}"
+        )
+    if index is None:
+        raise VerifyException("expected one mbarrier index, e.g. %bars[%i]")
+    value = constant_index(index)
+    if value is not None and shape[0] >= 0 and not 0 <= value < shape[0]:
+        raise VerifyException(
+            f"mbarrier index {value} is out of bounds for {shape[0]} mbarriers"
+        )
+
+
+@irdl_op_definition
+class BulkCopyOp(AsyncTileCopy):
+    """A bulk (TMA-style) tile copy that completes its bytes on an mbarrier slot."""
+
+    name = "pipeline.bulk_copy"
+    src = operand_def(MemRefType)
+    src_offsets = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dst_offsets = var_operand_def(IndexType)
+    barriers = operand_def(MemRefType)
+    barrier_index = var_operand_def(IndexType)
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        src_offsets: Sequence[SSAValue | Operation],
+        dst: SSAValue | Operation,
+        dst_offsets: Sequence[SSAValue | Operation],
+        barriers: SSAValue | Operation,
+        barrier_index: SSAValue | Operation,
+        shape: Sequence[int],
+    ):
+        super().__init__(
+            operands=[src, src_offsets, dst, dst_offsets, barriers, [barrier_index]],
+            properties={"shape": DenseArrayBase.from_list(i64, shape)},
+        )
+
+    @property
+    def barrier_slot(self) -> SSAValue:
+        return self.barrier_index[0]
+
+    def verify_tile_op(self) -> None:
+        super().verify_tile_op()
+        if len(self.barrier_index) != 1:
+            raise VerifyException("expected one mbarrier index, e.g. %bars[%i]")
+        _verify_mbarrier_slot(self.barriers, self.barrier_index[0])
+
+    def print(self, printer: Printer) -> None:
+        print_tile_shape(printer, self.tile_shape)
+        printer.print_string(" ")
+        print_region_operand(printer, self.src, self.src_offsets)
+        printer.print_string(" -> ")
+        print_region_operand(printer, self.dst, self.dst_offsets)
+        printer.print_string(", ")
+        print_region_operand(printer, self.barriers, self.barrier_index)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(
+            f" : {self.src.type} -> {self.dst.type}, {self.barriers.type}"
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BulkCopyOp:
+        shape = parse_tile_shape(parser)
+        src = parse_region_operand(parser)
+        parser.parse_punctuation("->")
+        dst = parse_region_operand(parser)
+        parser.parse_punctuation(",")
+        bars_pos = parser.pos
+        bars = parse_region_operand(parser)
+        attrs = parser.parse_optional_attr_dict()
+        src_type, dst_type = parse_signature(parser, 1)
+        parser.parse_punctuation(",")
+        bars_type = parser.parse_type()
+        barriers, index = resolve_region_operand(parser, bars, bars_type)
+        if len(index) != 1:
+            parser.raise_error("expected one mbarrier index, e.g. %bars[%i]", bars_pos)
+        op = cls(
+            *resolve_region_operand(parser, src, src_type),
+            *resolve_region_operand(parser, dst, dst_type),
+            barriers,
+            index[0],
+            shape,
+        )
+        op.attributes |= attrs
+        return op
+
+
+# --------------------------------------------------------------------------- groups
+
+
+@irdl_op_definition
+class CommitGroupOp(IRDLOperation):
+    """Close the current group of async copies (``cp.async.commit_group``).
+
+    The group holds every copy issued since the previous commit; the operands consume
+    the tokens of those copies (an empty group is legal and keeps wait counts uniform).
+    """
+
+    name = "pipeline.commit_group"
+    tokens = var_operand_def(TokenType)
+    assembly_format = "($tokens^)? attr-dict"
+
+    def __init__(self, tokens: Sequence[SSAValue | Operation] = ()):
+        super().__init__(operands=[tokens])
+
+
+class IntPropertySyntax:
+    """Print/parse ``<op> key = value, key = value`` for integer properties."""
+
+    INT_PROPERTIES: ClassVar[tuple[str, ...]] = ()
+
+    def int_property(self, name: str) -> int | None:
+        attr = getattr(self, name)
+        return None if attr is None else attr.value.data
+
+    def print_int_properties(self, printer: Printer) -> None:
+        given = [
+            (name, value)
+            for name in self.INT_PROPERTIES
+            if (value := self.int_property(name)) is not None
+        ]
+        if given:
+            printer.print_string(
+                " " + ", ".join(f"{name} = {value}" for name, value in given)
+            )
+
+    @classmethod
+    def parse_int_properties(cls, parser: Parser, leading_comma: bool) -> dict[str, int]:
+        values: dict[str, int] = {}
+        first = True
+        while True:
+            if not first or leading_comma:
+                if parser.parse_optional_punctuation(",") is None:
+                    break
+            pos = parser.pos
+            name = parser.parse_optional_keyword_in(cls.INT_PROPERTIES)
+            if name is None:
+                if first and not leading_comma:
+                    break
+                parser.raise_error(
+                    f"expected one of {', '.join(cls.INT_PROPERTIES)}", pos
+                )
+            if name in values:
+                parser.raise_error(f"'{name}' given twice", pos)
+            parser.parse_punctuation("=")
+            values[name] = parser.parse_integer(allow_boolean=False)
+            first = False
+        return values
+
+
+@irdl_op_definition
+class WaitGroupOp(IRDLOperation):
+    """Wait until at most ``pending`` committed groups of async copies are in flight
+    (``cp.async.wait_group N``); the completed copies' data has landed."""
+
+    name = "pipeline.wait_group"
+    pending = prop_def(IntegerAttr[IntegerType])
+
+    def __init__(self, pending: int):
+        super().__init__(properties={"pending": IntegerAttr(pending, i64)})
+
+    @property
+    def pending_groups(self) -> int:
+        return self.pending.value.data
+
+    def verify_(self) -> None:
+        if self.pending_groups < 0:
+            raise VerifyException(
+                f"the pending group count must be >= 0, got {self.pending_groups}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.pending_groups}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WaitGroupOp:
+        op = cls(parser.parse_integer(allow_boolean=False))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
+# --------------------------------------------------------------------------- barriers
+
+
+@irdl_op_definition
+class BarrierOp(IntPropertySyntax, IRDLOperation):
+    """A block barrier: all threads (``__syncthreads``), or with ``threads = N`` a
+    partial barrier over threads ``0 .. N-1`` on hardware barrier ``id``
+    (``bar.sync id, N``)."""
+
+    name = "pipeline.barrier"
+    id = opt_prop_def(IntegerAttr[IntegerType])
+    threads = opt_prop_def(IntegerAttr[IntegerType])
+
+    INT_PROPERTIES: ClassVar = ("id", "threads")
+
+    def __init__(self, id: int | None = None, threads: int | None = None):
+        props: dict[str, Attribute] = {}
+        if id is not None:
+            props["id"] = IntegerAttr(id, i64)
+        if threads is not None:
+            props["threads"] = IntegerAttr(threads, i64)
+        super().__init__(properties=props)
+
+    @property
+    def barrier_id(self) -> int:
+        return self.int_property("id") or 0
+
+    @property
+    def thread_count(self) -> int | None:
+        """The participating thread count; None = the whole block."""
+        return self.int_property("threads")
+
+    def verify_(self) -> None:
+        if not 0 <= self.barrier_id < NAMED_BARRIERS:
+            raise VerifyException(
+                f"barrier id must be in [0, {NAMED_BARRIERS}), got {self.barrier_id}"
+            )
+        threads = self.thread_count
+        if threads is not None and (threads <= 0 or threads % WARP_SIZE):
+            raise VerifyException(
+                f"a partial barrier's thread count must be a positive multiple of "
+                f"the warp size ({WARP_SIZE}), got {threads}"
+            )
+        kernel = self.parent_op()
+        while kernel is not None and not isinstance(kernel, FuncOp):
+            kernel = kernel.parent_op()
+        if threads is not None and kernel is not None:
+            _, block_threads = kernel_launch_shape(kernel)
+            if threads > block_threads:
+                raise VerifyException(
+                    f"a partial barrier over {threads} threads in a block of "
+                    f"{block_threads} threads"
+                )
+
+    def print(self, printer: Printer) -> None:
+        self.print_int_properties(printer)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarrierOp:
+        op = cls(**cls.parse_int_properties(parser, leading_comma=False))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
+class MBarrierOp(IntPropertySyntax, IRDLOperation):
+    """``<op> %bars[%i] [, %operand] [, key = value] : memref<N x i64, "shared">``."""
+
+    barriers = operand_def(MemRefType)
+    barrier_index = var_operand_def(IndexType)
+
+    HAS_PARITY: ClassVar[bool] = False
+
+    @property
+    def barrier_slot(self) -> SSAValue:
+        return self.barrier_index[0]
+
+    def verify_(self) -> None:
+        if len(self.barrier_index) != 1:
+            raise VerifyException("expected one mbarrier index, e.g. %bars[%i]")
+        _verify_mbarrier_slot(self.barriers, self.barrier_index[0])
+        for name in self.INT_PROPERTIES:
+            value = self.int_property(name)
+            if value is not None and value <= 0:
+                raise VerifyException(f"{name} must be positive, got {value}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_region_operand(printer, self.barriers, self.barrier_index)
+        if self.HAS_PARITY:
+            printer.print_string(", ")
+            printer.print_operand(self.parity)
+        if self.INT_PROPERTIES:
+            printer.print_string(",")
+        self.print_int_properties(printer)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(f" : {self.barriers.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        bars = parse_region_operand(parser)
+        parity = None
+        if cls.HAS_PARITY:
+            parser.parse_punctuation(",")
+            parity = parser.parse_operand()
+        props = cls.parse_int_properties(parser, leading_comma=True)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        barriers, index = resolve_region_operand(parser, bars, parser.parse_type())
+        if len(index) != 1:
+            parser.raise_error("expected one mbarrier index, e.g. %bars[%i]", pos)
+        extra = () if parity is None else (parity,)
+        op = cls(barriers, index[0], *extra, **props)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class MBarrierInitOp(MBarrierOp):
+    """Initialize an mbarrier slot for ``arrivals`` arrivals per phase (phase 0)."""
+
+    name = "pipeline.mbarrier_init"
+    arrivals = prop_def(IntegerAttr[IntegerType])
+    INT_PROPERTIES: ClassVar = ("arrivals",)
+
+    def __init__(self, barriers: SSAValue, index: SSAValue, *, arrivals: int):
+        super().__init__(
+            operands=[barriers, [index]],
+            properties={"arrivals": IntegerAttr(arrivals, i64)},
+        )
+
+
+@irdl_op_definition
+class MBarrierArriveOp(MBarrierOp):
+    """One arrival on the current phase of an mbarrier slot."""
+
+    name = "pipeline.mbarrier_arrive"
+
+    def __init__(self, barriers: SSAValue, index: SSAValue):
+        super().__init__(operands=[barriers, [index]])
+
+
+@irdl_op_definition
+class MBarrierArriveExpectTxOp(MBarrierOp):
+    """One arrival that also expects ``bytes`` transaction bytes (from bulk copies)
+    before the current phase can complete."""
+
+    name = "pipeline.mbarrier_arrive_expect_tx"
+    bytes = prop_def(IntegerAttr[IntegerType])
+    INT_PROPERTIES: ClassVar = ("bytes",)
+
+    def __init__(self, barriers: SSAValue, index: SSAValue, *, bytes: int):
+        super().__init__(
+            operands=[barriers, [index]], properties={"bytes": IntegerAttr(bytes, i64)}
+        )
+
+
+class MBarrierWaitOp(MBarrierOp):
+    """Block until the phase with parity ``%parity`` (0 or 1) of the slot completed."""
+
+    # Redeclared so that the operand order is barriers, index, parity.
+    barriers = operand_def(MemRefType)
+    barrier_index = var_operand_def(IndexType)
+    parity = operand_def(IndexType)
+    HAS_PARITY: ClassVar = True
+
+    def __init__(self, barriers: SSAValue, index: SSAValue, parity: SSAValue):
+        super().__init__(operands=[barriers, [index], parity])
+
+    def verify_(self) -> None:
+        super().verify_()
+        value = constant_index(self.parity)
+        if value is not None and value not in (0, 1):
+            raise VerifyException(f"parity must be 0 or 1, got {value}")
+
+
+@irdl_op_definition
+class MBarrierWaitParityOp(MBarrierWaitOp):
+    """Parity wait (``mbarrier.try_wait.parity`` loop, sm_90)."""
+
+    name = "pipeline.mbarrier_wait_parity"
+
+
+@irdl_op_definition
+class MBarrierTestWaitOp(MBarrierWaitOp):
+    """Parity wait polled with ``mbarrier.test_wait`` (sm_80); same semantics."""
+
+    name = "pipeline.mbarrier_test_wait"
+
+
+PIPELINE_SYNC_OPS: list[type[IRDLOperation]] = [
+    AsyncCopyOp,
+    BulkCopyOp,
+    CommitGroupOp,
+    WaitGroupOp,
+    BarrierOp,
+    MBarrierInitOp,
+    MBarrierArriveOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierWaitParityOp,
+    MBarrierTestWaitOp,
+]
+PIPELINE_SYNC_TYPES: list[type[ParametrizedAttribute | TypeAttribute]] = [TokenType]
+
+MBARRIER_WAIT_OPS = (MBarrierWaitParityOp, MBarrierTestWaitOp)

@@ -122,9 +122,12 @@ def _verifier_message(err: DiagnosticException) -> str:
 
 def verify_module(module: ModuleOp) -> Diagnostic | None:
     """Verify every op; return the first failure as a located diagnostic."""
+    from tilepipe.dialects.kernel_attrs import verify_dialect_attributes
+
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
+            verify_dialect_attributes(op)
         except OpDiagnosticError as err:
             return err.diagnostic
         except DiagnosticException as err:

@@ -48,9 +48,17 @@ class LocatingParser(Parser):
         self._file_name = name
         self._line_offset = line_offset
 
+    failed_op_location = None
+
     def parse_operation(self) -> Operation:
         location = self._current_token.span.get_location()
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except DiagnosticException:
+            # Remember the innermost op whose construction failed a constraint.
+            if self.failed_op_location is None:
+                self.failed_op_location = location
+            raise
         if not isinstance(op.location, FileLineColLoc):
             op.location = FileLineColLoc(
                 StringAttr(self._file_name),
@@ -132,6 +140,21 @@ class TileOptMain(xDSLOptMain):
 
     # -- driver
 
+    def get_input_name(self) -> str:
+        name = self.args.input_file
+        return "<stdin>" if name in (None, "-") else name
+
+    def _read_input(self) -> str:
+        name = self.args.input_file
+        if name in (None, "-"):
+            return sys.stdin.read()
+        try:
+            with open(name, encoding="utf-8") as f:
+                return f.read()
+        except OSError as err:
+            print(f"tile-opt: cannot read '{name}': {err.strerror}", file=sys.stderr)
+            sys.exit(1)
+
     def _parse(self, text: str, line_offset: int) -> ModuleOp:
         name = self.get_input_name()
         parser = LocatingParser(self.ctx, text, name, line_offset)
@@ -143,6 +166,19 @@ class TileOptMain(xDSLOptMain):
                 Diagnostic(
                     "error",
                     err.msg,
+                    SourceLocation(name, loc.line + line_offset, loc.col),
+                )
+            ) from err
+        except DiagnosticException as err:
+            # A constraint that failed while the parser built an op.
+            loc = (
+                parser.failed_op_location
+                or parser._current_token.span.get_location()
+            )
+            raise InputError(
+                Diagnostic(
+                    "error",
+                    diagnostic_of_exception(err).message,
                     SourceLocation(name, loc.line + line_offset, loc.col),
                 )
             ) from err
@@ -162,11 +198,7 @@ class TileOptMain(xDSLOptMain):
             return self.output_resulting_program(module), collector.diagnostics
 
     def _chunks(self) -> list[tuple[str, int]]:
-        stream, _ = self.get_input_stream()
-        text = stream.read()
-        stream.close()
-        if isinstance(text, bytes):
-            text = text.decode()
+        text = self._read_input()
         if not self.args.split_input_file:
             return [(text, 0)]
         chunks: list[tuple[str, int]] = []

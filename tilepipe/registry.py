@@ -24,10 +24,17 @@ def _pipeline() -> Dialect:
     return Pipeline
 
 
+def _ascend() -> Dialect:
+    from tilepipe.dialects.ascend import Ascend
+
+    return Ascend
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     return {
         "tile": _tile,
         "pipeline": _pipeline,
+        "ascend": _ascend,
     }
 
 

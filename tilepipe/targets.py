@@ -36,6 +36,15 @@ class CudaTarget:
 
     kind = "cuda"
 
+    # Same shape as AscendTarget's fields: the on-chip memories one arena packs each.
+    @property
+    def capacities(self) -> dict[str, int]:
+        return {"shared": self.shared_memory_bytes}
+
+    @property
+    def alignments(self) -> dict[str, int]:
+        return {"shared": self.default_alignment}
+
 
 @dataclass(frozen=True)
 class AscendTarget:

@@ -130,7 +130,6 @@ func.func @annotation_twice(%n: index) {
 // -----
 
 func.func @yield_outside(%n: index) {
-  // expected-error @+1 {{'pipeline.yield' must be the last operation in its parent block}}
+  // expected-error @+1 {{'pipeline.yield' expects parent op 'pipeline.for'}}
   pipeline.yield
-  func.return
 }

@@ -1,0 +1,63 @@
+"""Verification of the ``tile.*`` discardable attributes of a kernel.
+
+Like MLIR's ``Dialect::verifyOperationAttribute``: a function that carries
+``tile.grid``, ``tile.threads`` or ``tile.target`` is a kernel and those attributes must
+be well formed.  ``verify_dialect_attributes`` is called by tilepipe's module verifier
+for every op.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import VerifyException
+
+KERNEL_ATTRS = ("tile.grid", "tile.threads", "tile.target")
+
+
+def kernel_launch_shape(op: Operation) -> tuple[tuple[int, ...], int]:
+    """(grid, threads) of a kernel; (1,) and 128 when not given."""
+    grid_attr = op.attributes.get("tile.grid")
+    threads_attr = op.attributes.get("tile.threads")
+    grid = (
+        tuple(grid_attr.get_values()) if isinstance(grid_attr, DenseArrayBase) else (1,)
+    )
+    threads = threads_attr.value.data if isinstance(threads_attr, IntegerAttr) else 128
+    return grid, threads  # type: ignore[return-value]
+
+
+def verify_dialect_attributes(op: Operation) -> None:
+    from tilepipe.targets import TARGETS
+
+    for name, attr in op.attributes.items():
+        if not name.startswith("tile."):
+            continue
+        if name not in KERNEL_ATTRS:
+            raise VerifyException(
+                f"unknown tile dialect attribute '{name}' "
+                f"(known: {', '.join(KERNEL_ATTRS)})"
+            )
+        if name == "tile.grid":
+            values = (
+                attr.get_values()
+                if isinstance(attr, DenseArrayBase)
+                and all(isinstance(v, int) for v in attr.get_values())
+                else None
+            )
+            if not values or len(values) > 3 or any(v <= 0 for v in values):
+                raise VerifyException(
+                    "'tile.grid' must be an array<i64> of 1 to 3 positive extents"
+                )
+        elif name == "tile.threads":
+            if not isinstance(attr, IntegerAttr) or attr.value.data <= 0:
+                raise VerifyException("'tile.threads' must be a positive integer")
+            if attr.value.data % 32 != 0 or attr.value.data > 1024:
+                raise VerifyException(
+                    "'tile.threads' must be a multiple of 32 (whole warps) and at "
+                    f"most 1024, got {attr.value.data}"
+                )
+        elif name == "tile.target":
+            if not isinstance(attr, StringAttr) or attr.data not in TARGETS:
+                raise VerifyException(
+                    f"unknown target {attr} (known: {', '.join(sorted(TARGETS))})"
+                )

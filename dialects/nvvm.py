@@ -1,0 +1,314 @@
+"""The subset of upstream MLIR's ``nvvm`` dialect that tilepipe emits (xDSL has none).
+
+Every op mirrors MLIR 22.1.8 exactly -- op name, operand and property names, operand
+segment sizes, types -- so that the *generic* form xDSL prints is what upstream parses
+(``test/python/test_nvvm_dialects.py`` checks each one against the real bindings).
+Properties upstream gives a default (``scope = #nvvm.mem_scope<cta>``, ``relaxed =
+false`` on the mbarrier ops) are left out: upstream fills in the default when it parses
+the generic form.
+
+Spelling notes for 22.1.8 (they change between MLIR versions):
+
+* mbarrier ops take a ``!llvm.ptr<3>`` (shared) or generic ``!llvm.ptr``; the
+  ``.shared`` variants of older releases are gone;
+* ``nvvm.mbarrier.try_wait.parity`` exists only for sm_90+ (ptxas rejects it for
+  sm_80); ``nvvm.mbarrier.test.wait`` is the sm_80 form;
+* ``nvvm.barrier`` with ``barrierId``/``numberOfThreads`` operands is ``bar.sync id,
+  count``; ``nvvm.barrier0`` is ``bar.sync 0`` (``__syncthreads``).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import I32, IntAttr, IntegerAttr, IntegerType, i1, i32, i64
+from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.ir import Dialect, EnumAttribute, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    prop_def,
+    result_def,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+SHARED_ADDRESS_SPACE = 3  # NVPTX addrspace(3): CTA shared memory
+GLOBAL_ADDRESS_SPACE = 1
+
+
+def shared_ptr_type() -> LLVMPointerType:
+    return LLVMPointerType(IntAttr(SHARED_ADDRESS_SPACE))
+
+
+def global_ptr_type() -> LLVMPointerType:
+    return LLVMPointerType(IntAttr(GLOBAL_ADDRESS_SPACE))
+
+
+def _i32(value: int) -> IntegerAttr[I32]:
+    return IntegerAttr(value, i32)
+
+
+# --------------------------------------------------------------------------- attributes
+
+
+class LoadCacheModifier(StrEnum):
+    CA = "ca"  # cache at all levels
+    CG = "cg"  # cache in L2 only (16-byte cp.async)
+    CS = "cs"
+    LU = "lu"
+    CV = "cv"
+
+
+@irdl_attr_definition
+class LoadCacheModifierAttr(EnumAttribute[LoadCacheModifier], SpacedOpaqueSyntaxAttribute):
+    """``#nvvm<load_cache_modifier cg>``"""
+
+    name = "nvvm.load_cache_modifier"
+
+
+class ShflKind(StrEnum):
+    BFLY = "bfly"
+    UP = "up"
+    DOWN = "down"
+    IDX = "idx"
+
+
+@irdl_attr_definition
+class ShflKindAttr(EnumAttribute[ShflKind], SpacedOpaqueSyntaxAttribute):
+    """``#nvvm<shfl_kind bfly>``"""
+
+    name = "nvvm.shfl_kind"
+
+
+# --------------------------------------------------------------------------- barriers
+
+
+@irdl_op_definition
+class Barrier0Op(IRDLOperation):
+    """``bar.sync 0``: all threads of the block (``__syncthreads``)."""
+
+    name = "nvvm.barrier0"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """``bar.sync id, count``: a named barrier among ``numberOfThreads`` threads.
+
+    Without operands it is barrier 0 over the whole block.
+    """
+
+    name = "nvvm.barrier"
+    barrierId = opt_operand_def(i32)
+    numberOfThreads = opt_operand_def(i32)
+    reductionPredicate = opt_operand_def(i32)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        barrier_id: SSAValue | Operation | None = None,
+        number_of_threads: SSAValue | Operation | None = None,
+    ):
+        super().__init__(
+            operands=[
+                [barrier_id] if barrier_id is not None else [],
+                [number_of_threads] if number_of_threads is not None else [],
+                [],
+            ]
+        )
+
+    def verify_(self) -> None:
+        if self.numberOfThreads is not None and self.barrierId is None:
+            raise VerifyException("numberOfThreads needs a barrierId")
+
+
+# --------------------------------------------------------------------------- cp.async
+
+
+@irdl_op_definition
+class CpAsyncSharedGlobalOp(IRDLOperation):
+    """``cp.async.{ca,cg}.shared.global [dst], [src], size``."""
+
+    name = "nvvm.cp.async.shared.global"
+    dst = operand_def(LLVMPointerType)
+    src = operand_def(LLVMPointerType)
+    cpSize = opt_operand_def(i32)
+    size = prop_def(IntegerAttr[I32])
+    modifier = prop_def(LoadCacheModifierAttr)
+
+    def __init__(
+        self,
+        dst: SSAValue | Operation,
+        src: SSAValue | Operation,
+        size: int,
+        modifier: LoadCacheModifier,
+    ):
+        super().__init__(
+            operands=[dst, src, []],
+            properties={
+                "size": _i32(size),
+                "modifier": LoadCacheModifierAttr(modifier),
+            },
+        )
+
+    def verify_(self) -> None:
+        size = self.size.value.data
+        if size not in (4, 8, 16):
+            raise VerifyException(f"cp.async size must be 4, 8 or 16 bytes, got {size}")
+        if self.modifier.data == LoadCacheModifier.CG and size != 16:
+            raise VerifyException("cache modifier cg needs a 16-byte copy")
+
+
+@irdl_op_definition
+class CpAsyncCommitGroupOp(IRDLOperation):
+    """``cp.async.commit_group``: close the issuing thread's outstanding copies."""
+
+    name = "nvvm.cp.async.commit.group"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class CpAsyncWaitGroupOp(IRDLOperation):
+    """``cp.async.wait_group n``: wait until at most ``n`` groups are pending."""
+
+    name = "nvvm.cp.async.wait.group"
+    n = prop_def(IntegerAttr[I32])
+    assembly_format = "$n attr-dict"
+
+    def __init__(self, n: int):
+        super().__init__(properties={"n": _i32(n)})
+
+    def verify_(self) -> None:
+        if self.n.value.data < 0:
+            raise VerifyException("the number of pending groups must be >= 0")
+
+
+# --------------------------------------------------------------------------- mbarrier
+
+
+@irdl_op_definition
+class MBarrierInitOp(IRDLOperation):
+    """``mbarrier.init.shared.b64 [addr], count``."""
+
+    name = "nvvm.mbarrier.init"
+    addr = operand_def(LLVMPointerType)
+    count = operand_def(i32)
+    predicate = opt_operand_def(i1)
+
+    def __init__(self, addr: SSAValue | Operation, count: SSAValue | Operation):
+        super().__init__(operands=[addr, count, []])
+
+
+@irdl_op_definition
+class MBarrierArriveOp(IRDLOperation):
+    """``mbarrier.arrive.shared.b64 state, [addr]``; the result is the phase state."""
+
+    name = "nvvm.mbarrier.arrive"
+    addr = operand_def(LLVMPointerType)
+    count = opt_operand_def(i32)
+    res = result_def(i64)
+
+    def __init__(self, addr: SSAValue | Operation):
+        super().__init__(operands=[addr, []], result_types=[i64])
+
+
+@irdl_op_definition
+class MBarrierArriveExpectTxOp(IRDLOperation):
+    """``mbarrier.arrive.expect_tx``: arrive and expect ``txcount`` more bytes."""
+
+    name = "nvvm.mbarrier.arrive.expect_tx"
+    addr = operand_def(LLVMPointerType)
+    txcount = operand_def(i32)
+    predicate = opt_operand_def(i1)
+
+    def __init__(self, addr: SSAValue | Operation, txcount: SSAValue | Operation):
+        super().__init__(operands=[addr, txcount, []])
+
+
+@irdl_op_definition
+class MBarrierTestWaitOp(IRDLOperation):
+    """``mbarrier.test_wait`` (sm_80): has the phase of ``stateOrPhase`` completed?"""
+
+    name = "nvvm.mbarrier.test.wait"
+    addr = operand_def(LLVMPointerType)
+    stateOrPhase = operand_def(IntegerType)
+    res = result_def(i1)
+
+    def __init__(self, addr: SSAValue | Operation, state: SSAValue | Operation):
+        super().__init__(operands=[addr, state], result_types=[i1])
+
+    def verify_(self) -> None:
+        if self.stateOrPhase.type not in (i32, i64):
+            raise VerifyException("stateOrPhase must be an i64 state or an i32 phase")
+
+
+@irdl_op_definition
+class MBarrierTryWaitParityOp(IRDLOperation):
+    """``mbarrier.try_wait.parity`` (sm_90+), looped until the phase completes."""
+
+    name = "nvvm.mbarrier.try_wait.parity"
+    addr = operand_def(LLVMPointerType)
+    phase = operand_def(i32)
+    ticks = operand_def(i32)
+
+    def __init__(
+        self,
+        addr: SSAValue | Operation,
+        phase: SSAValue | Operation,
+        ticks: SSAValue | Operation,
+    ):
+        super().__init__(operands=[addr, phase, ticks])
+
+
+# --------------------------------------------------------------------------- warp
+
+
+@irdl_op_definition
+class ShflSyncOp(IRDLOperation):
+    """``shfl.sync.{bfly,up,down,idx}``: exchange a value between the lanes of a warp."""
+
+    name = "nvvm.shfl.sync"
+    thread_mask = operand_def(i32)
+    val = operand_def()
+    offset = operand_def(i32)
+    mask_and_clamp = operand_def(i32)
+    kind = prop_def(ShflKindAttr)
+    res = result_def()
+
+    def __init__(
+        self,
+        kind: ShflKind,
+        thread_mask: SSAValue | Operation,
+        val: SSAValue,
+        offset: SSAValue | Operation,
+        mask_and_clamp: SSAValue | Operation,
+    ):
+        super().__init__(
+            operands=[thread_mask, val, offset, mask_and_clamp],
+            properties={"kind": ShflKindAttr(kind)},
+            result_types=[val.type],
+        )
+
+    def verify_(self) -> None:
+        if self.res.type != self.val.type:
+            raise VerifyException("the result type must be the value type")
+
+
+NVVM_OPS: list[type[IRDLOperation]] = [
+    Barrier0Op,
+    BarrierOp,
+    CpAsyncSharedGlobalOp,
+    CpAsyncCommitGroupOp,
+    CpAsyncWaitGroupOp,
+    MBarrierInitOp,
+    MBarrierArriveOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierTestWaitOp,
+    MBarrierTryWaitParityOp,
+    ShflSyncOp,
+]
+
+NVVM = Dialect("nvvm", NVVM_OPS, [LoadCacheModifierAttr, ShflKindAttr])
