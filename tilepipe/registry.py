@@ -30,14 +30,35 @@ def _ascend() -> Dialect:
     return Ascend
 
 
+def _nvgpu() -> Dialect:
+    from tilepipe.dialects.nvgpu import NVGPU
+
+    return NVGPU
+
+
+def _nvvm() -> Dialect:
+    from tilepipe.dialects.nvvm import NVVM
+
+    return NVVM
+
+
+def _merge_shared_memory() -> type[ModulePass]:
+    from tilepipe.passes.merge_shared_memory import MergeSharedMemory
+
+    return MergeSharedMemory
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     return {
         "tile": _tile,
         "pipeline": _pipeline,
         "ascend": _ascend,
+        "nvgpu": _nvgpu,
+        "nvvm": _nvvm,
     }
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     passes: dict[str, Callable[[], type[ModulePass]]] = {}
+    passes["merge-shared-memory"] = _merge_shared_memory
     return passes
