@@ -159,8 +159,8 @@ class LdMatrixOp(IRDLOperation):
         super().__init__(
             operands=[src, indices],
             properties={
-                "transpose": BoolAttr.from_bool(transpose),
                 "numTiles": IntegerAttr(num_tiles, i32),
+                "transpose": BoolAttr.from_bool(transpose),
             },
             result_types=[result_type],
         )

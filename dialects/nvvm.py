@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import I32, IntAttr, IntegerAttr, IntegerType, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
-from xdsl.ir import Dialect, EnumAttribute, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,

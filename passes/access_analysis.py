@@ -37,6 +37,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp, constant_index
+from tilepipe.passes.barrier_expansion import mbarrier_operands
 
 # --------------------------------------------------------------------------- affine forms
 
@@ -163,10 +164,12 @@ class RegionAccess:
 
 def op_accesses(op: Operation, loop: ForOp | None = None) -> list[RegionAccess]:
     """The regions ``op`` touches: tile ops through ``buffer_accesses()``,
-    ``memref.load``/``store`` as one element, pure ops nothing, anything else one
-    opaque access."""
+    ``memref.load``/``store`` as one element, mbarrier ops (and bulk copies) one
+    barrier slot, read and written (arrivals and waits update its phase); anything
+    else with effects is one opaque access."""
+    accesses: list[RegionAccess] = []
     if isinstance(op, TileOp):
-        return [
+        accesses = [
             RegionAccess(
                 op,
                 access.buffer,
@@ -180,9 +183,9 @@ def op_accesses(op: Operation, loop: ForOp | None = None) -> list[RegionAccess]:
             )
             for access in op.buffer_accesses()
         ]
-    if isinstance(op, memref.LoadOp | memref.StoreOp):
+    elif isinstance(op, memref.LoadOp | memref.StoreOp):
         indices = tuple(op.indices)
-        return [
+        accesses = [
             RegionAccess(
                 op,
                 op.memref,
@@ -194,22 +197,14 @@ def op_accesses(op: Operation, loop: ForOp | None = None) -> list[RegionAccess]:
                 "memref",
             )
         ]
-    if (sync_accesses := _sync_op_accesses(op, loop)) is not None:
-        return sync_accesses
+    if (barrier := mbarrier_operands(op)) is not None:
+        bars, index = barrier
+        accesses.append(
+            RegionAccess(op, bars, (affine_form(index, loop),), (1,), True, True, (index,), "barriers")
+        )
+    if accesses or isinstance(op, TileOp):
+        return accesses
     return [RegionAccess(op, None, (), (), True, True)]
-
-
-def _sync_op_accesses(op: Operation, loop: ForOp | None) -> list[RegionAccess] | None:
-    """mbarrier ops of the ``pipeline`` dialect touch one slot of their barrier array
-    (read and written: arrivals and waits update the phase)."""
-    if not op.name.startswith("pipeline.mbarrier_"):
-        return None
-    from tilepipe.passes.barrier_expansion import mbarrier_operands
-
-    bars, index = mbarrier_operands(op)
-    return [
-        RegionAccess(op, bars, (affine_form(index, loop),), (1,), True, True, (index,), "bars")
-    ]
 
 
 # --------------------------------------------------------------------------- dependences

@@ -28,6 +28,7 @@ import bisect
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 DEFAULT_ALIGNMENT = 16
 
@@ -77,11 +78,12 @@ class ArenaPlan:
     placements: tuple[Placement, ...]  # in packing order
     size: int
 
+    @cached_property
+    def offsets(self) -> dict[str, int]:
+        return {p.interval.name: p.offset for p in self.placements}
+
     def offset_of(self, name: str) -> int:
-        for placement in self.placements:
-            if placement.interval.name == name:
-                return placement.offset
-        raise KeyError(name)
+        return self.offsets[name]
 
 
 class FreeList:

@@ -100,7 +100,7 @@ def _panel(layout: ArenaLayout, top: int) -> list[str]:
     """One arena: program position to the right, byte offset upwards."""
     first = min(b.start for b in layout.buffers)
     last = max(b.end for b in layout.buffers) + 1
-    height = max(layout.size, layout.budget if not layout.fits else 0, 1)
+    height = max(layout.size, 1)  # the budget line shows only when it is exceeded
     x_scale = _PANEL_WIDTH / max(last - first, 1)
     y_scale = _PANEL_HEIGHT / height
     bottom = top + _PANEL_HEIGHT

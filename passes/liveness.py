@@ -15,16 +15,18 @@ loop except the ones known to run their regions at most once (``scf.if``,
 Sizes are exact: ``versions x bytes per version``, one indivisible block for a
 multi-version buffer (the chapter: "a buffer already multiplied by nv is an indivisible
 block").  A buffer's versions are its leading dimension when the alloc carries
-``pipeline.versions = N`` (what ``inject-software-pipeline`` records); a buffer without
-it counts as one version.
+``pipeline.versions = N``, or when a tile op indexes that dimension with a slot
+``x mod N`` (how multi-buffering indexes versions); otherwise it has one version.  The
+versions only label the buffer (reports, the num_stages advice); its bytes are the
+same either way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
-from xdsl.dialects import memref, scf
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     CompileTimeFixedBitwidthType,
     IntegerAttr,
@@ -41,7 +43,8 @@ from tilepipe.dialects.memory_space import (
     UnknownMemorySpace,
     memory_space,
 )
-from tilepipe.passes.arena_packing import DEFAULT_ALIGNMENT, Interval
+from tilepipe.dialects.tile import constant_index
+from tilepipe.passes.arena_packing import Interval
 
 VERSIONS_ATTR = "pipeline.versions"
 ALIGNMENT_ATTR = "arena.alignment"
@@ -133,7 +136,7 @@ class BufferLiveness:
     versions: int
     bytes_per_version: int
     alignment: int
-    versioned: bool  # the versions come from pipelining (pipeline.versions)
+    versioned: bool  # the versions come from pipelining (attribute or slot index)
 
     @property
     def bytes(self) -> int:
@@ -179,6 +182,18 @@ def buffer_alignment(alloc: memref.AllocOp, default: int) -> int:
     return alignment
 
 
+def static_bytes(memref_type: MemRefType) -> int | None:
+    """The bytes of a statically shaped memref of fixed-size elements, else None."""
+    element = memref_type.element_type
+    shape = memref_type.get_shape()
+    if not isinstance(element, CompileTimeFixedBitwidthType) or any(d < 0 for d in shape):
+        return None
+    total = element.size
+    for dim in shape:
+        total *= dim
+    return total
+
+
 def buffer_footprint(alloc: memref.AllocOp, name: str) -> tuple[int, int, bool]:
     """``(versions, bytes per version, versioned)`` of a statically shaped alloc."""
     buffer_type = alloc.memref.type
@@ -196,16 +211,17 @@ def buffer_footprint(alloc: memref.AllocOp, name: str) -> tuple[int, int, bool]:
             f"on-chip buffer {name} has a non-identity layout {buffer_type.layout}; "
             "only identity layouts can be views of the arena",
         )
-    element_type = buffer_type.element_type
-    if not isinstance(element_type, CompileTimeFixedBitwidthType):
+    total = static_bytes(buffer_type)
+    if total is None:
         raise op_error(
-            alloc, f"on-chip buffer {name} has element type {element_type} of no fixed size"
+            alloc,
+            f"on-chip buffer {name} has element type {buffer_type.element_type} of "
+            "no fixed size",
         )
-    total = element_type.size
-    for dim in shape:
-        total *= dim
     versions = _int_attribute(alloc, VERSIONS_ATTR)
     if versions is None:
+        if shape and shape[0] > 1 and _indexed_by_version_slot(alloc):
+            return shape[0], total // shape[0], True
         return 1, total, False
     if not shape or shape[0] != versions or versions < 1:
         raise op_error(
@@ -214,6 +230,27 @@ def buffer_footprint(alloc: memref.AllocOp, name: str) -> tuple[int, int, bool]:
             f"{buffer_type} is not",
         )
     return versions, total // versions, True
+
+
+def _indexed_by_version_slot(alloc: memref.AllocOp) -> bool:
+    """Whether some tile access indexes the buffer's leading dimension with a slot
+    ``x mod N``, N that dimension: the mark multi-buffering leaves on a version
+    dimension when it records no ``pipeline.versions``."""
+    versions = alloc.memref.type.get_shape()[0]
+    for use in alloc.memref.uses:
+        accesses = getattr(use.operation, "buffer_accesses", None)
+        if accesses is None:
+            continue
+        for access in accesses():
+            if access.buffer is not alloc.memref or not access.offsets:
+                continue
+            slot = access.offsets[0].owner
+            if (
+                isinstance(slot, arith.RemSIOp | arith.RemUIOp)
+                and constant_index(slot.rhs) == versions
+            ):
+                return True
+    return False
 
 
 def _unique_name(alloc: memref.AllocOp, taken: set[str]) -> str:
@@ -226,14 +263,18 @@ def _unique_name(alloc: memref.AllocOp, taken: set[str]) -> str:
     return name
 
 
-def on_chip_allocs(func_op: FuncOp) -> Iterator[tuple[memref.AllocOp, MemorySpace]]:
+def on_chip_allocs(
+    func_op: FuncOp, spaces: Collection[str]
+) -> Iterator[tuple[memref.AllocOp, MemorySpace]]:
+    """The allocations in ``func_op`` of the memory spaces named in ``spaces``."""
     for op in func_op.body.walk():
         if isinstance(op, memref.AllocOp):
             try:
                 space = memory_space(op.memref.type)
             except UnknownMemorySpace:
                 continue  # the tile ops' verifiers report misplaced buffers
-            yield op, space
+            if space.value in spaces:
+                yield op, space
 
 
 def liveness_intervals(
@@ -245,9 +286,7 @@ def liveness_intervals(
     order = ProgramOrder.of(func_op)
     taken: set[str] = set()
     buffers: dict[MemorySpace, list[BufferLiveness]] = {}
-    for alloc, space in on_chip_allocs(func_op):
-        if space.value not in alignments:
-            continue
+    for alloc, space in on_chip_allocs(func_op, alignments):
         name = _unique_name(alloc, taken)
         touches = buffer_touches(alloc.memref)
         if not touches:

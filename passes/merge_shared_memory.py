@@ -42,16 +42,22 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects.memory_space import MemorySpace, space_attr
+from tilepipe.passes import arena_report
+from tilepipe.passes.arena_aliasing import ARENA_ATTR
 from tilepipe.passes.arena_packing import (
     ArenaPlan,
     no_reuse_bytes,
     pack,
     peak_live_bytes,
 )
-from tilepipe.passes.liveness import BufferLiveness, liveness_intervals, pipeline_depth
-from tilepipe.targets import UnknownTarget, target_of
+from tilepipe.passes.liveness import (
+    BufferLiveness,
+    liveness_intervals,
+    on_chip_allocs,
+    pipeline_depth,
+)
+from tilepipe.targets import AscendTarget, CudaTarget, UnknownTarget, target_of
 
-ARENA_ATTR = "arena.layout"
 KiB = 1024
 
 
@@ -92,12 +98,16 @@ class ArenaLayout:
         return self.plan.offset_of(buffer.name)
 
 
-def plan_arenas(func_op: FuncOp, reuse: bool = True) -> list[ArenaLayout]:
-    """Liveness and packing of every budgeted on-chip memory of ``func_op``."""
+def kernel_target(func_op: FuncOp) -> CudaTarget | AscendTarget:
     try:
-        target = target_of(func_op)
+        return target_of(func_op)
     except UnknownTarget as err:
         raise op_error(func_op, str(err)) from None
+
+
+def plan_arenas(func_op: FuncOp, reuse: bool = True) -> list[ArenaLayout]:
+    """Liveness and packing of every budgeted on-chip memory of ``func_op``."""
+    target = kernel_target(func_op)
     depth = pipeline_depth(func_op)
     layouts: list[ArenaLayout] = []
     for space, buffers in liveness_intervals(func_op, target.alignments).items():
@@ -204,14 +214,14 @@ def layout_attribute(layout: ArenaLayout) -> DictionaryAttr:
     )
 
 
-def rewrite_into_arena(layout: ArenaLayout) -> memref.AllocOp:
+def rewrite_into_arena(layout: ArenaLayout, where: InsertPoint) -> memref.AllocOp:
     """Replace the layout's allocations by byte-offset views of one arena allocated at
-    the top of the function."""
+    ``where`` (which must dominate the whole function: its entry block's top)."""
     arena_type = MemRefType(i8, [layout.size], NoneAttr(), space_attr(layout.space))
     arena = memref.AllocOp([], [], arena_type, IntegerAttr(layout.alignment, i64))
     arena.attributes[ARENA_ATTR] = layout_attribute(layout)
     arena.memref.name_hint = f"{layout.space.value}_arena"
-    Rewriter.insert_op(arena, InsertPoint.at_start(layout.function.body.block))
+    Rewriter.insert_op(arena, where)
     for buffer in layout.buffers:
         alloc = buffer.alloc
         for use in list(alloc.memref.uses):
@@ -223,6 +233,13 @@ def rewrite_into_arena(layout: ArenaLayout) -> memref.AllocOp:
         view.result.name_hint = buffer.name
         Rewriter.replace_op(alloc, [offset, view], [view.result])
     return arena
+
+
+def erase_unused_allocs(func_op: FuncOp) -> None:
+    """Drop budgeted allocations nothing touches: they need no bytes, and no arena."""
+    for alloc, _ in list(on_chip_allocs(func_op, kernel_target(func_op).capacities)):
+        if not alloc.memref.uses:
+            Rewriter.erase_op(alloc)
 
 
 # --------------------------------------------------------------------------- pass
@@ -248,8 +265,6 @@ class MergeSharedMemory(ModulePass):
     report_svg: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from tilepipe.passes import arena_report
-
         if self.report is not None and self.report not in REPORT_FORMATS:
             raise op_error(
                 op,
@@ -259,6 +274,7 @@ class MergeSharedMemory(ModulePass):
         layouts: list[ArenaLayout] = []
         for func_op in op.walk():
             if isinstance(func_op, FuncOp) and func_op.body.blocks:
+                erase_unused_allocs(func_op)
                 layouts.extend(plan_arenas(func_op, reuse=not self.disable_reuse))
         # Report before checking budgets: an over-budget layout is what one wants to see.
         if self.report is not None:
@@ -270,6 +286,14 @@ class MergeSharedMemory(ModulePass):
         for layout in layouts:
             if not layout.fits:
                 raise op_error(layout.function, budget_message(layout))
+        # The arenas of a function go to the top of its entry block, in layout order.
+        last_arena: dict[FuncOp, memref.AllocOp] = {}
         for layout in layouts:
-            rewrite_into_arena(layout)
+            previous = last_arena.get(layout.function)
+            where = (
+                InsertPoint.after(previous)
+                if previous is not None
+                else InsertPoint.at_start(layout.function.body.block)
+            )
+            last_arena[layout.function] = rewrite_into_arena(layout, where)
 

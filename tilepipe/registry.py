@@ -48,6 +48,12 @@ def _merge_shared_memory() -> type[ModulePass]:
     return MergeSharedMemory
 
 
+def _lower_to_nvvm() -> type[ModulePass]:
+    from tilepipe.lowering.to_nvvm import LowerToNVVM
+
+    return LowerToNVVM
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     return {
         "tile": _tile,
@@ -58,7 +64,71 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     }
 
 
+def _ascend_flag_budget() -> type[ModulePass]:
+    from tilepipe.passes.ascend_flag_budget import AscendFlagBudget
+
+    return AscendFlagBudget
+
+
+def _pipeline_validate() -> type[ModulePass]:
+    from tilepipe.passes.pipeline_validate import PipelineValidate
+
+    return PipelineValidate
+
+
+def _pipeline_planning() -> type[ModulePass]:
+    from tilepipe.passes.pipeline_planning import PipelinePlanning
+
+    return PipelinePlanning
+
+
+def _inject_software_pipeline() -> type[ModulePass]:
+    from tilepipe.passes.inject_software_pipeline import InjectSoftwarePipeline
+
+    return InjectSoftwarePipeline
+
+
+def _ascend_prepare_multi_buffer() -> type[ModulePass]:
+    from tilepipe.passes.ascend_prepare_multi_buffer import AscendPrepareMultiBuffer
+
+    return AscendPrepareMultiBuffer
+
+
+def _ascend_resolve_core() -> type[ModulePass]:
+    from tilepipe.passes.ascend_resolve_core import AscendResolveCore
+
+    return AscendResolveCore
+
+
+def _ascend_insert_sync() -> type[ModulePass]:
+    from tilepipe.passes.ascend_insert_sync import AscendInsertSync
+
+    return AscendInsertSync
+
+
+def _ascend_materialize_multi_buffer() -> type[ModulePass]:
+    from tilepipe.passes.ascend_materialize_multi_buffer import AscendMaterializeMultiBuffer
+
+    return AscendMaterializeMultiBuffer
+
+
+def _lower_to_ascend() -> type[ModulePass]:
+    from tilepipe.lowering.lower_to_ascend import LowerToAscend
+
+    return LowerToAscend
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     passes: dict[str, Callable[[], type[ModulePass]]] = {}
     passes["merge-shared-memory"] = _merge_shared_memory
+    passes["ascend-flag-budget"] = _ascend_flag_budget
+    passes["ascend-prepare-multi-buffer"] = _ascend_prepare_multi_buffer
+    passes["ascend-resolve-core"] = _ascend_resolve_core
+    passes["ascend-insert-sync"] = _ascend_insert_sync
+    passes["ascend-materialize-multi-buffer"] = _ascend_materialize_multi_buffer
+    passes["lower-to-ascend"] = _lower_to_ascend
+    passes["pipeline-validate"] = _pipeline_validate
+    passes["pipeline-planning"] = _pipeline_planning
+    passes["inject-software-pipeline"] = _inject_software_pipeline
+    passes["lower-to-nvvm"] = _lower_to_nvvm
     return passes

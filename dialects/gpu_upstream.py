@@ -1,0 +1,154 @@
+"""``gpu`` ops and attributes as MLIR 22.1.8 spells them, where xDSL 0.75 differs.
+
+xDSL's ``gpu.func`` keeps ``kernel`` as a property and has no workgroup attributions,
+and xDSL has neither ``gpu.dynamic_shared_memory`` nor ``#gpu.address_space``.  The
+NVVM lowering builds these classes instead, so that the generic text it hands to
+upstream is exactly upstream's: ``gpu.kernel`` and ``workgroup_attributions`` are
+discardable attributes, ``known_block_size``/``known_grid_size`` and
+``workgroup_attrib_attrs`` are properties.
+
+They are not registered as a dialect -- the name ``gpu`` belongs to xDSL's dialect --
+so the lowered IR is meant for the upstream hand-off (``lowering/upstream.py``); to
+read it back into tile-opt use ``--allow-unregistered-dialect``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    FunctionType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.dialects.gpu import ModuleOp as GpuModuleOp
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Block, Region
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+
+class AddressSpace(StrEnum):
+    GLOBAL = "global"
+    WORKGROUP = "workgroup"
+    PRIVATE = "private"
+
+
+@irdl_attr_definition
+class AddressSpaceAttr(EnumAttribute[AddressSpace]):
+    """``#gpu.address_space<workgroup>``"""
+
+    name = "gpu.address_space"
+
+    def print_parameter(self, printer) -> None:
+        printer.print_string(f"<{self.data.value}>")
+
+
+@irdl_op_definition
+class DynamicSharedMemoryOp(IRDLOperation):
+    """The block's dynamic shared memory as ``memref<?xi8, #gpu.address_space<workgroup>>``."""
+
+    name = "gpu.dynamic_shared_memory"
+    resultMemref = result_def(MemRefType)
+
+    def __init__(self):
+        super().__init__(
+            result_types=[
+                MemRefType(
+                    i8,
+                    [DYNAMIC_INDEX],
+                    memory_space=AddressSpaceAttr(AddressSpace.WORKGROUP),
+                )
+            ]
+        )
+
+
+@irdl_op_definition
+class KernelFuncOp(IRDLOperation):
+    """``gpu.func @name(args) workgroup(attributions) kernel`` (MLIR 22.1.8 form).
+
+    The entry block's arguments are the function inputs followed by one memref per
+    workgroup (static shared memory) attribution.
+    """
+
+    name = "gpu.func"
+    body = region_def("single_block")
+    function_type = prop_def(FunctionType)
+    known_block_size = opt_prop_def(DenseArrayBase.constr(i32))
+    known_grid_size = opt_prop_def(DenseArrayBase.constr(i32))
+    workgroup_attrib_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    traits = traits_def(IsolatedFromAbove(), HasParent(GpuModuleOp), SymbolOpInterface())
+
+    def __init__(
+        self,
+        sym_name: str,
+        inputs: Sequence[Attribute],
+        workgroup_buffers: Sequence[tuple[MemRefType, int]],
+        block_size: Sequence[int],
+        grid_size: Sequence[int],
+    ):
+        """``workgroup_buffers``: (type, alignment in bytes) per attribution."""
+        properties: dict[str, Attribute] = {
+            "function_type": FunctionType.from_lists(inputs, []),
+            "known_block_size": DenseArrayBase.from_list(i32, block_size),
+            "known_grid_size": DenseArrayBase.from_list(i32, grid_size),
+        }
+        if workgroup_buffers:
+            properties["workgroup_attrib_attrs"] = ArrayAttr(
+                [
+                    DictionaryAttr({"llvm.align": IntegerAttr(align, i64)})
+                    for _, align in workgroup_buffers
+                ]
+            )
+        super().__init__(
+            properties=properties,
+            attributes={
+                "sym_name": StringAttr(sym_name),
+                "gpu.kernel": UnitAttr(),
+                "workgroup_attributions": IntegerAttr(len(workgroup_buffers), i64),
+            },
+            regions=[
+                Region(Block(arg_types=[*inputs, *(t for t, _ in workgroup_buffers)]))
+            ],
+        )
+
+    @property
+    def num_inputs(self) -> int:
+        return len(self.function_type.inputs.data)
+
+    def verify_(self) -> None:
+        attributions = self.attributes.get("workgroup_attributions")
+        count = attributions.value.data if isinstance(attributions, IntegerAttr) else 0
+        arg_types = self.body.block.arg_types
+        if tuple(arg_types[: self.num_inputs]) != tuple(self.function_type.inputs.data):
+            raise VerifyException("entry block arguments must start with the inputs")
+        if len(arg_types) != self.num_inputs + count:
+            raise VerifyException("one entry block argument per workgroup attribution")
+
+
+@irdl_op_definition
+class KernelReturnOp(IRDLOperation):
+    """``gpu.return`` of a :class:`KernelFuncOp` (xDSL's expects its own gpu.func)."""
+
+    name = "gpu.return"
+    traits = traits_def(IsTerminator(), HasParent(KernelFuncOp))

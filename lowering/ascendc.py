@@ -1,0 +1,468 @@
+"""Print an ``ascend``-dialect kernel as AscendC C++ source.
+
+One C++ statement per op: buffers become ``TBuf``/``LocalTensor`` (on chip) and
+``GlobalTensor`` (kernel arguments), flags ``SetFlag/WaitFlag<HardEvent::P_C>(id)``,
+barriers ``PipeBarrier<PIPE_X>()``, cross-core flags ``CrossCoreSetFlag<mode,
+PIPE_X>(id)``, lock-pool slots ``asc_lock/asc_unlock`` (the chapter's spelling), data
+movement ``DataCopy``/``LoadData``/``Fixpipe``, the cube ``Mmad`` and vector calls.
+Scalar control flow (``scf.for``/``scf.if``) and index arithmetic become C++.
+
+:func:`syntax_check` compiles the source with ``g++ -fsyntax-only`` against
+``ascendc_stub/kernel_operator.h``, a declarations-only header of the API surface used
+here: it proves the shape of the calls, not their behaviour.
+
+Usage: ``python -m tilepipe.lowering.ascendc KERNEL.mlir [-o OUT.cpp] [--syntax-check]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from tilepipe.diagnostics import op_error
+from tilepipe.dialects import ascend
+from tilepipe.dialects.ascend_pipes import ascend_space
+from tilepipe.dialects.ascend_sync import (
+    CrossCoreSetFlagOp,
+    CrossCoreWaitFlagOp,
+    FlagOp,
+    GetBufOp,
+    IdOperandOp,
+    PipeBarrierOp,
+    RlsBufOp,
+    SetFlagOp,
+)
+from tilepipe.dialects.memory_space import MemorySpace
+from tilepipe.dialects.tile import BlockIdOp, BufferAccess
+
+STUB_DIR = Path(__file__).parent / "ascendc_stub"
+
+_POSITIONS = {
+    MemorySpace.UB: "VECCALC",
+    MemorySpace.L1: "A1",
+    MemorySpace.L0A: "A2",
+    MemorySpace.L0B: "B2",
+    MemorySpace.L0C: "CO1",
+}
+
+_BINARY = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divui": "/",
+           "arith.divsi": "/", "arith.remui": "%", "arith.remsi": "%", "arith.andi": "&",
+           "arith.ori": "|", "arith.xori": "^"}
+_COMPARE = ["==", "!=", "<", "<=", ">", ">=", "<", "<=", ">", ">="]
+_VECTOR_CALLS = {ascend.AddOp: "Add", ascend.SubOp: "Sub", ascend.MulOp: "Mul",
+                 ascend.MaxOp: "Max", ascend.ExpOp: "Exp"}
+
+
+def cpp_type(element: Attribute) -> str:
+    if isinstance(element, Float16Type):
+        return "half"
+    if isinstance(element, Float32Type):
+        return "float"
+    if isinstance(element, BFloat16Type):
+        return "bfloat16_t"
+    if isinstance(element, IntegerType):
+        return "bool" if element.width.data == 1 else f"int{element.width.data}_t"
+    return "int64_t"  # index
+
+
+def element_bytes(element: Attribute) -> int:
+    if isinstance(element, IntegerType):
+        return max(1, element.width.data // 8)
+    return {Float16Type: 2, BFloat16Type: 2, Float32Type: 4}.get(type(element), 8)
+
+
+@dataclass(frozen=True)
+class TileLayout:
+    """A tile region of a row-major buffer as ``rows`` runs of ``row_length``
+    elements, ``row_stride`` apart (rows == 1: one contiguous run)."""
+
+    rows: int
+    row_length: int
+    row_stride: int
+
+    @property
+    def contiguous(self) -> bool:
+        return self.rows == 1
+
+    @property
+    def count(self) -> int:
+        return self.rows * self.row_length
+
+
+def tile_layout(access: BufferAccess) -> TileLayout | None:
+    """The runs of a region, or None when they are not evenly spaced."""
+    assert isinstance(access.buffer.type, MemRefType)
+    dims, sizes = access.buffer.type.get_shape(), access.sizes
+    partial = [d for d in range(len(dims)) if sizes[d] != dims[d]]
+    split = partial[-1] if partial else 0
+    outer = [d for d in range(split) if sizes[d] > 1]
+    if not outer:
+        return TileLayout(1, math.prod(sizes[split:]), 0)
+    if len(outer) > 1:
+        return None
+    stride = math.prod(dims[outer[0] + 1 :])
+    return TileLayout(sizes[outer[0]], math.prod(sizes[outer[0] + 1 :]), stride)
+
+
+class AscendCPrinter:
+    """Prints one kernel; names values after their name hints."""
+
+    def __init__(self, kernel: FuncOp):
+        self.kernel = kernel
+        self.lines: list[str] = []
+        self.indent = 0
+        self.names: dict[SSAValue, str] = {}
+        self.taken: set[str] = set()
+
+    # -- names and expressions
+
+    def name(self, value: SSAValue, suffix: str = "") -> str:
+        if value not in self.names:
+            base = re.sub(r"\W", "_", value.name_hint or "v") + suffix
+            if base[0].isdigit():
+                base = "v" + base
+            candidate, n = base, 0
+            while candidate in self.taken:
+                n += 1
+                candidate = f"{base}_{n}"
+            self.taken.add(candidate)
+            self.names[value] = candidate
+        return self.names[value]
+
+    def expr(self, value: SSAValue | int) -> str:
+        if isinstance(value, int):
+            return str(value)
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+            if owner.value.type == IntegerType(1):
+                return "true" if owner.value.value.data else "false"
+            return str(owner.value.value.data)
+        return self.name(value)
+
+    def offset(self, access: BufferAccess) -> str:
+        """The linear element offset of a region's origin, as a C++ expression."""
+        if not access.offsets:
+            return "0"
+        assert isinstance(access.buffer.type, MemRefType)
+        dims = access.buffer.type.get_shape()
+        terms = []
+        for d, off in enumerate(access.offsets):
+            stride = math.prod(dims[d + 1 :])
+            text = self.expr(off)
+            if text == "0":
+                continue
+            terms.append(text if stride == 1 else f"{text} * {stride}")
+        return " + ".join(terms) or "0"
+
+    def tensor(self, access: BufferAccess) -> str:
+        base = self.name(access.buffer)
+        offset = self.offset(access)
+        return base if offset == "0" else f"{base}[{offset}]"
+
+    # -- output
+
+    def emit(self, line: str) -> None:
+        self.lines.append("  " * self.indent + line)
+
+    def print_kernel(self) -> str:
+        func = self.kernel
+        params = []
+        for arg in func.body.block.args:
+            kind = "GM_ADDR" if isinstance(arg.type, MemRefType) else cpp_type(arg.type)
+            params.append(f"{kind} {self.name(arg)}")
+        target = func.attributes.get("tile.target")
+        self.emit(f"// @{func.sym_name.data}, target {getattr(target, 'data', 'ascend')}")
+        self.emit(
+            f'extern "C" __global__ __aicore__ void {func.sym_name.data}('
+            + ", ".join(params)
+            + ") {"
+        )
+        self.indent += 1
+        self.emit("AscendC::TPipe pipe;")
+        for arg in func.body.block.args:
+            self._declare_global(arg)
+        self.print_block(func.body.block)
+        self.indent -= 1
+        self.emit("}")
+        return "\n".join(self.lines)
+
+    def _declare_global(self, arg: SSAValue) -> None:
+        if not isinstance(arg.type, MemRefType):
+            return
+        raw = self.names[arg]
+        element = cpp_type(arg.type.element_type)
+        tensor = f"{raw}_gm"
+        self.names[arg] = tensor
+        self.taken.add(tensor)
+        self.emit(f"AscendC::GlobalTensor<{element}> {tensor};")
+        self.emit(f"{tensor}.SetGlobalBuffer((__gm__ {element} *){raw});")
+
+    def print_block(self, block: Block) -> None:
+        for op in block.ops:
+            self.print_op(op)
+
+    # -- ops
+
+    def print_op(self, op: Operation) -> None:
+        if isinstance(op, ReturnOp | scf.YieldOp):
+            return
+        if isinstance(op, arith.ConstantOp):
+            return  # inlined by expr()
+        if isinstance(op, memref.AllocOp):
+            return self._alloc(op)
+        if isinstance(op, scf.ForOp):
+            return self._for(op)
+        if isinstance(op, scf.IfOp):
+            return self._if(op)
+        if isinstance(op, BlockIdOp):
+            return self._block_id(op)
+        if op.name in _BINARY:
+            a, b = op.operands
+            return self._assign(op, f"{self.expr(a)} {_BINARY[op.name]} {self.expr(b)}")
+        if isinstance(op, arith.CmpiOp):
+            pred = _COMPARE[op.predicate.value.data]
+            return self._assign(op, f"{self.expr(op.lhs)} {pred} {self.expr(op.rhs)}")
+        if isinstance(op, arith.SelectOp):
+            c, t, f = (self.expr(v) for v in op.operands)
+            return self._assign(op, f"{c} ? {t} : {f}")
+        if isinstance(op, arith.IndexCastOp):
+            return self._assign(op, self.expr(op.input))
+        if isinstance(op, IdOperandOp):
+            return self.emit(self._sync_call(op))
+        if isinstance(op, PipeBarrierOp):
+            return self.emit(f"AscendC::PipeBarrier<{op.pipe.data.cpp_name}>();")
+        if isinstance(op, ascend.AscendTileOp):
+            return self._tile_op(op)
+        raise op_error(op, "has no AscendC form")
+
+    def _assign(self, op: Operation, expression: str) -> None:
+        result = op.results[0]
+        self.emit(f"{cpp_type(result.type)} {self.name(result)} = {expression};")
+
+    def _alloc(self, op: memref.AllocOp) -> None:
+        buffer_type = op.memref.type
+        assert isinstance(buffer_type, MemRefType)
+        space = ascend_space(buffer_type)
+        if space not in _POSITIONS:
+            raise op_error(op, f"cannot allocate a buffer in {space.value} on Ascend")
+        name = self.name(op.memref)
+        element = cpp_type(buffer_type.element_type)
+        size = math.prod(buffer_type.get_shape()) * element_bytes(buffer_type.element_type)
+        self.emit(f"AscendC::TBuf<AscendC::TPosition::{_POSITIONS[space]}> {name}_buf;")
+        self.emit(f"pipe.InitBuffer({name}_buf, {size});")
+        self.emit(f"AscendC::LocalTensor<{element}> {name} = {name}_buf.Get<{element}>();")
+
+    def _for(self, op: scf.ForOp) -> None:
+        iv = self.name(op.body.block.args[0])
+        lb, ub, step = self.expr(op.lb), self.expr(op.ub), self.expr(op.step)
+        self.emit(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{")
+        self._nested(op.body.block)
+
+    def _if(self, op: scf.IfOp) -> None:
+        self.emit(f"if ({self.expr(op.cond)}) {{")
+        self.indent += 1
+        self.print_block(op.true_region.block)
+        self.indent -= 1
+        if op.false_region.blocks and list(op.false_region.block.ops)[:-1]:
+            self.emit("} else {")
+            self._nested(op.false_region.block)
+        else:
+            self.emit("}")
+
+    def _nested(self, block: Block) -> None:
+        self.indent += 1
+        self.print_block(block)
+        self.indent -= 1
+        self.emit("}")
+
+    def _block_id(self, op: BlockIdOp) -> None:
+        grid = op_grid(self.kernel)
+        dim = op.dimension.data
+        linear = "AscendC::GetBlockIdx()"
+        if dim == "x":
+            return self._assign(op, f"{linear} % {grid[0]}")
+        if dim == "y":
+            return self._assign(op, f"{linear} / {grid[0]} % {grid[1]}")
+        return self._assign(op, f"{linear} / {grid[0] * grid[1]}")
+
+    def _sync_call(self, op: IdOperandOp) -> str:
+        id_text = self.expr(op.id)
+        if isinstance(op, FlagOp):
+            call = "SetFlag" if isinstance(op, SetFlagOp) else "WaitFlag"
+            return f"AscendC::{call}<AscendC::HardEvent::{op.hard_event}>({id_text});"
+        if isinstance(op, CrossCoreSetFlagOp | CrossCoreWaitFlagOp):
+            call = "CrossCoreSetFlag" if isinstance(op, CrossCoreSetFlagOp) else "CrossCoreWaitFlag"
+            return f"AscendC::{call}<{op.mode_value}, {op.pipe.data.cpp_name}>({id_text});"
+        assert isinstance(op, GetBufOp | RlsBufOp)
+        call = "asc_lock" if isinstance(op, GetBufOp) else "asc_unlock"
+        mode = "ASC_LOCK_BLOCK" if op.is_blocking else "ASC_LOCK_NON_BLOCK"
+        return f"{call}({op.pipe.data.cpp_name}, {id_text}, {mode});"
+
+    def _tile_op(self, op: ascend.AscendTileOp) -> None:
+        accesses = {a.operand_name: a for a in op.buffer_accesses()}
+        if isinstance(op, ascend.DataCopyOp):
+            return self._data_copy(op, accesses["src"], accesses["dst"])
+        if isinstance(op, ascend.LoadDataOp):
+            return self._load_data(accesses["src"], accesses["dst"])
+        if isinstance(op, ascend.FixpipeOp):
+            return self._fixpipe(op, accesses["src"], accesses["dst"])
+        if isinstance(op, ascend.MmadOp):
+            return self._mmad(op, accesses)
+        count = self._contiguous_count(op, accesses.values())
+        dst = self.tensor(accesses["dst"])
+        if isinstance(op, ascend.DuplicateOp):
+            value = self.expr(op.value)
+            if isinstance(op.value.owner, arith.ConstantOp):
+                value = f"({cpp_type(op.value.type)}){op.value.owner.value.value.data}"
+            return self.emit(f"AscendC::Duplicate({dst}, {value}, {count});")
+        inputs = ", ".join(self.tensor(a) for role, a in accesses.items() if role != "dst")
+        self.emit(f"AscendC::{_VECTOR_CALLS[type(op)]}({dst}, {inputs}, {count});")
+
+    def _contiguous_count(self, op: Operation, accesses: Iterator[BufferAccess] | Sequence) -> int:
+        counts = set()
+        for access in accesses:
+            layout = tile_layout(access)
+            if layout is None or not layout.contiguous:
+                raise op_error(op, f"{access.operand_name} tile is not contiguous in UB")
+            counts.add(layout.count)
+        (count,) = counts
+        return count
+
+    def _data_copy(self, op: Operation, src: BufferAccess, dst: BufferAccess) -> None:
+        src_layout, dst_layout = tile_layout(src), tile_layout(dst)
+        if src_layout is None or dst_layout is None:
+            raise op_error(op, "tile rows are not evenly spaced")
+        dst_t, src_t = self.tensor(dst), self.tensor(src)
+        if src_layout.contiguous and dst_layout.contiguous:
+            return self.emit(f"AscendC::DataCopy({dst_t}, {src_t}, {src_layout.count});")
+        rows = max(src_layout.rows, dst_layout.rows)
+        row = src_layout.count // rows
+        unit = 32 // element_bytes(src.buffer.type.element_type)
+
+        def gap(layout: TileLayout) -> int:
+            return 0 if layout.contiguous else (layout.row_stride - row) // unit
+
+        params = f"{rows}, {row // unit}, {gap(src_layout)}, {gap(dst_layout)}"
+        self.emit(f"AscendC::DataCopy({dst_t}, {src_t}, AscendC::DataCopyParams{{{params}}});")
+
+    def _load_data(self, src: BufferAccess, dst: BufferAccess) -> None:
+        fractal = 512 // element_bytes(src.buffer.type.element_type)
+        repeats = math.prod(dst.sizes) // fractal
+        params = f"0, {repeats}, 1, 0, 0, false, 0"
+        self.emit(
+            f"AscendC::LoadData({self.tensor(dst)}, {self.tensor(src)}, "
+            f"AscendC::LoadData2DParams{{{params}}});"
+        )
+
+    def _fixpipe(self, op: ascend.FixpipeOp, src: BufferAccess, dst: BufferAccess) -> None:
+        m, n = src.sizes[-2], src.sizes[-1]
+        layout = tile_layout(dst)
+        dst_stride = n if layout is None or layout.contiguous else layout.row_stride
+        params = f"{n}, {m}, {m}, {dst_stride}"
+        self.emit(
+            f"AscendC::Fixpipe({self.tensor(dst)}, {self.tensor(src)}, "
+            f"AscendC::FixpipeParamsV220{{{params}}});"
+        )
+
+    def _mmad(self, op: ascend.MmadOp, accesses: dict[str, BufferAccess]) -> None:
+        m, n, k = op.mnk
+        init = "false" if op.init is None else self.expr(op.init)
+        params = f"{m}, {n}, {k}, false, 0, false, false, false, 0, false, false, {init}"
+        self.emit(
+            f"AscendC::Mmad({self.tensor(accesses['c'])}, {self.tensor(accesses['a'])}, "
+            f"{self.tensor(accesses['b'])}, AscendC::MmadParams{{{params}}});"
+        )
+
+
+def op_grid(kernel: FuncOp) -> tuple[int, int, int]:
+    attr = kernel.attributes.get("tile.grid")
+    values = list(attr.get_values()) if attr is not None else []
+    values += [1] * (3 - len(values))
+    return values[0], values[1], values[2]
+
+
+def emit_ascendc(module: ModuleOp) -> str:
+    """AscendC source of every kernel in ``module``."""
+    kernels = [op for op in module.walk() if isinstance(op, FuncOp) and op.body.blocks]
+    parts = ['#include "kernel_operator.h"', ""]
+    for kernel in kernels:
+        parts.append(AscendCPrinter(kernel).print_kernel())
+        parts.append("")
+    return "\n".join(parts)
+
+
+def syntax_check(source: str) -> subprocess.CompletedProcess:
+    """``g++ -fsyntax-only`` on ``source`` against the declarations-only header."""
+    return subprocess.run(
+        ["g++", "-std=c++17", "-fsyntax-only", "-Wall", f"-I{STUB_DIR}", "-x", "c++", "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+    )
+
+
+def parse_module_file(path: str) -> ModuleOp:
+    """Parse ``path`` with xDSL's and tilepipe's dialects, located and verified."""
+    from xdsl.context import Context
+    from xdsl.dialects import get_all_dialects as xdsl_dialects
+
+    from tilepipe.diagnostics import verify_module
+    from tilepipe.opt import InputError, LocatingParser
+    from tilepipe.registry import get_all_dialects
+
+    ctx = Context()
+    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
+        ctx.register_dialect(name, factory)
+    module = LocatingParser(ctx, Path(path).read_text(), path).parse_module()
+    if (diagnostic := verify_module(module)) is not None:
+        raise InputError(diagnostic)
+    return module
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from tilepipe.diagnostics import OpDiagnosticError
+    from tilepipe.opt import InputError
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("input")
+    parser.add_argument("-o", "--output")
+    parser.add_argument("--syntax-check", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        source = emit_ascendc(parse_module_file(args.input))
+    except (InputError, OpDiagnosticError) as err:
+        print(err.diagnostic, file=sys.stderr)
+        return 1
+    if args.output:
+        Path(args.output).write_text(source)
+    else:
+        sys.stdout.write(source)
+    if args.syntax_check:
+        result = syntax_check(source)
+        if result.returncode != 0:
+            sys.stderr.write(result.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

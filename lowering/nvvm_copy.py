@@ -1,0 +1,112 @@
+"""Copies: ``tile.copy`` as per-thread 16-byte vector loads/stores where aligned,
+``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks."""
+
+from __future__ import annotations
+
+from xdsl.builder import ImplicitBuilder
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from tilepipe.dialects.nvgpu import DeviceAsyncCopyOp
+from tilepipe.dialects.pipeline_sync import AsyncCopyOp
+from tilepipe.dialects.tile import CopyOp
+from tilepipe.diagnostics import op_error
+
+from . import nvvm_emit as emit
+from .nvvm_access import TileOperand, for_each_element, tile_operands
+from .nvvm_kernel import KernelContext
+from .nvvm_layout import chunk_elements, element_bytes, for_each_chunk
+
+ASYNC_COPY_BYTES = (16, 8, 4)  # cp.async moves 4, 8 or 16 bytes; 16 may bypass L1
+
+
+def _chunk_offsets(coords: list[SSAValue], start: int) -> list[SSAValue]:
+    return [*coords[:-1], emit.add(coords[-1], start)]
+
+
+class LowerCopy(RewritePattern):
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter) -> None:
+        operands = tile_operands(op, self.context)
+        src, dst = operands["src"], operands["dst"]
+        with ImplicitBuilder(rewriter):
+            if src.is_fragment or dst.is_fragment:
+                for_each_element(
+                    op,
+                    self.context,
+                    [src, dst],
+                    op.tile_shape,
+                    src.element_type,
+                    lambda coords, reg: dst.store(src.load(coords, reg), coords, reg),
+                )
+            else:
+                _cooperative_copy(op, self.context, src, dst)
+        rewriter.erase(op)
+
+
+def _cooperative_copy(
+    op: CopyOp, context: KernelContext, src: TileOperand, dst: TileOperand
+) -> None:
+    chunk = chunk_elements(op.tile_shape, src.element_type)
+    vectorized = chunk > 1 and src.vector_aligned(chunk) and dst.vector_aligned(chunk)
+
+    def copy_chunk(coords: list[SSAValue]) -> None:
+        if vectorized:
+            value = emit.vector_load(src.buffer, src.indices(coords), chunk)
+            emit.vector_store(value, dst.buffer, dst.indices(coords))
+            return
+        for element in range(chunk):
+            at = _chunk_offsets(coords, element)
+            dst.store(src.load(at, None), at, None)
+
+    for_each_chunk(context.ids, op.tile_shape, chunk, copy_chunk)
+
+
+class LowerAsyncCopy(RewritePattern):
+    """Each thread issues ``cp.async`` for its chunks (16 bytes when aligned)."""
+
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AsyncCopyOp, rewriter: PatternRewriter) -> None:
+        operands = tile_operands(op, self.context)
+        src, dst = operands["src"], operands["dst"]
+        chunk = chunk_elements(op.tile_shape, src.element_type)
+        size = element_bytes(src.element_type)
+        piece = next(
+            (
+                n // size
+                for n in ASYNC_COPY_BYTES
+                if n // size >= 1
+                and chunk % (n // size) == 0
+                and src.vector_aligned(n // size)
+                and dst.vector_aligned(n // size)
+            ),
+            None,
+        )
+        if piece is None:
+            raise op_error(
+                op,
+                "cannot split the tile into aligned 4, 8 or 16-byte cp.async chunks "
+                f"(rows of {op.tile_shape[-1]} x {size} bytes)",
+            )
+
+        def copy_chunk(coords: list[SSAValue]) -> None:
+            for start in range(0, chunk, piece):
+                at = _chunk_offsets(coords, start)
+                DeviceAsyncCopyOp(
+                    dst.buffer,
+                    dst.indices(at),
+                    src.buffer,
+                    src.indices(at),
+                    piece,
+                    bypass_l1=piece * size == 16,
+                )
+
+        with ImplicitBuilder(rewriter):
+            for_each_chunk(self.context.ids, op.tile_shape, chunk, copy_chunk)
+        rewriter.erase(op)

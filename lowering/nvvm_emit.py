@@ -1,0 +1,198 @@
+"""Small emission helpers for the NVVM lowering: index arithmetic, loops, accesses.
+
+Every helper creates ops at the current ``ImplicitBuilder`` insertion point (the
+lowering patterns open one on their rewriter), so a lowering reads like the code it
+produces.  Alignment facts (:func:`known_multiple`) decide where 16-byte vector
+accesses and ``cp.async`` chunks are legal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import ImplicitBuilder
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    VectorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    var_operand_def,
+)
+
+from tilepipe.dialects.tile import constant_index
+
+
+def const(value: int) -> SSAValue:
+    return arith.ConstantOp(IntegerAttr(value, IndexType())).result
+
+
+def const_i32(value: int) -> SSAValue:
+    return arith.ConstantOp(IntegerAttr(value, i32)).result
+
+
+def add(a: SSAValue, b: SSAValue | int) -> SSAValue:
+    if isinstance(b, int):
+        if b == 0:
+            return a
+        b = const(b)
+    return arith.AddiOp(a, b).result
+
+
+def mul(a: SSAValue, b: int) -> SSAValue:
+    if b == 1:
+        return a
+    return arith.MuliOp(a, const(b)).result
+
+
+def div(a: SSAValue, b: int) -> SSAValue:
+    """Unsigned division of a non-negative index by a positive constant."""
+    if b == 1:
+        return a
+    return arith.DivUIOp(a, const(b)).result
+
+
+def rem(a: SSAValue, b: int) -> SSAValue:
+    return arith.RemUIOp(a, const(b)).result
+
+
+def delinearize(linear: SSAValue, shape: Sequence[int]) -> list[SSAValue]:
+    """Row-major coordinates of element ``linear`` of a tile of ``shape``."""
+    coords: list[SSAValue] = []
+    stride = math.prod(shape)
+    for extent in shape:
+        stride //= extent
+        coordinate = div(linear, stride)
+        coords.append(rem(coordinate, extent) if coords else coordinate)
+    return coords
+
+
+def for_range(
+    count: int,
+    body: Callable[[SSAValue], None],
+    start: int = 0,
+    step: int = 1,
+) -> None:
+    """``scf.for %i = start to count step step`` around ``body(%i)``."""
+    block = Block(arg_types=[IndexType()])
+    loop = scf.ForOp(const(start), const(count), const(step), [], Region(block))
+    with ImplicitBuilder(block):
+        body(block.args[0])
+        scf.YieldOp()
+    del loop
+
+
+def for_range_carrying(
+    count: int,
+    init: SSAValue,
+    body: Callable[[SSAValue, SSAValue], SSAValue],
+) -> SSAValue:
+    """``scf.for`` with one loop-carried value: ``acc = body(i, acc)``."""
+    block = Block(arg_types=[IndexType(), init.type])
+    loop = scf.ForOp(const(0), const(count), const(1), [init], Region(block))
+    with ImplicitBuilder(block):
+        scf.YieldOp(body(block.args[0], block.args[1]))
+    return loop.results[0]
+
+
+def if_then(condition: SSAValue, body: Callable[[], None]) -> None:
+    block = Block()
+    scf.IfOp(condition, [], Region(block))
+    with ImplicitBuilder(block):
+        body()
+        scf.YieldOp()
+
+
+def less_than(a: SSAValue, bound: int) -> SSAValue:
+    return arith.CmpiOp(a, const(bound), "ult").result
+
+
+def known_multiple(value: SSAValue, depth: int = 8) -> int:
+    """The largest power-of-two-times-constant factor provably dividing ``value``.
+
+    Constants, products and sums of index values are analysed; anything else
+    (function arguments, loop variables, thread ids) divides only by 1.
+    """
+    const_value = constant_index(value)
+    if const_value is not None:
+        return abs(const_value) if const_value else 1 << 30
+    owner = value.owner
+    if depth == 0:
+        return 1
+    if isinstance(owner, arith.MuliOp):
+        return known_multiple(owner.lhs, depth - 1) * known_multiple(owner.rhs, depth - 1)
+    if isinstance(owner, arith.AddiOp | arith.SubiOp):
+        return math.gcd(
+            known_multiple(owner.lhs, depth - 1), known_multiple(owner.rhs, depth - 1)
+        )
+    return 1
+
+
+# ---------------------------------------------------------------- aligned accesses
+
+
+@irdl_op_definition
+class AlignedVectorLoadOp(IRDLOperation):
+    """``vector.load`` with MLIR 22's ``alignment`` property (xDSL 0.75 lacks it).
+
+    Without it LLVM only knows the element alignment and splits 16-byte loads."""
+
+    name = "vector.load"
+    base = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    alignment = prop_def(IntegerAttr[IntegerType])
+    result = result_def(VectorType)
+
+
+@irdl_op_definition
+class AlignedVectorStoreOp(IRDLOperation):
+    """``vector.store`` with MLIR 22's ``alignment`` property."""
+
+    name = "vector.store"
+    vector = operand_def(VectorType)
+    base = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    alignment = prop_def(IntegerAttr[IntegerType])
+
+
+def _alignment(vector_type: VectorType) -> IntegerAttr:
+    width = vector_type.get_shape()[0]
+    return IntegerAttr(width * vector_type.element_type.bitwidth // 8, i64)
+
+
+def vector_load(buffer: SSAValue, indices: Sequence[SSAValue], width: int) -> SSAValue:
+    assert isinstance(buffer.type, MemRefType)
+    result_type = VectorType(buffer.type.element_type, [width])
+    return AlignedVectorLoadOp.build(
+        operands=[buffer, indices],
+        properties={"alignment": _alignment(result_type)},
+        result_types=[result_type],
+    ).result
+
+
+def vector_store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+    assert isinstance(value.type, VectorType)
+    AlignedVectorStoreOp.build(
+        operands=[value, buffer, indices],
+        properties={"alignment": _alignment(value.type)},
+    )
+
+
+def load(buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+    return memref.LoadOp.get(buffer, indices).res
+
+
+def store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+    memref.StoreOp.get(value, buffer, indices)

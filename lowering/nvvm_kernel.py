@@ -1,0 +1,296 @@
+"""The kernel skeleton of ``lower-to-nvvm``: func.func -> gpu.module / gpu.func.
+
+What moves where:
+
+* the kernel becomes ``gpu.func @name(...) kernel`` in ``gpu.module @tilepipe_kernels``
+  (the enclosing module gets ``gpu.container_module``), with ``known_block_size`` /
+  ``known_grid_size`` from ``tile.threads`` / ``tile.grid``;
+* shared buffers (``memref.alloc`` in ``"shared"``) become ``memref.view``s of one
+  shared memory buffer at 16-byte aligned offsets, in program order.  When the arena
+  pass ran there is one i8 arena and its views are kept as they are.  Up to 48 KiB the
+  buffer is a static workgroup attribution (``ptxas -v`` reports it as smem); beyond
+  that -- CUDA's static shared memory limit -- it is the dynamic shared memory
+  (``gpu.dynamic_shared_memory``) and the kernel records the bytes to launch with in
+  ``tilepipe.dynamic_shared_memory``;
+* register fragments become per-thread ``memref.alloca``s holding the elements the
+  thread owns under the fragment's layout (``nvvm_layout``);
+* ``tile.block_id`` -> ``gpu.block_id``, ``pipeline.for`` -> ``scf.for``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.builder import Builder, ImplicitBuilder
+from xdsl.dialects import func, gpu, memref, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StringAttr,
+    UnitAttr,
+    i8,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tilepipe.dialects.gpu_upstream import DynamicSharedMemoryOp, KernelFuncOp, KernelReturnOp
+from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.pipeline import ForOp as PipelineForOp
+from tilepipe.dialects.tile import BlockIdOp, GemmOp
+from tilepipe.diagnostics import op_error
+from tilepipe.targets import CudaTarget, target_of
+
+from . import nvvm_emit as emit
+from .nvvm_layout import (
+    WARP_SIZE,
+    CooperativeLayout,
+    FragmentLayout,
+    MmaAccumulatorLayout,
+    ThreadIds,
+    choose_warp_grid,
+    is_tensor_core_gemm,
+)
+
+SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
+STATIC_SHARED_LIMIT = 48 * 1024  # CUDA: static __shared__ bytes per kernel, all archs
+SHARED_ALIGNMENT = 16
+GPU_MODULE_NAME = "tilepipe_kernels"
+DYNAMIC_SHARED_ATTR = "tilepipe.dynamic_shared_memory"
+
+
+@dataclass
+class KernelContext:
+    """What the tile-op lowerings need to know about the kernel being lowered."""
+
+    name: str
+    target: CudaTarget
+    ids: ThreadIds
+    fragments: dict[SSAValue, FragmentLayout] = field(default_factory=dict)
+    shared_bytes: int = 0
+    dynamic_shared: bool = False
+
+    @property
+    def threads(self) -> int:
+        return self.ids.threads
+
+    @property
+    def warps(self) -> int:
+        return self.threads // WARP_SIZE
+
+
+def _is_alloc_in(op: Operation, spaces: tuple[MemorySpace, ...]) -> bool:
+    return isinstance(op, memref.AllocOp) and memory_space(op.memref.type) in spaces
+
+
+def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, FragmentLayout]:
+    """The layout of every register fragment of ``kernel`` (see ``nvvm_layout``)."""
+    layouts: dict[SSAValue, FragmentLayout] = {}
+    warps = threads // WARP_SIZE
+    for op in kernel.walk():
+        if not _is_alloc_in(op, (MemorySpace.FRAGMENT, MemorySpace.LOCAL)):
+            continue
+        buffer = op.memref
+        buffer_type = buffer.type
+        assert isinstance(buffer_type, MemRefType)
+        layout: FragmentLayout = CooperativeLayout(tuple(buffer_type.get_shape()), threads)
+        for use in buffer.uses:
+            gemm = use.operation
+            if not isinstance(gemm, GemmOp) or gemm.c != buffer:
+                continue
+            m, n, k = gemm.mnk
+            if not is_tensor_core_gemm(gemm.element_type("a"), m, n, k, warps):
+                continue
+            if tuple(buffer_type.get_shape()) != (m, n):
+                raise op_error(
+                    gemm,
+                    f"a tensor-core accumulator must be exactly the {m}x{n} tile, "
+                    f"got {buffer_type}",
+                )
+            grid = choose_warp_grid(m, n, warps)
+            assert grid is not None
+            mma = MmaAccumulatorLayout(grid)
+            if isinstance(layout, MmaAccumulatorLayout) and layout != mma:
+                raise op_error(gemm, "two gemms give this accumulator different layouts")
+            layout = mma
+        layouts[buffer] = layout
+    return layouts
+
+
+def _convert_global_type(memref_type: Attribute) -> Attribute:
+    if isinstance(memref_type, MemRefType) and isinstance(
+        memref_type.memory_space, StringAttr
+    ):
+        return MemRefType(
+            memref_type.element_type,
+            memref_type.get_shape(),
+            memref_type.layout,
+            NoneAttr(),
+        )
+    return memref_type
+
+
+def shared_type(memref_type: MemRefType) -> MemRefType:
+    return MemRefType(
+        memref_type.element_type,
+        memref_type.get_shape(),
+        memref_type.layout,
+        SHARED_ADDRESS_SPACE,
+    )
+
+
+def _align(offset: int, alignment: int) -> int:
+    return -(-offset // alignment) * alignment
+
+
+def shared_offsets(kernel: func.FuncOp) -> tuple[dict[memref.AllocOp, int], int]:
+    """Offsets of the shared buffers, back to back in program order, and the total."""
+    offsets: dict[memref.AllocOp, int] = {}
+    total = 0
+    for op in kernel.walk():
+        if not _is_alloc_in(op, (MemorySpace.SHARED,)):
+            continue
+        buffer_type = op.memref.type
+        assert isinstance(buffer_type, MemRefType)
+        if DYNAMIC_INDEX in buffer_type.get_shape():
+            raise op_error(op, "shared buffers need a static shape")
+        total = _align(total, SHARED_ALIGNMENT)
+        offsets[op] = total
+        total += buffer_type.element_count() * max(1, buffer_type.element_type.bitwidth // 8)
+    return offsets, total
+
+
+def build_kernel(kernel: func.FuncOp, gpu_module_body: Block) -> KernelContext:
+    """Move ``kernel`` into a ``gpu.func`` at the end of ``gpu_module_body``."""
+    target = target_of(kernel)
+    if not isinstance(target, CudaTarget):
+        raise op_error(kernel, f"lower-to-nvvm needs a CUDA target, got '{target.name}'")
+    grid, threads = kernel_launch_shape(kernel)
+    layouts = fragment_layouts(kernel, threads)
+    offsets, shared_bytes = shared_offsets(kernel)
+    if shared_bytes > target.shared_memory_bytes:
+        raise op_error(
+            kernel,
+            f"needs {shared_bytes} bytes of shared memory, {target.name} has "
+            f"{target.shared_memory_bytes} per block",
+        )
+    dynamic = shared_bytes > STATIC_SHARED_LIMIT
+    workgroup = (
+        [(MemRefType(i8, [shared_bytes], memory_space=SHARED_ADDRESS_SPACE), SHARED_ALIGNMENT)]
+        if shared_bytes and not dynamic
+        else []
+    )
+    inputs = [_convert_global_type(t) for t in kernel.function_type.inputs.data]
+    gpu_func = KernelFuncOp(
+        kernel.sym_name.data,
+        inputs,
+        workgroup,
+        (threads, 1, 1),
+        tuple(grid) + (1,) * (3 - len(grid)),
+    )
+    if dynamic:
+        gpu_func.attributes[DYNAMIC_SHARED_ATTR] = IntegerAttr(shared_bytes, i64)
+    gpu_module_body.add_op(gpu_func)
+
+    entry = gpu_func.body.block
+    old_entry = kernel.body.block
+    for old_arg, new_arg in zip(old_entry.args, entry.args):
+        old_arg.replace_all_uses_with(new_arg)
+    for op in list(old_entry.ops):
+        op.detach()
+        entry.add_op(op)
+
+    with ImplicitBuilder(Builder(InsertPoint.at_start(entry))):
+        shared_base: SSAValue | None = None
+        if workgroup:
+            shared_base = entry.args[len(inputs)]
+        elif dynamic:
+            dynamic_memory = DynamicSharedMemoryOp().resultMemref
+            shared_base = memref.MemorySpaceCastOp(
+                dynamic_memory,
+                MemRefType(i8, [DYNAMIC_INDEX], memory_space=SHARED_ADDRESS_SPACE),
+            ).dest
+
+    context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
+    _rewrite_buffers(offsets, shared_base, layouts, context)
+    _rewrite_structure(gpu_func)
+    return context
+
+
+def _rewrite_buffers(
+    offsets: dict[memref.AllocOp, int],
+    shared_base: SSAValue | None,
+    layouts: dict[SSAValue, FragmentLayout],
+    context: KernelContext,
+) -> None:
+    for alloc, offset in offsets.items():
+        assert shared_base is not None
+        with ImplicitBuilder(Builder(InsertPoint.before(alloc))):
+            view = memref.ViewOp(
+                shared_base, emit.const(offset), [], shared_type(alloc.memref.type)
+            )
+        _replace_value_and_retype_views(alloc, view.results[0])
+    for buffer, layout in layouts.items():
+        alloc = buffer.owner
+        assert isinstance(alloc, memref.AllocOp)
+        storage = memref.AllocaOp.get(
+            alloc.memref.type.element_type, shape=[layout.registers]
+        )
+        Rewriter.insert_op(storage, InsertPoint.before(alloc))
+        alloc.memref.replace_all_uses_with(storage.memref)
+        Rewriter.erase_op(alloc)
+        context.fragments[storage.memref] = layout
+
+
+def _replace_value_and_retype_views(alloc: memref.AllocOp, new_value: SSAValue) -> None:
+    """Replace a shared alloc; views of it (the arena pass's) get shared types too."""
+    for use in list(alloc.memref.uses):
+        user = use.operation
+        if isinstance(user, memref.ViewOp):
+            new_view = memref.ViewOp(
+                new_value,
+                user.byte_shift,
+                list(user.sizes),
+                shared_type(user.results[0].type),
+            )
+            Rewriter.replace_op(user, new_view)
+    alloc.memref.replace_all_uses_with(new_value)
+    Rewriter.erase_op(alloc)
+
+
+def _rewrite_structure(gpu_func: KernelFuncOp) -> None:
+    for op in list(gpu_func.walk()):
+        if isinstance(op, BlockIdOp):
+            dimension = gpu.DimensionAttr(gpu.DimensionEnum(op.dimension.data))
+            Rewriter.replace_op(op, gpu.BlockIdOp(dimension))
+        elif isinstance(op, func.ReturnOp):
+            Rewriter.replace_op(op, KernelReturnOp())
+        elif isinstance(op, PipelineForOp):
+            _pipeline_for_to_scf(op)
+
+
+def _pipeline_for_to_scf(loop: PipelineForOp) -> None:
+    """A ``pipeline.for`` that reached the lowering runs its iterations in order."""
+    body = loop.body.block
+    terminator = body.last_op
+    assert terminator is not None
+    Rewriter.replace_op(terminator, scf.YieldOp())
+    region = Region()
+    loop.body.move_blocks(region)
+    Rewriter.replace_op(loop, scf.ForOp(loop.lb, loop.ub, loop.step, [], region))
+
+
+def lower_kernels(module: ModuleOp) -> list[KernelContext]:
+    """Move every kernel of ``module`` into one ``gpu.module``."""
+    kernels = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    gpu_module = gpu.ModuleOp(StringAttr(GPU_MODULE_NAME), Region(Block()))
+    contexts = [build_kernel(kernel, gpu_module.body.block) for kernel in kernels]
+    module.body.block.add_op(gpu_module)
+    for kernel in kernels:
+        Rewriter.erase_op(kernel)
+    module.attributes["gpu.container_module"] = UnitAttr()
+    return contexts

@@ -1,0 +1,96 @@
+"""``lower-to-nvvm``: tile-level (or scheduled-level) kernels -> upstream gpu/nvgpu/nvvm.
+
+The pass works in three steps:
+
+1. ``nvvm_kernel.lower_kernels`` moves each kernel into a ``gpu.func`` of one
+   ``gpu.module``, places the shared buffers in one shared memory buffer, turns
+   register fragments into per-thread storage and ``pipeline.for`` into ``scf.for``;
+2. the sync ops are lowered (``nvvm_sync``) -- first, so that async-copy tokens have
+   no users left;
+3. the tile ops are lowered to per-thread code (``nvvm_copy``, ``nvvm_gemm``,
+   ``nvvm_elementwise``).
+
+The result contains only ops of upstream MLIR 22.1.8 dialects (``gpu``, ``nvgpu``,
+``nvvm``, ``memref``, ``vector``, ``scf``, ``arith``, ``math``, ``llvm``); its generic
+form is what ``lowering/upstream.py`` hands to upstream MLIR for PTX.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
+from tilepipe.dialects.tile import TileOp
+from tilepipe.diagnostics import op_error
+
+from .nvvm_copy import LowerAsyncCopy, LowerCopy
+from .nvvm_elementwise import LowerElementwise, LowerReduce
+from .nvvm_gemm import LowerGemm
+from .nvvm_kernel import KernelContext, lower_kernels
+from .nvvm_sync import (
+    LowerBarrier,
+    LowerCommitGroup,
+    LowerMBarrierUpdate,
+    LowerMBarrierWait,
+    LowerWaitGroup,
+    RejectBulkCopy,
+)
+
+
+def sync_patterns(context: KernelContext) -> list[RewritePattern]:
+    return [
+        LowerBarrier(),
+        LowerCommitGroup(),
+        LowerWaitGroup(),
+        LowerMBarrierUpdate(context),
+        LowerMBarrierWait(context),
+        RejectBulkCopy(context),
+    ]
+
+
+def tile_patterns(context: KernelContext) -> list[RewritePattern]:
+    return [
+        LowerCopy(context),
+        LowerAsyncCopy(context),
+        LowerGemm(context),
+        LowerElementwise(context),
+        LowerReduce(context),
+    ]
+
+
+def _walk(op: Operation, patterns: list[RewritePattern]) -> None:
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier(patterns), apply_recursively=False
+    ).rewrite_region(op.regions[0])
+
+
+def _reject_leftovers(op: Operation) -> None:
+    for inner in op.walk():
+        if isinstance(inner, TileOp) or type(inner) in PIPELINE_SYNC_OPS:
+            raise op_error(inner, "lower-to-nvvm has no lowering for this op")
+
+
+@dataclass(frozen=True)
+class LowerToNVVM(ModulePass):
+    """Lower tile kernels to gpu.func kernels in upstream gpu/nvgpu/nvvm dialects."""
+
+    name = "lower-to-nvvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        contexts = lower_kernels(op)
+        gpu_module = op.body.block.last_op
+        assert gpu_module is not None
+        for kernel, context in zip(gpu_module.regions[0].block.ops, contexts):
+            _walk(kernel, sync_patterns(context))
+            _walk(kernel, tile_patterns(context))
+            _reject_leftovers(kernel)

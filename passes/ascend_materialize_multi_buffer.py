@@ -1,0 +1,86 @@
+"""``ascend-materialize-multi-buffer``: logical (storage, epoch) -> physical slot.
+
+Runs after ``ascend-insert-sync`` (§3.5: the protocol is decided on logical storage,
+the memory layout afterwards).  Every storage with ``ascend.versions = V > 1`` becomes
+one buffer with a leading version dimension (``memref<A x B>`` -> ``memref<V x A x B>``)
+and every access in its owner loop gets the slot of its epoch prepended to its offsets:
+``iteration mod V`` in ``iteration`` mode.  The slot is the same expression the flag
+rings use, so the id of a ring and the slot it protects always agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tilepipe.diagnostics import op_error
+from tilepipe.dialects.pipeline import ForOp
+from tilepipe.dialects.tile import TileOp
+
+from .ascend_multi_buffer import (
+    COUNTER_MODE,
+    MultiBuffer,
+    iteration_slot,
+    loop_top_builder,
+    read_plan,
+)
+from .ascend_resolve_core import is_ascend_kernel
+from .index_arith import IndexBuilder
+from .multi_buffer import versioned_memref_type
+from .operand_rewrite import with_operands
+
+
+def materialize(buffer: MultiBuffer, builder: IndexBuilder) -> None:
+    storage, loop = buffer.storage, buffer.owner
+    assert loop is not None and isinstance(storage.type, MemRefType)
+    if buffer.index_mode == COUNTER_MODE:
+        raise op_error(
+            buffer.alloc, "the counter index mode is not materialized yet (guarded epochs)"
+        )
+    versioned = memref.AllocOp([], [], versioned_memref_type(storage.type, buffer.versions))
+    versioned.memref.name_hint = storage.name_hint
+    versioned.attributes |= buffer.alloc.attributes
+    Rewriter.insert_op(versioned, InsertPoint.after(buffer.alloc))
+    slot = builder.value(iteration_slot(builder, loop, buffer.versions))
+    zero = builder.value(0)
+    for use in list(storage.uses):
+        op = use.operation
+        if not isinstance(op, TileOp):
+            raise op_error(op, "cannot address a slot of a multi-buffered storage")
+        replacements: dict[str, object] = {}
+        for buffer_field, offsets_field, _ in op.REGION_OPERANDS:
+            if getattr(op, buffer_field) is not storage:
+                continue
+            offsets = list(getattr(op, offsets_field)) or [zero] * len(storage.type.get_shape())
+            replacements[buffer_field] = versioned.memref
+            replacements[offsets_field] = [slot, *offsets]
+        # with_operands consumes a detached op; drop its uses before the new op adds
+        # its own, so the use lists of shared operands stay consistent.
+        where = InsertPoint.after(op)
+        op.detach()
+        op.drop_all_references()
+        Rewriter.insert_op(with_operands(op, replacements), where)
+    Rewriter.erase_op(buffer.alloc)
+
+
+@dataclass(frozen=True)
+class AscendMaterializeMultiBuffer(ModulePass):
+    """Turn each multi-buffered storage into a versioned buffer indexed by epoch slot."""
+
+    name = "ascend-materialize-multi-buffer"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in op.walk():
+            if isinstance(kernel, FuncOp) and is_ascend_kernel(kernel):
+                builders: dict[ForOp, IndexBuilder] = {}
+                for buffer in read_plan(kernel).values():
+                    if buffer.versions > 1 and buffer.owner is not None:
+                        if buffer.owner not in builders:
+                            builders[buffer.owner] = loop_top_builder(buffer.owner)
+                        materialize(buffer, builders[buffer.owner])

@@ -1,0 +1,100 @@
+"""``ascend-prepare-multi-buffer``: owners, versions and index modes of on-chip storage.
+
+For every on-chip buffer of an Ascend kernel (see :mod:`passes.ascend_multi_buffer`):
+
+* find its owner loop (one complete epoch per iteration); storage without an owner
+  (accumulators, buffers used across loops) keeps one version;
+* give owned storage ``num_stages`` versions (the search's upper bound), then, while a
+  memory's buffers exceed the target's capacity, take one version away from the owned
+  buffers of that memory (largest first) until it fits; a memory that does not fit even
+  with one version each is an error naming its buffers;
+* choose the index mode: ``counter`` when an epoch is guarded (an access under an
+  ``scf.if``), since then only the executed epochs should advance the slot; else
+  ``iteration``.  A user's ``ascend.index_mode`` on the alloc wins.
+
+The plan is recorded on each ``memref.alloc`` as ``ascend.versions`` and
+``ascend.index_mode``; nothing else changes (that is the point of §3.5: sync is
+inserted on logical storage before the slots are materialized).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+
+from tilepipe.diagnostics import op_error
+from tilepipe.dialects.ascend_pipes import ascend_space
+from tilepipe.targets import AscendTarget, target_of
+
+from .ascend_multi_buffer import (
+    COUNTER_MODE,
+    INDEX_MODE_ATTR,
+    ITERATION_MODE,
+    MultiBuffer,
+    buffer_bytes,
+    capacity_problem,
+    is_guarded,
+    loop_depth_bound,
+    on_chip_allocs,
+    owner_of,
+    record,
+)
+from .ascend_resolve_core import is_ascend_kernel
+
+
+def plan_multi_buffers(kernel: FuncOp, target: AscendTarget) -> dict[SSAValue, MultiBuffer]:
+    plan: dict[SSAValue, MultiBuffer] = {}
+    for alloc in on_chip_allocs(kernel):
+        owner = owner_of(alloc.memref)
+        versions = loop_depth_bound(owner) if owner is not None else 1
+        user_mode = alloc.attributes.get(INDEX_MODE_ATTR)
+        if isinstance(user_mode, StringAttr):
+            if user_mode.data not in (ITERATION_MODE, COUNTER_MODE):
+                raise op_error(
+                    alloc, f"unknown index mode '{user_mode.data}' (iteration or counter)"
+                )
+            mode = user_mode.data
+        elif owner is not None and is_guarded(alloc.memref, owner):
+            mode = COUNTER_MODE
+        else:
+            mode = ITERATION_MODE
+        plan[alloc.memref] = MultiBuffer(alloc, owner, versions, mode)
+    while (problem := capacity_problem(plan, target.capacities)) is not None:
+        space, used, capacity = problem
+        shrinkable = [
+            b for b in plan.values()
+            if b.versions > 1 and ascend_space(b.storage.type) == space
+        ]
+        if not shrinkable:
+            names = ", ".join(
+                f"{b.storage.name_hint or '?'} ({buffer_bytes(b.storage.type)} B)"
+                for b in plan.values()
+                if ascend_space(b.storage.type) == space
+            )
+            raise op_error(
+                kernel,
+                f"{space.value} needs {used} bytes but {target.name} has {capacity}: {names}",
+            )
+        largest = max(shrinkable, key=lambda b: buffer_bytes(b.storage.type) * b.versions)
+        plan[largest.storage] = replace(largest, versions=largest.versions - 1)
+    return plan
+
+
+@dataclass(frozen=True)
+class AscendPrepareMultiBuffer(ModulePass):
+    """Choose owners, versions (num_stages bounded by capacity) and index modes."""
+
+    name = "ascend-prepare-multi-buffer"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in op.walk():
+            if isinstance(kernel, FuncOp) and is_ascend_kernel(kernel):
+                target = target_of(kernel)
+                assert isinstance(target, AscendTarget)
+                for buffer in plan_multi_buffers(kernel, target).values():
+                    record(buffer)

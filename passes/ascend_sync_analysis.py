@@ -1,0 +1,256 @@
+"""InsertSync's model (§4.4): sync sites, dependence edges with distance, sync points.
+
+* A *site* is a tile op with the pipe and core ``ascend-resolve-core`` gave it, its
+  position in program order and the pipelined loop it lies in (if any).
+* A *dependence edge* ``src -> dst`` with a distance: ``dst`` of iteration k + d must
+  follow ``src`` of iteration k.  Inside a loop the distances come from
+  :class:`LoopAccessAnalysis`; a loop-carried dependence on storage the loop owns with
+  V versions has distance V (the slot comes back after V iterations: the chapter's
+  "unresolved -> the ring width"), on other storage 1.  Between top-level items
+  (straight-line ops and whole loops) edges have distance 0.
+* Redundant edges are pruned by a transitive closure, tightest edges first (smaller
+  distance, later producer, earlier consumer): an edge is implied when a path of kept
+  edges and same-pipe issue order -- with at least one kept edge, since issue order
+  alone does not order MTE/FIX completions -- has a total distance <= its own.
+* A *sync point* is a kept edge with the versions of its ring and how it
+  materializes: nothing (same S/V/M pipe), a ``pipe_barrier`` (same MTE/FIX pipe), a
+  cross-core flag (different cores) or a set/wait pair on the canonical hard event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from xdsl.dialects import scf
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation, SSAValue
+
+from tilepipe.diagnostics import op_error
+from tilepipe.dialects.ascend_pipes import Core, HardEvent, Pipe, canonical_hard_event
+from tilepipe.dialects.pipeline import ForOp
+from tilepipe.dialects.tile import TileOp
+
+from .access_analysis import DependenceKind, LoopAccessAnalysis, op_accesses
+from .ascend_multi_buffer import MultiBuffer
+from .ascend_resolve_core import op_core, op_pipe
+
+
+@dataclass(frozen=True, eq=False)
+class SyncSite:
+    op: TileOp
+    pipe: Pipe
+    core: Core
+    position: int
+    loop: ForOp | None
+
+    @property
+    def item(self) -> Operation:
+        """The top-level statement holding the site: its loop, or the op itself."""
+        return self.loop if self.loop is not None else self.op
+
+
+@dataclass(frozen=True, eq=False)
+class DepEdge:
+    src: SyncSite
+    dst: SyncSite
+    distance: int
+    buffer: SSAValue
+    kind: str  # raw, war, waw
+
+    @property
+    def in_loop(self) -> bool:
+        return self.src.loop is not None and self.src.loop is self.dst.loop
+
+    @property
+    def name(self) -> str:
+        return f"{self.buffer.name_hint or 'buffer'}:{self.kind}"
+
+
+class SyncKind(Enum):
+    NONE = "none"
+    BARRIER = "barrier"
+    FLAG = "flag"
+    CROSS_CORE = "cross_core"
+
+
+@dataclass(frozen=True, eq=False)
+class SyncPoint:
+    edge: DepEdge
+    kind: SyncKind
+    versions: int  # event ids of the ring (1: one static id)
+
+    @property
+    def event(self) -> HardEvent:
+        return canonical_hard_event(self.edge.src.pipe, self.edge.dst.pipe)
+
+    @property
+    def is_ring(self) -> bool:
+        """A flag set in one iteration and waited in a later one: primed and drained."""
+        return self.edge.in_loop and self.edge.distance >= 1
+
+
+def sync_kind(src: SyncSite, dst: SyncSite) -> SyncKind:
+    if src.core != dst.core:
+        return SyncKind.CROSS_CORE
+    if src.pipe == dst.pipe:
+        return SyncKind.NONE if src.pipe.keeps_own_order else SyncKind.BARRIER
+    return SyncKind.FLAG
+
+
+# --------------------------------------------------------------------------- sites
+
+
+def collect_sites(kernel: FuncOp) -> list[SyncSite]:
+    sites: list[SyncSite] = []
+    for op in kernel.walk():
+        if isinstance(op, scf.IfOp) and _enclosing_loop(op) is not None:
+            raise op_error(op, "ascend-insert-sync does not support guarded epochs yet")
+        if not isinstance(op, TileOp):
+            continue
+        pipe, core = op_pipe(op), op_core(op)
+        if pipe is None or core is None:
+            raise op_error(op, "has no pipe; run ascend-resolve-core first")
+        loop = _enclosing_loop(op)
+        if loop is not None and op.parent_op() is not loop:
+            raise op_error(op, "must be a direct statement of its pipelined loop")
+        if loop is None and op.parent_op() is not kernel:
+            raise op_error(op, "must be at the kernel's top level or in a pipelined loop")
+        sites.append(SyncSite(op, pipe, core, len(sites), loop))
+    return sites
+
+
+def _enclosing_loop(op: Operation) -> ForOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, ForOp | FuncOp):
+        parent = parent.parent_op()
+    return parent if isinstance(parent, ForOp) else None
+
+
+# --------------------------------------------------------------------------- edges
+
+
+_KIND_NAMES = {DependenceKind.FLOW: "raw", DependenceKind.ANTI: "war", DependenceKind.OUTPUT: "waw"}
+
+
+def dependence_edges(
+    sites: Sequence[SyncSite], plan: dict[SSAValue, MultiBuffer]
+) -> list[DepEdge]:
+    by_op = {site.op: site for site in sites}
+    edges: list[DepEdge] = []
+    loops = []
+    for site in sites:
+        if site.loop is not None and site.loop not in loops:
+            loops.append(site.loop)
+    for loop in loops:
+        for dep in LoopAccessAnalysis(loop).dependences():
+            if dep.buffer is None:
+                raise op_error(dep.source, "has effects ascend-insert-sync cannot see")
+            src, dst = by_op.get(dep.source), by_op.get(dep.target)
+            if src is None or dst is None:
+                continue
+            distance = dep.distance
+            if distance != 0:
+                info = plan.get(dep.buffer)
+                distance = info.versions if info is not None and info.owner is loop else 1
+            edges.append(DepEdge(src, dst, distance, dep.buffer, _KIND_NAMES[dep.kind]))
+    for src in sites:
+        for dst in sites:
+            if src.item is dst.item or src.position > dst.position:
+                continue
+            for a in op_accesses(src.op):
+                for b in op_accesses(dst.op):
+                    if a.buffer is b.buffer and (a.writes or b.writes):
+                        kind = "raw" if a.writes and b.reads else "war" if b.writes and a.reads else "waw"
+                        edges.append(DepEdge(src, dst, 0, a.buffer, kind))
+    return _unique_edges(edges)
+
+
+def _unique_edges(edges: list[DepEdge]) -> list[DepEdge]:
+    """One edge per (src, dst, distance), keeping the first kind (raw before war)."""
+    seen: dict[tuple[int, int, int], DepEdge] = {}
+    for edge in edges:
+        key = (edge.src.position, edge.dst.position, edge.distance)
+        seen.setdefault(key, edge)
+    return list(seen.values())
+
+
+# --------------------------------------------------------------------------- closure
+
+INFINITY = 1 << 30
+
+
+def _issue_order_distance(x: SyncSite, y: SyncSite) -> int | None:
+    """Distance of the implicit edge x -> y of one pipe's issue order, if any."""
+    if x.pipe != y.pipe or x.core != y.core:
+        return None
+    if x.item is y.item and x.loop is not None:
+        return 0 if x.position < y.position else 1
+    if x.position < y.position:
+        return 0
+    return None
+
+
+def implied_distance(
+    src: SyncSite, dst: SyncSite, sites: Sequence[SyncSite], kept: Sequence[DepEdge]
+) -> int:
+    """The smallest total distance of a path src -> dst that uses at least one kept
+    edge (INFINITY when there is none)."""
+    n = len(sites)
+    # best[0][i]: no kept edge used yet; best[1][i]: at least one.
+    best = [[INFINITY] * n, [INFINITY] * n]
+    best[0][src.position] = 0
+    out_edges: dict[int, list[tuple[int, int, bool]]] = {i: [] for i in range(n)}
+    for x in sites:
+        for y in sites:
+            d = _issue_order_distance(x, y)
+            if d is not None:
+                out_edges[x.position].append((y.position, d, False))
+    for edge in kept:
+        out_edges[edge.src.position].append((edge.dst.position, edge.distance, True))
+    # Bellman-Ford: distances are non-negative and the graph is small.
+    for _ in range(2 * n):
+        changed = False
+        for layer in (0, 1):
+            for u in range(n):
+                if best[layer][u] >= INFINITY:
+                    continue
+                for v, d, explicit in out_edges[u]:
+                    target = 1 if (layer or explicit) else 0
+                    if best[layer][u] + d < best[target][v]:
+                        best[target][v] = best[layer][u] + d
+                        changed = True
+        if not changed:
+            break
+    return best[1][dst.position]
+
+
+def prune_redundant(edges: Sequence[DepEdge], sites: Sequence[SyncSite]) -> list[DepEdge]:
+    """The edges that need a sync, tightest first; implied ones are dropped."""
+    order = sorted(edges, key=lambda e: (e.distance, -e.src.position, e.dst.position))
+    kept: list[DepEdge] = []
+    for edge in order:
+        if sync_kind(edge.src, edge.dst) == SyncKind.NONE:
+            continue
+        if implied_distance(edge.src, edge.dst, sites, kept) <= edge.distance:
+            continue
+        kept.append(edge)
+    return kept
+
+
+def sync_points(
+    kernel: FuncOp, plan: dict[SSAValue, MultiBuffer]
+) -> tuple[list[SyncSite], list[DepEdge], list[SyncPoint]]:
+    """Sites, all dependence edges, and the sync points the kernel needs."""
+    sites = collect_sites(kernel)
+    edges = dependence_edges(sites, plan)
+    points = []
+    for edge in prune_redundant(edges, sites):
+        versions = 1
+        info = plan.get(edge.buffer)
+        if edge.in_loop and info is not None and info.owner is edge.src.loop:
+            versions = info.versions
+        points.append(SyncPoint(edge, sync_kind(edge.src, edge.dst), versions))
+    points.sort(key=lambda p: (p.edge.dst.position, p.edge.src.position))
+    return sites, edges, points

@@ -1,0 +1,78 @@
+"""``inject-software-pipeline``: modulo-schedule pipelined loops, multi-buffer their
+buffers and expand their mbarriers per stage (the chapter's §2.3-§3.2).
+
+For every ``pipeline.for`` carrying a schedule (run ``pipeline-planning`` first):
+
+1. validate it (``pipeline-validate``'s rules; the transformation is only sound for a
+   valid schedule);
+2. give each buffer its versions (``use - def + 1``, tightened) as a leading dimension;
+3. ring-expand the mbarrier arrays the loop arrives on to ``depth`` slots with parity;
+4. emit prologue / steady-state ``scf.for`` / epilogue with the skew ``k - stage``.
+
+The output is the scheduled level: no ``pipeline.for`` is left.  With
+``report=text|json`` the pass prints, per loop, what it decided (see
+``pipeline_report``) to stdout before rewriting.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from tilepipe.dialects.pipeline import ForOp
+from tilepipe.diagnostics import op_error
+from tilepipe.passes.barrier_expansion import BarrierExpansion
+from tilepipe.passes.modulo_schedule import ModuloScheduler
+from tilepipe.passes.multi_buffer import MultiBuffering
+from tilepipe.passes.pipeline_report import REPORT_FORMATS, describe_loop, format_report
+from tilepipe.passes.pipeline_validate import ValidatedLoop, check_step, validate_pipeline_loop
+
+
+def pipeline_loop(validated: ValidatedLoop) -> None:
+    """Rewrite one validated loop into its scheduled form."""
+    schedule = validated.schedule
+    step = check_step(schedule.loop)
+    rewriter = Rewriter()
+    multi_buffering = MultiBuffering(validated.versions)
+    barriers = BarrierExpansion(schedule.loop, schedule.depth)
+    multi_buffering.materialize(rewriter)
+    barriers.materialize(rewriter)
+    ModuloScheduler(schedule, step, multi_buffering, barriers).emit(rewriter)
+    multi_buffering.finalize(rewriter)
+    barriers.finalize(rewriter)
+
+
+@dataclass(frozen=True)
+class InjectSoftwarePipeline(ModulePass):
+    """Modulo-schedule pipelined loops with multi-buffering and barrier expansion."""
+
+    name = "inject-software-pipeline"
+
+    report: str = "none"
+    """Print a per-loop report before rewriting: none, text or json."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.report not in REPORT_FORMATS:
+            raise PassFailedException(
+                f"inject-software-pipeline: report must be one of "
+                f"{', '.join(REPORT_FORMATS)}, got '{self.report}'"
+            )
+        validated: list[ValidatedLoop] = []
+        for loop in [o for o in op.walk() if isinstance(o, ForOp)]:
+            result = validate_pipeline_loop(loop)
+            if result is None:
+                raise op_error(
+                    loop,
+                    "loop has no stage/order schedule; run pipeline-planning first",
+                )
+            validated.append(result)
+        if self.report != "none":
+            sys.stdout.write(format_report([describe_loop(v) for v in validated], self.report))
+        for result in validated:
+            pipeline_loop(result)

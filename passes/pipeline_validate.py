@@ -1,0 +1,245 @@
+"""``pipeline-validate``: check that a loop's stage/order schedule is legal.
+
+The rules (the chapter's §2.2, made exact for the transformation tilepipe performs):
+
+* the step is a positive constant, and no pipelined loop is nested in another;
+* orders are unique;
+* every dependence src -> dst (same iteration) has stage(src) <= stage(dst), and
+  order(src) < order(dst) when the stages are equal;
+* a loop-carried dependence between two accesses that land in the same buffer version
+  (their distance is a multiple of the buffer's version count) is not inverted by the
+  skew: src of iteration k still runs before dst of iteration k + d;
+* a value produced by a statement is only used in its stage, by later statements;
+* a multi-buffered buffer is a ``memref.alloc`` touched only by analyzable accesses of
+  the loop, and every read of it is covered by a write earlier in the same iteration
+  (its versions carry nothing from one iteration to the next).
+
+These are exactly the conditions under which ``inject-software-pipeline`` preserves the
+sequential semantics, so the transformation validates before it rewrites.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from tilepipe.dialects.pipeline import ForOp
+from tilepipe.dialects.tile import TileOp, constant_index
+from tilepipe.diagnostics import op_error
+from tilepipe.passes.access_analysis import LoopAccessAnalysis, RegionAccess
+from tilepipe.passes.barrier_expansion import is_mbarrier_array
+from tilepipe.passes.buffer_versions import BufferVersions, compute_buffer_versions
+from tilepipe.passes.pipeline_schedule import LoopSchedule, read_schedule
+
+
+@dataclass
+class ValidatedLoop:
+    """What validation computed, handed on to the transformation and the report."""
+
+    schedule: LoopSchedule
+    analysis: LoopAccessAnalysis
+    versions: list[BufferVersions]
+
+
+def check_step(loop: ForOp) -> int:
+    step = constant_index(loop.step)
+    if step is None or step < 1:
+        what = "a value known only at run time" if step is None else str(step)
+        raise op_error(
+            loop, f"step must be a positive constant to pipeline the loop, got {what}"
+        )
+    return step
+
+
+def validate_pipeline_loop(loop: ForOp) -> ValidatedLoop | None:
+    """Raise an op error for the first violated rule; None when the loop carries no
+    stage/order schedule yet (only ``num_stages``)."""
+    schedule = read_schedule(loop)
+    if schedule is None:
+        if (loop.int_annotation("num_stages") or 0) >= 1:
+            check_step(loop)
+        return None
+    check_step(loop)
+    _check_unique_orders(schedule)
+    _check_value_uses(schedule)
+    analysis = LoopAccessAnalysis(loop)
+    versions = compute_buffer_versions(schedule, analysis)
+    for info in versions:
+        if info.is_multi_buffered:
+            _check_multi_buffered(schedule, analysis, info)
+    slots = {v.buffer: v.versions for v in versions}
+    for array in {a.buffer for a in analysis.all_accesses() if a.buffer is not None}:
+        if is_mbarrier_array(array, loop):
+            slots[array] = schedule.depth
+    _check_dependences(schedule, analysis, slots)
+    return ValidatedLoop(schedule, analysis, versions)
+
+
+def _check_unique_orders(schedule: LoopSchedule) -> None:
+    seen: dict[int, Operation] = {}
+    for op in schedule.statements:
+        order = schedule.order(op)
+        if order in seen:
+            raise op_error(
+                schedule.loop,
+                f"two statements have the same order ({order}): "
+                f"'{seen[order].name}' and '{op.name}'",
+            )
+        seen[order] = op
+
+
+def _statement_of(op: Operation, loop: ForOp) -> Operation:
+    """The direct child of the loop body that contains ``op``."""
+    while op.parent_op() is not loop:
+        parent = op.parent_op()
+        assert parent is not None
+        op = parent
+    return op
+
+
+def _statement_users(value: SSAValue, loop: ForOp, statements: set[Operation]):
+    """Statements using ``value``, looking through the pure ops of the body."""
+    for use in value.uses:
+        user = _statement_of(use.operation, loop)
+        if user in statements:
+            yield user
+        else:
+            for result in user.results:
+                yield from _statement_users(result, loop, statements)
+
+
+def _check_value_uses(schedule: LoopSchedule) -> None:
+    statements = set(schedule.statements)
+    for producer in schedule.statements:
+        for result in producer.results:
+            for user in _statement_users(result, schedule.loop, statements):
+                if schedule.stage(user) != schedule.stage(producer):
+                    raise op_error(
+                        user,
+                        f"{schedule.describe(user)} uses a value produced by "
+                        f"{schedule.describe(producer)}; values cannot cross stages",
+                    )
+                if schedule.order(user) < schedule.order(producer):
+                    raise op_error(
+                        user,
+                        f"{schedule.describe(user)} uses a value produced by "
+                        f"{schedule.describe(producer)}, which is ordered after it",
+                    )
+
+
+def _check_multi_buffered(
+    schedule: LoopSchedule, analysis: LoopAccessAnalysis, info: BufferVersions
+) -> None:
+    buffer, loop = info.buffer, schedule.loop
+    what = f"buffer needs {info.versions} versions (written in stage {info.def_stage}, read in stage {info.use_stage})"
+    if not isinstance(buffer.owner, memref.AllocOp):
+        first = analysis.accesses_of(buffer)[0].op
+        raise op_error(first, f"{what} but is not a memref.alloc: it cannot be multi-buffered")
+    for use in buffer.uses:
+        user = use.operation
+        if not loop.is_ancestor(user):
+            if not isinstance(user, memref.DeallocOp):
+                raise op_error(
+                    user,
+                    f"uses a {what} outside the pipelined loop; multi-buffering "
+                    "keeps one version per in-flight iteration only",
+                )
+        elif user.parent_op() is not loop or not isinstance(
+            user, TileOp | memref.LoadOp | memref.StoreOp
+        ):
+            raise op_error(user, f"touches a {what} in a way the pipeliner cannot version")
+    accesses = analysis.accesses_of(buffer)
+    for read in (a for a in accesses if a.reads):
+        if not any(
+            w.writes
+            and w.op is not read.op
+            and analysis.program_order_precedes(w.op, read.op)
+            and analysis.covers(w, read)
+            for w in accesses
+        ):
+            raise op_error(
+                read.op,
+                f"reads a {what} not fully written earlier in the same iteration; "
+                "its versions cannot carry values between iterations",
+            )
+
+
+def _check_dependences(
+    schedule: LoopSchedule, analysis: LoopAccessAnalysis, slots: dict[SSAValue, int]
+) -> None:
+    for source in schedule.statements:
+        for target in schedule.statements:
+            for a in analysis.accesses(source):
+                for b in analysis.accesses(target):
+                    if a.writes or b.writes:
+                        _check_pair(schedule, analysis, slots, a, b)
+
+
+def _check_pair(
+    schedule: LoopSchedule,
+    analysis: LoopAccessAnalysis,
+    slots: dict[SSAValue, int],
+    a: RegionAccess,
+    b: RegionAccess,
+) -> None:
+    """``a`` of iteration k precedes ``b`` of iteration k + d sequentially; in the
+    pipelined loop they run in time slots k + stage(a) and k + d + stage(b)."""
+    if a.buffer is not b.buffer and not (a.is_opaque or b.is_opaque):
+        return
+    source, target = a.op, b.op
+    stage_a, order_a = schedule.stage(source), schedule.order(source)
+    stage_b, order_b = schedule.stage(target), schedule.order(target)
+    through = _through(a, b)
+    if source is not target and analysis.program_order_precedes(source, target):
+        if analysis.may_intersect(a, b, 0):
+            if stage_a > stage_b:
+                raise op_error(
+                    target,
+                    f"{schedule.describe(target)} depends on "
+                    f"{schedule.describe(source)} in a later stage ({through})",
+                )
+            if stage_a == stage_b and order_a > order_b:
+                raise op_error(
+                    target,
+                    f"{schedule.describe(target)} depends on "
+                    f"{schedule.describe(source)} in the same stage but is ordered "
+                    f"before it ({through})",
+                )
+    period = 1 if a.is_opaque or b.is_opaque else slots.get(a.buffer, 1)
+    for distance in range(period, stage_a - stage_b + 1, period):
+        inverted = distance + stage_b < stage_a or order_b < order_a
+        if inverted and analysis.may_intersect(a, b, distance):
+            raise op_error(
+                target,
+                f"{schedule.describe(target)} of iteration k+{distance} would run "
+                f"before {schedule.describe(source)} of iteration k, which it depends "
+                f"on ({through}, loop-carried)",
+            )
+
+
+def _through(a: RegionAccess, b: RegionAccess) -> str:
+    if a.is_opaque or b.is_opaque:
+        return "through memory effects the analysis cannot see"
+    kind = "write-after-write"
+    if a.writes and b.reads and not b.writes:
+        kind = "read-after-write"
+    elif a.reads and not a.writes:
+        kind = "write-after-read"
+    name = a.buffer.name_hint if a.buffer is not None and a.buffer.name_hint else "buffer"
+    return f"{kind} on %{name}"
+
+
+@dataclass(frozen=True)
+class PipelineValidate(ModulePass):
+    """Check stage/order annotations of pipelined loops against their dependences."""
+
+    name = "pipeline-validate"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for loop in [o for o in op.walk() if isinstance(o, ForOp)]:
+            validate_pipeline_loop(loop)

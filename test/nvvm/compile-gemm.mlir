@@ -1,0 +1,29 @@
+// tilepipe compile takes the chapter's GEMM from tile level to PTX through every
+// registered CUDA pass, upstream MLIR and ptxas (which must accept the PTX).
+
+// RUN: tilepipe compile %examples/gemm.mlir --target sm_80 -o %t.sm80.ptx 2>&1 | filecheck %s --check-prefix=SUMMARY
+// RUN: filecheck %s --check-prefix=PTX80 < %t.sm80.ptx
+// RUN: tilepipe compile %examples/gemm.mlir --target sm_90 --num-stages 2 -q -o %t.sm90.ptx
+// RUN: filecheck %s --check-prefix=PTX90 < %t.sm90.ptx
+// RUN: tilepipe compile %examples/gemm.mlir --target sm_80 --emit nvvm --no-ptxas -q | filecheck %s --check-prefix=NVVM
+
+// SUMMARY:      tilepipe compile {{.*}}gemm.mlir --target sm_80
+// SUMMARY:        lower-to-nvvm {{.*}} gpu.func @gemm (128 threads,
+// SUMMARY:        upstream MLIR {{.*}} passes to ptx
+// SUMMARY:        ptxas {{.*}} accepted
+// SUMMARY:        kernel @gemm: {{[0-9]+}} registers, {{.*}} (sm_80)
+
+// PTX80:      .target sm_80
+// PTX80:      .visible .entry gemm(
+// PTX80:      ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX80:      ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// PTX80:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+// PTX90:      .target sm_90
+// PTX90:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+// NVVM:       module attributes {gpu.container_module} {
+// NVVM:         gpu.module @tilepipe_kernels {
+// NVVM:           gpu.func @gemm({{.*}}) {{.*}}kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 8, 8, 1>
+// NVVM:             nvgpu.ldmatrix
+// NVVM:             nvgpu.mma.sync

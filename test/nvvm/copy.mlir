@@ -1,0 +1,56 @@
+// lower-to-nvvm: copies become per-thread loops; 16-byte vector accesses where the
+// row length and the offsets prove 16-byte alignment, scalar accesses otherwise.
+
+// RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
+
+// A 128x64 f16 tile is 1024 chunks of 8 elements: 8 rounds of 128 threads.
+// CHECK-LABEL: "gpu.func"() <{function_type = (memref<1024x1024xf16>) -> (), known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 8, 8, 1>, workgroup_attrib_attrs = [{llvm.align = 16 : i64}]}>
+// CHECK:         ^{{.*}}(%{{.*}}: memref<1024x1024xf16>, %[[SMEM:.*]]: memref<16384xi8, 3 : i64>):
+// CHECK:         %[[A_S:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<16384xi8, 3 : i64> to memref<128x64xf16, 3 : i64>
+// CHECK:         %[[TID:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK:           %[[V:.*]] = "vector.load"(%{{.*}}) <{alignment = 16 : i64}> : (memref<1024x1024xf16>, index, index) -> vector<8xf16>
+// CHECK:           "vector.store"(%[[V]], %[[A_S]], %{{.*}}) <{alignment = 16 : i64}> : (vector<8xf16>, memref<128x64xf16, 3 : i64>, index, index) -> ()
+// CHECK:       }) {sym_name = "copy_in", gpu.kernel, workgroup_attributions = 1 : i64}
+func.func @copy_in(%A: memref<1024x1024xf16>)
+    attributes {tile.grid = array<i64: 8, 8>, tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c64 = arith.constant 64 : index
+  %bx = tile.block_id x
+  %k = arith.muli %bx, %c64 : index
+  %A_s = memref.alloc() : memref<128x64xf16, "shared">
+  tile.copy<128x64> %A[%k, %k] -> %A_s : memref<1024x1024xf16> -> memref<128x64xf16, "shared">
+  func.return
+}
+
+// -----
+
+// An offset that is not provably a multiple of 8 elements: scalar copies, same
+// thread mapping (each thread still owns 8 consecutive elements).
+// CHECK-LABEL: "gpu.func"
+// CHECK-NOT:     vector.load
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<1024xf16>
+// CHECK-NOT:     vector.store
+// CHECK:       }) {sym_name = "copy_unaligned"
+func.func @copy_unaligned(%A: memref<1024xf16>, %off: index)
+    attributes {tile.threads = 32 : i64, tile.target = "sm_80"} {
+  %A_s = memref.alloc() : memref<256xf16, "shared">
+  tile.copy<256> %A[%off] -> %A_s : memref<1024xf16> -> memref<256xf16, "shared">
+  func.return
+}
+
+// -----
+
+// A register fragment is copied out element by element under its layout: 128x128
+// f32 over 128 threads is 128 registers per thread, register r at element r*128+tid.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         %[[FRAG:.*]] = memref.alloca() : memref<128xf32>
+// CHECK-COUNT-128: memref.load %[[FRAG]][%{{.*}}] : memref<128xf32>
+// CHECK:       }) {sym_name = "copy_out"
+func.func @copy_out(%C: memref<1024x1024xf32>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %zero = arith.constant 0.000000e+00 : f32
+  %C_f = memref.alloc() : memref<128x128xf32, "fragment">
+  tile.fill<128x128> %zero -> %C_f : f32 -> memref<128x128xf32, "fragment">
+  tile.copy<128x128> %C_f -> %C : memref<128x128xf32, "fragment"> -> memref<1024x1024xf32>
+  func.return
+}

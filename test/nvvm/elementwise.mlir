@@ -1,0 +1,56 @@
+// lower-to-nvvm: fill, elementwise and reduce ops as per-thread loops over the
+// elements each thread owns.
+
+// RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
+
+// Shared operands: cooperative chunks of 4 f32 (16 bytes), 64 chunks over 64 threads.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         %[[X:.*]] = memref.view {{.*}} to memref<16x16xf32, 3 : i64>
+// CHECK:         %[[Y:.*]] = memref.view {{.*}} to memref<16x16xf32, 3 : i64>
+// CHECK-COUNT-4: arith.addf
+// CHECK-COUNT-4: arith.maximumf
+// CHECK-COUNT-4: math.exp
+// CHECK:       }) {sym_name = "binary_unary"
+func.func @binary_unary() attributes {tile.threads = 64 : i64, tile.target = "sm_80"} {
+  %x = memref.alloc() : memref<16x16xf32, "shared">
+  %y = memref.alloc() : memref<16x16xf32, "shared">
+  tile.add<16x16> %x, %y -> %x : memref<16x16xf32, "shared">, memref<16x16xf32, "shared"> -> memref<16x16xf32, "shared">
+  tile.max<16x16> %x, %y -> %y : memref<16x16xf32, "shared">, memref<16x16xf32, "shared"> -> memref<16x16xf32, "shared">
+  tile.exp<16x16> %y -> %y : memref<16x16xf32, "shared"> -> memref<16x16xf32, "shared">
+  func.return
+}
+
+// -----
+
+// A cast between a register fragment and shared memory follows the fragment's
+// layout: 32x32 over 128 threads = 8 registers each.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         %[[F:.*]] = memref.alloca() : memref<8xf32>
+// CHECK-COUNT-8: arith.truncf %{{.*}} : f32 to f16
+// CHECK:       }) {sym_name = "cast"
+func.func @cast() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %zero = arith.constant 0.000000e+00 : f32
+  %f = memref.alloc() : memref<32x32xf32, "fragment">
+  %h = memref.alloc() : memref<32x32xf16, "shared">
+  tile.fill<32x32> %zero -> %f : f32 -> memref<32x32xf32, "fragment">
+  tile.cast<32x32> %f -> %h : memref<32x32xf32, "fragment"> -> memref<32x32xf16, "shared">
+  func.return
+}
+
+// -----
+
+// A row max over shared memory: every thread owns destination elements and loops
+// over the reduced axis from -inf.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         %[[NEG_INF:.*]] = arith.constant 0xff800000 : f32
+// CHECK:         %[[MAX:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEG_INF]]) -> (f32) {
+// CHECK:           %[[V:.*]] = memref.load %{{.*}} : memref<64x32xf32, 3 : i64>
+// CHECK:           %[[M:.*]] = arith.maximumf %[[ACC]], %[[V]] : f32
+// CHECK:           scf.yield %[[M]] : f32
+// CHECK:         memref.store %[[MAX]], %{{.*}} : memref<64xf32, 3 : i64>
+func.func @reduce_max() attributes {tile.threads = 64 : i64, tile.target = "sm_80"} {
+  %s = memref.alloc() : memref<64x32xf32, "shared">
+  %m = memref.alloc() : memref<64xf32, "shared">
+  tile.reduce<64x32> max %s -> %m axis 1 : memref<64x32xf32, "shared"> -> memref<64xf32, "shared">
+  func.return
+}

@@ -1,0 +1,70 @@
+// lower-to-nvvm: tile.gemm on tensor cores (ldmatrix + mma.sync m16n8k16) for f16/bf16,
+// as scalar multiply-adds for f32 inputs.
+
+// RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
+
+// 4 warps tile 64x64 as 2x2 warps of 32x32: per 16-wide k step, 2 A fragments
+// (ldmatrix.x4), 4 B fragments (ldmatrix.x2.trans of the row-major KxN B) and
+// 2x4 mma.sync; 4 k steps.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         %[[C:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK-COUNT-2:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = false}> : (memref<64x32xf16, 3 : i64>, index, index) -> vector<4x2xf16>
+// CHECK-COUNT-4:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>, index, index) -> vector<2x2xf16>
+// CHECK:           memref.load %[[C]][%{{.*}}] : memref<32xf32>
+// CHECK:           vector.insert %{{.*}}, %{{.*}} [0, 0] : f32 into vector<2x2xf32>
+// CHECK:           %[[D:.*]] = "nvgpu.mma.sync"(%{{.*}}, %{{.*}}, %{{.*}}) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK:           vector.extract %[[D]][0, 0] : f32 from vector<2x2xf32>
+// CHECK-COUNT-7:   "nvgpu.mma.sync"
+// CHECK-NOT:       "nvgpu.mma.sync"
+// CHECK:         }
+// CHECK:       }) {sym_name = "gemm_f16"
+func.func @gemm_f16(%C: memref<64x64xf32>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %A_s = memref.alloc() : memref<64x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f : memref<64x32xf16, "shared">, memref<32x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  func.return
+}
+
+// -----
+
+// Transposed operands swap the ldmatrix flavours: A^T (KxM) is read with .trans,
+// B^T (NxK) without.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<32x64xbf16, 3 : i64>
+// CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = false}> : (memref<64x32xbf16, 3 : i64>
+// CHECK:         "nvgpu.mma.sync"(%{{.*}}) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>)
+func.func @gemm_bf16_transposed()
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %A_s = memref.alloc() : memref<32x64xbf16, "shared">
+  %B_s = memref.alloc() : memref<64x32xbf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f transpose_a transpose_b : memref<32x64xbf16, "shared">, memref<64x32xbf16, "shared"> -> memref<64x64xf32, "fragment">
+  func.return
+}
+
+// -----
+
+// f32 inputs have no m16n8k16 tensor-core form: every thread runs a K loop of
+// multiply-adds for each accumulator element it owns (cooperative layout).
+// CHECK-LABEL: "gpu.func"
+// CHECK-NOT:     nvgpu
+// CHECK:         %[[C:.*]] = memref.alloca() : memref<8xf32>
+// CHECK:         %[[INIT:.*]] = memref.load %[[C]]
+// CHECK:         %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK:           %[[A:.*]] = memref.load {{.*}} : memref<32x16xf32, 3 : i64>
+// CHECK:           %[[B:.*]] = memref.load {{.*}} : memref<16x32xf32, 3 : i64>
+// CHECK:           %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK:           %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK:           scf.yield %[[S]] : f32
+// CHECK:         memref.store %[[SUM]], %[[C]]
+func.func @gemm_f32()
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %A_s = memref.alloc() : memref<32x16xf32, "shared">
+  %B_s = memref.alloc() : memref<16x32xf32, "shared">
+  %C_f = memref.alloc() : memref<32x32xf32, "fragment">
+  tile.gemm<32x32x16> %A_s, %B_s -> %C_f : memref<32x16xf32, "shared">, memref<16x32xf32, "shared"> -> memref<32x32xf32, "fragment">
+  func.return
+}

@@ -1,0 +1,59 @@
+// lower-to-nvvm rejects what it cannot lower with one located error each.
+
+// RUN: tile-opt %s --split-input-file --verify-diagnostics -p lower-to-nvvm
+
+// expected-error @+1 {{lower-to-nvvm needs a CUDA target, got 'ascend910b'}}
+func.func @ascend_kernel() attributes {tile.target = "ascend910b"} {
+  func.return
+}
+
+// -----
+
+// expected-error @+1 {{needs 200704 bytes of shared memory, sm_80 has 166912 per block}}
+func.func @over_budget() attributes {tile.target = "sm_80"} {
+  %big = memref.alloc() : memref<100352xf16, "shared">
+  func.return
+}
+
+// -----
+
+func.func @bulk_copy_on_sm80(%A: memref<1024x1024xf16>) attributes {tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  // expected-error @+1 {{bulk (TMA) copies need sm_90; target sm_80 has no TMA}}
+  pipeline.bulk_copy<64x64> %A[%c0, %c0] -> %A_s, %bars[%c0] : memref<1024x1024xf16> -> memref<64x64xf16, "shared">, memref<1xi64, "shared">
+  func.return
+}
+
+// -----
+
+func.func @async_copy_too_narrow(%A: memref<1024xf16>) attributes {tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %A_s = memref.alloc() : memref<3xf16, "shared">
+  // expected-error @+1 {{cannot split the tile into aligned 4, 8 or 16-byte cp.async chunks (rows of 3 x 2 bytes)}}
+  %t = pipeline.async_copy<3> %A[%c0] -> %A_s : memref<1024xf16> -> memref<3xf16, "shared">
+  func.return
+}
+
+// -----
+
+func.func @reduce_fragment() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %f = memref.alloc() : memref<64x32xf32, "fragment">
+  %m = memref.alloc() : memref<64xf32, "shared">
+  // expected-error @+1 {{reducing a register fragment is not supported by lower-to-nvvm; copy the tile to shared memory first}}
+  tile.reduce<64x32> sum %f -> %m axis 1 : memref<64x32xf32, "fragment"> -> memref<64xf32, "shared">
+  func.return
+}
+
+// -----
+
+func.func @accumulator_not_the_tile() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %A_s = memref.alloc() : memref<64x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x64xf16, "shared">
+  %C_f = memref.alloc() : memref<128x64xf32, "fragment">
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{a tensor-core accumulator must be exactly the 64x64 tile, got memref<128x64xf32, "fragment">}}
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f[%c0, %c0] : memref<64x32xf16, "shared">, memref<32x64xf16, "shared"> -> memref<128x64xf32, "fragment">
+  func.return
+}

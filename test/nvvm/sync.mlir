@@ -1,0 +1,67 @@
+// lower-to-nvvm: the scheduled-level sync ops as NVVM barriers, cp.async groups and
+// mbarrier ops (test-wait polling on sm_80, try-wait parity on sm_90).
+
+// RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
+
+// CHECK-LABEL: "gpu.func"
+// CHECK:         %[[COPIES:.*]] = "nvgpu.device_async_copy"(%{{.*}}) <{dstElements = 8 : index, bypassL1, operandSegmentSizes = array<i32: 1, 2, 1, 2, 0>}> : (memref<64x64xf16, 3 : i64>, index, index, memref<1024x1024xf16>, index, index) -> !nvgpu.device.async.token
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK-NEXT:    nvvm.cp.async.wait.group 1
+// CHECK-NEXT:    nvvm.barrier0
+// CHECK:         %[[ID:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[N:.*]] = arith.constant 64 : i32
+// CHECK-NEXT:    "nvvm.barrier"(%[[ID]], %[[N]]) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i32, i32) -> ()
+func.func @cp_async_and_barriers(%A: memref<1024x1024xf16>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  %t = pipeline.async_copy<64x64> %A[%c0, %c0] -> %A_s : memref<1024x1024xf16> -> memref<64x64xf16, "shared">
+  pipeline.commit_group %t
+  pipeline.wait_group 1
+  pipeline.barrier
+  pipeline.barrier id = 1, threads = 64
+  func.return
+}
+
+// -----
+
+// sm_80: thread 0 initialises and arrives; every thread polls test_wait.parity.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         %[[BARS:.*]] = memref.view {{.*}} to memref<2xi64, 3 : i64>
+// CHECK:         scf.if
+// CHECK:           "memref.extract_aligned_pointer_as_index"(%[[BARS]])
+// CHECK:           %[[PTR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK:           "nvvm.mbarrier.init"(%[[PTR]], %{{.*}}) : (!llvm.ptr<3>, i32) -> ()
+// CHECK:         scf.if
+// CHECK:           "nvvm.mbarrier.arrive.expect_tx"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, i32) -> ()
+// CHECK:         scf.while
+// CHECK:           %[[DONE:.*]] = "nvvm.mbarrier.test.wait"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, i32) -> i1
+// CHECK:           scf.condition
+// CHECK-NOT:     try_wait
+// CHECK:       }) {sym_name = "mbarrier_sm80"
+func.func @mbarrier_sm80() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bars = memref.alloc() : memref<2xi64, "shared">
+  pipeline.mbarrier_init %bars[%c1], arrivals = 1 : memref<2xi64, "shared">
+  pipeline.mbarrier_arrive_expect_tx %bars[%c1], bytes = 16384 : memref<2xi64, "shared">
+  pipeline.mbarrier_test_wait %bars[%c1], %c0 : memref<2xi64, "shared">
+  func.return
+}
+
+// -----
+
+// sm_90: the parity wait is nvvm.mbarrier.try_wait.parity.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         "nvvm.mbarrier.arrive"(%{{.*}}) : (!llvm.ptr<3>) -> i64
+// CHECK:         %[[PARITY:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK:         "nvvm.mbarrier.try_wait.parity"(%{{.*}}, %[[PARITY]], %{{.*}}) : (!llvm.ptr<3>, i32, i32) -> ()
+// CHECK-NOT:     test.wait
+func.func @mbarrier_sm90() attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  pipeline.mbarrier_init %bars[%c0], arrivals = 128 : memref<1xi64, "shared">
+  pipeline.mbarrier_arrive %bars[%c0] : memref<1xi64, "shared">
+  pipeline.mbarrier_wait_parity %bars[%c0], %c0 : memref<1xi64, "shared">
+  func.return
+}

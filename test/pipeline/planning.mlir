@@ -1,0 +1,222 @@
+// RUN: tile-opt %s --split-input-file -p pipeline-planning | filecheck %s
+
+// TileLang's plan for the chapter's GEMM body at num_stages = 3: copies at stage 0,
+// the gemm at the last stage; num_stages is dropped and the depth recorded.
+
+// CHECK-LABEL: func.func @copy_copy_gemm_3
+// CHECK:       pipeline.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} depth = 3 {
+// CHECK-NEXT:    arith.muli
+// CHECK-NEXT:    tile.copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 1 : i64}
+// CHECK-NEXT:    tile.gemm{{.*}} {pipeline.stage = 2 : i64, pipeline.order = 2 : i64}
+// CHECK-NOT:   num_stages
+func.func @copy_copy_gemm_3(%A: memref<256x256xf16>, %B: memref<256x256xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 3 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%c0, %k0] -> %A_s : memref<256x256xf16> -> memref<64x64xf16, "shared">
+    tile.copy<64x64> %B[%k0, %c0] -> %B_s : memref<256x256xf16> -> memref<64x64xf16, "shared">
+    tile.gemm<64x64x64> %A_s, %B_s -> %C_f : memref<64x64xf16, "shared">, memref<64x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  }
+  func.return
+}
+
+// -----
+
+// At num_stages = 2 the gemm lands in stage 1.
+
+// CHECK-LABEL: func.func @copy_copy_gemm_2
+// CHECK:       depth = 2
+// CHECK:         tile.copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 1 : i64}
+// CHECK-NEXT:    tile.gemm{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 2 : i64}
+func.func @copy_copy_gemm_2(%A: memref<256x256xf16>, %B: memref<256x256xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 2 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%c0, %k0] -> %A_s : memref<256x256xf16> -> memref<64x64xf16, "shared">
+    tile.copy<64x64> %B[%k0, %c0] -> %B_s : memref<256x256xf16> -> memref<64x64xf16, "shared">
+    tile.gemm<64x64x64> %A_s, %B_s -> %C_f : memref<64x64xf16, "shared">, memref<64x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  }
+  func.return
+}
+
+// -----
+
+// At num_stages = 1 the rotation does not apply (it needs >= 2): the gemm is issued
+// first, in stage 1, and the copies for the next iteration after it.
+
+// CHECK-LABEL: func.func @copy_copy_gemm_1
+// CHECK:       depth = 1
+// CHECK:         tile.copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 1 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 2 : i64}
+// CHECK-NEXT:    tile.gemm{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 0 : i64}
+func.func @copy_copy_gemm_1(%A: memref<256x256xf16>, %B: memref<256x256xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 1 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%c0, %k0] -> %A_s : memref<256x256xf16> -> memref<64x64xf16, "shared">
+    tile.copy<64x64> %B[%k0, %c0] -> %B_s : memref<256x256xf16> -> memref<64x64xf16, "shared">
+    tile.gemm<64x64x64> %A_s, %B_s -> %C_f : memref<64x64xf16, "shared">, memref<64x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  }
+  func.return
+}
+
+// -----
+
+// A copy into shared and its consumer copying out (TileLang's copy/consumer plan).
+
+// CHECK-LABEL: func.func @copy_consumer_2
+// CHECK:       depth = 2
+// CHECK:         tile.copy{{.*}} -> %S {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} %S -> {{.*}} {pipeline.stage = 1 : i64, pipeline.order = 1 : i64}
+func.func @copy_consumer_2(%A: memref<256x64xf32>, %C: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.alloc() : memref<64x64xf32, "shared">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 2 {
+    %row = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%row, %c0] -> %S : memref<256x64xf32> -> memref<64x64xf32, "shared">
+    tile.copy<64x64> %S -> %C[%row, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
+  }
+  func.return
+}
+
+// -----
+
+// A scalar load feeding a copy's offset is planned with the copy (TileLang's
+// producer_for_copy), right before it.
+
+// CHECK-LABEL: func.func @producer_for_copy
+// CHECK:         memref.load {{.*}} {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
+// CHECK:         tile.copy{{.*}} -> %S {pipeline.stage = 0 : i64, pipeline.order = 1 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} %S -> {{.*}} {pipeline.stage = 1 : i64, pipeline.order = 2 : i64}
+func.func @producer_for_copy(%ids: memref<4xindex>, %A: memref<256x64xf32>, %C: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.alloc() : memref<64x64xf32, "shared">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 2 {
+    %id = memref.load %ids[%k] : memref<4xindex>
+    %row = arith.muli %id, %c64 : index
+    %out = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%row, %c0] -> %S : memref<256x64xf32> -> memref<64x64xf32, "shared">
+    tile.copy<64x64> %S -> %C[%out, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
+  }
+  func.return
+}
+
+// -----
+
+// Explicit arrays become per-op attributes; without num_stages the depth is
+// max(stage) + 1.
+
+// CHECK-LABEL: func.func @explicit_arrays
+// CHECK:       pipeline.for {{.*}} depth = 2 {
+// CHECK-NOT:     stage = [
+// CHECK:         tile.copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 1 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 0 : i64}
+func.func @explicit_arrays(%A: memref<256x64xf32>, %C: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.alloc() : memref<64x64xf32, "shared">
+  pipeline.for %k = %c0 to %c4 step %c1 stage = [0, 1] order = [1, 0] {
+    %row = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%row, %c0] -> %S : memref<256x64xf32> -> memref<64x64xf32, "shared">
+    tile.copy<64x64> %S -> %C[%row, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
+  }
+  func.return
+}
+
+// -----
+
+// With both, the arrays give stage/order and num_stages the depth (it may exceed
+// max(stage) + 1: the depth sizes barrier rings, not the schedule).
+
+// CHECK-LABEL: func.func @explicit_arrays_with_num_stages
+// CHECK:       pipeline.for {{.*}} depth = 4 {
+// CHECK:         tile.copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 1 : i64}
+func.func @explicit_arrays_with_num_stages(%A: memref<256x64xf32>, %C: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.alloc() : memref<64x64xf32, "shared">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 4 stage = [0, 1] order = [0, 1] {
+    %row = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%row, %c0] -> %S : memref<256x64xf32> -> memref<64x64xf32, "shared">
+    tile.copy<64x64> %S -> %C[%row, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
+  }
+  func.return
+}
+
+// -----
+
+// num_stages = 0 means "do not pipeline": a plain scf.for, body unchanged.
+
+// CHECK-LABEL: func.func @no_pipelining
+// CHECK:       scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:    %[[ROW:.*]] = arith.muli %[[K]]
+// CHECK-NEXT:    tile.copy<64x64> %{{.*}}[%[[ROW]], %{{.*}}] -> %{{.*}} :
+// CHECK-NEXT:    tile.copy<64x64>
+// CHECK-NEXT:  }
+// CHECK-NOT:   pipeline
+func.func @no_pipelining(%A: memref<256x64xf32>, %C: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.alloc() : memref<64x64xf32, "shared">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 0 {
+    %row = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%row, %c0] -> %S : memref<256x64xf32> -> memref<64x64xf32, "shared">
+    tile.copy<64x64> %S -> %C[%row, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
+  }
+  func.return
+}
+
+// -----
+
+// Canonical input (per-op attributes and a depth) is left as it is.
+
+// CHECK-LABEL: func.func @already_canonical
+// CHECK:       pipeline.for {{.*}} depth = 5 {
+// CHECK:         tile.copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 1 : i64}
+func.func @already_canonical(%A: memref<256x64xf32>, %C: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.alloc() : memref<64x64xf32, "shared">
+  pipeline.for %k = %c0 to %c4 step %c1 depth = 5 {
+    %row = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%row, %c0] -> %S {pipeline.stage = 0 : i64, pipeline.order = 0 : i64} : memref<256x64xf32> -> memref<64x64xf32, "shared">
+    tile.copy<64x64> %S -> %C[%row, %c0] {pipeline.stage = 1 : i64, pipeline.order = 1 : i64} : memref<64x64xf32, "shared"> -> memref<256x64xf32>
+  }
+  func.return
+}

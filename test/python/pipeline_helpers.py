@@ -1,0 +1,119 @@
+"""Shared helpers of the pipeline tests: apply passes in-process, compare kernels in the
+interpreter, and the small kernels the equivalence tests sweep."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects as xdsl_dialects
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+
+from tilepipe.registry import get_all_dialects, get_all_passes
+
+PIPELINE = "pipeline-planning,inject-software-pipeline"
+
+
+def context() -> Context:
+    ctx = Context()
+    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
+        if name not in ctx.registered_dialect_names:
+            ctx.register_dialect(name, factory)
+    return ctx
+
+
+def parse(text: str) -> ModuleOp:
+    from tilepipe.opt import LocatingParser
+
+    return LocatingParser(context(), text, "<test>").parse_module()
+
+
+def apply_passes(text: str, passes: str = PIPELINE) -> ModuleOp:
+    module = parse(text)
+    PassPipeline.parse_spec(get_all_passes(), passes).apply(context(), module)
+    module.verify()
+    return module
+
+
+def with_num_stages(text: str, num_stages: int) -> str:
+    return re.sub(r"num_stages = \d+", f"num_stages = {num_stages}", text)
+
+
+def first_difference_of_runs(
+    original: str | ModuleOp,
+    transformed: str | ModuleOp,
+    *,
+    index_args: Mapping[str, int] | None = None,
+    inputs: Mapping[str, object] | None = None,
+    blocks=None,
+    seed: int = 0,
+) -> str | None:
+    """Run both kernels on the same seeded inputs; None when all outputs are
+    bit-identical, else what differs first."""
+    from tilepipe.semantics import run_kernel
+    from tilepipe.semantics.compare import first_difference
+
+    options = dict(index_args=index_args, inputs=inputs, blocks=blocks, seed=seed)
+    expected = run_kernel(original, **options)
+    actual = run_kernel(transformed, **options)
+    return first_difference(expected, actual)
+
+
+# A GEMM shaped like examples/gemm.mlir shrunk to 32x32x32 tiles, with the trip count
+# either a function argument (%n) or the constant TRIPS.  K is wide enough for 33
+# iterations.
+SMALL_GEMM = """
+func.func @small_gemm(%A: memref<32x1056xf32>, %B: memref<1056x32xf32>, %C: memref<32x32xf32>, %n: index)
+    attributes {tile.grid = array<i64: 1>, tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %trips = arith.constant TRIPS : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<32x32xf32, "shared">
+  %B_s = memref.alloc() : memref<32x32xf32, "shared">
+  %C_f = memref.alloc() : memref<32x32xf32, "fragment">
+  tile.fill<32x32> %zero -> %C_f : f32 -> memref<32x32xf32, "fragment">
+  pipeline.for %ko = %c0 to UPPER step %c1 num_stages = 3 {
+    %k0 = arith.muli %ko, %c32 : index
+    tile.copy<32x32> %A[%c0, %k0] -> %A_s : memref<32x1056xf32> -> memref<32x32xf32, "shared">
+    tile.copy<32x32> %B[%k0, %c0] -> %B_s : memref<1056x32xf32> -> memref<32x32xf32, "shared">
+    tile.gemm<32x32x32> %A_s, %B_s -> %C_f : memref<32x32xf32, "shared">, memref<32x32xf32, "shared"> -> memref<32x32xf32, "fragment">
+  }
+  tile.copy<32x32> %C_f -> %C : memref<32x32xf32, "fragment"> -> memref<32x32xf32>
+  func.return
+}
+"""
+
+# The Ascend vector example's body shrunk to 16-element tiles, same form.
+SMALL_VADD = """
+func.func @small_vadd(%x: memref<528xf16>, %y: memref<528xf16>, %z: memref<528xf16>, %n: index)
+    attributes {tile.grid = array<i64: 1>, tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %trips = arith.constant TRIPS : index
+  %x_ub = memref.alloc() : memref<16xf16, "ub">
+  %y_ub = memref.alloc() : memref<16xf16, "ub">
+  %z_ub = memref.alloc() : memref<16xf16, "ub">
+  pipeline.for %i = %c0 to UPPER step %c1 num_stages = 2 {
+    %off = arith.muli %i, %c16 : index
+    tile.copy<16> %x[%off] -> %x_ub : memref<528xf16> -> memref<16xf16, "ub">
+    tile.copy<16> %y[%off] -> %y_ub : memref<528xf16> -> memref<16xf16, "ub">
+    tile.add<16> %x_ub, %y_ub -> %z_ub : memref<16xf16, "ub">, memref<16xf16, "ub"> -> memref<16xf16, "ub">
+    tile.copy<16> %z_ub -> %z[%off] : memref<16xf16, "ub"> -> memref<528xf16>
+  }
+  func.return
+}
+"""
+
+SMALL_KERNELS = {"small_gemm": SMALL_GEMM, "small_vadd": SMALL_VADD}
+
+
+def small_kernel(name: str, num_stages: int, trips: int, dynamic: bool) -> str:
+    """The kernel with its trip count static (a constant upper bound) or dynamic
+    (the %n argument, to be passed as ``index_args={"n": trips}``)."""
+    text = with_num_stages(SMALL_KERNELS[name], num_stages)
+    return text.replace("TRIPS", str(trips)).replace("UPPER", "%n" if dynamic else "%trips")

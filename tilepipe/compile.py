@@ -1,0 +1,274 @@
+"""The CUDA compilation driver behind ``tilepipe compile``: tile level to PTX.
+
+It runs the registered passes of the CUDA flow in order (``pipeline-planning``,
+``inject-software-pipeline``, ``merge-shared-memory``, ``thread-sync``,
+``lower-to-nvvm``), hands the result to upstream MLIR (``lowering/upstream.py``) and
+checks the PTX with ``ptxas -v``.  Each stage leaves a one-line account of what it did
+(:class:`StageReport`), read off the IR it produced.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects as xdsl_dialects
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    i64,
+)
+from xdsl.utils.exceptions import DiagnosticException
+
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.pipeline import ForOp as PipelineForOp
+from tilepipe.dialects.pipeline import op_order, op_stage
+from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
+from tilepipe.diagnostics import (
+    Diagnostic,
+    collect_diagnostics,
+    diagnostic_of_exception,
+    verify_module,
+)
+from tilepipe.registry import get_all_dialects, get_all_passes
+from tilepipe.targets import CudaTarget, get_target
+
+CUDA_FLOW = (
+    "pipeline-planning",
+    "inject-software-pipeline",
+    "merge-shared-memory",
+    "thread-sync",
+    "lower-to-nvvm",
+)
+
+
+class CompileError(Exception):
+    """Bad input or a failing stage; ``diagnostics`` say what and where."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__("\n".join(str(d) for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+@dataclass
+class StageReport:
+    name: str
+    summary: str
+    seconds: float = 0.0
+    skipped: bool = False
+
+
+@dataclass
+class CompileResult:
+    target: CudaTarget
+    stages: list[StageReport] = field(default_factory=list)
+    output: str = ""
+    ptx: str | None = None
+    ptxas: list = field(default_factory=list)  # PtxasReport per kernel
+    dynamic_shared_bytes: dict[str, int] = field(default_factory=dict)
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+
+def make_context() -> Context:
+    ctx = Context()
+    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
+        if name not in ctx.registered_dialect_names:
+            ctx.register_dialect(name, factory)
+    return ctx
+
+
+def _shared_buffers(module: ModuleOp) -> dict[str, MemRefType]:
+    """Name -> type of the shared buffers (allocs and arena views) of ``module``."""
+    buffers: dict[str, MemRefType] = {}
+    for op in module.walk():
+        if isinstance(op, memref.AllocOp | memref.ViewOp):
+            value = op.results[0]
+            value_type = value.type
+            if isinstance(value_type, MemRefType) and isinstance(
+                value_type.memory_space, StringAttr
+            ):
+                if memory_space(value_type) is MemorySpace.SHARED:
+                    buffers[value.name_hint or f"buffer{len(buffers)}"] = value_type
+    return buffers
+
+
+def _describe_planning(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    parts = []
+    for loop in module.walk():
+        if not isinstance(loop, PipelineForOp):
+            continue
+        statements = loop.statements()
+        stages = [op_stage(op) for op in statements]
+        orders = [op_order(op) for op in statements]
+        parts.append(f"depth={loop.int_annotation('depth')} stage={stages} order={orders}")
+    return "; ".join(parts) or "no pipelined loop"
+
+
+def _describe_versions(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    after = _shared_buffers(module)
+    parts = []
+    for name, old in before.items():
+        new = after.get(name)
+        if new is None:
+            continue
+        grown = len(new.get_shape()) - len(old.get_shape())
+        versions = new.get_shape()[0] if grown == 1 else 1
+        parts.append(f"{name} x{versions}")
+    return "versions: " + (", ".join(parts) or "none")
+
+
+def _describe_arena(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    for op in module.walk():
+        if isinstance(op, memref.AllocOp) and "arena.layout" in op.attributes:
+            layout = op.attributes["arena.layout"]
+            assert isinstance(layout, DictionaryAttr)
+            total = op.memref.type.element_count()
+            peak = layout.data.get("peak_live_bytes")
+            budget = layout.data.get("budget")
+            extra = ""
+            if isinstance(peak, IntegerAttr) and isinstance(budget, IntegerAttr):
+                extra = f" (peak live {peak.value.data} B, budget {budget.value.data} B)"
+            return f"arena: {total} bytes{extra}"
+    return "no shared arena"
+
+
+def _describe_syncs(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    counts = Counter(
+        op.name.removeprefix("pipeline.")
+        for op in module.walk()
+        if type(op) in PIPELINE_SYNC_OPS
+    )
+    return "syncs: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none")
+
+
+def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    from tilepipe.lowering.nvvm_kernel import DYNAMIC_SHARED_ATTR
+
+    kernels = [op for op in module.walk() if op.name == "gpu.func"]
+    parts = []
+    for kernel in kernels:
+        block_size = kernel.properties["known_block_size"].get_values()
+        dynamic = kernel.attributes.get(DYNAMIC_SHARED_ATTR)
+        shared = (
+            f"{dynamic.value.data} B dynamic shared"
+            if isinstance(dynamic, IntegerAttr)
+            else "static shared"
+        )
+        name = kernel.attributes["sym_name"].data
+        parts.append(f"gpu.func @{name} ({block_size[0]} threads, {shared})")
+    return ", ".join(parts)
+
+
+DESCRIBE = {
+    "pipeline-planning": _describe_planning,
+    "inject-software-pipeline": _describe_versions,
+    "merge-shared-memory": _describe_arena,
+    "thread-sync": _describe_syncs,
+    "lower-to-nvvm": _describe_lowering,
+}
+
+
+def _retarget(module: ModuleOp, target: CudaTarget, num_stages: int | None) -> None:
+    for op in module.walk():
+        if op.name == "func.func":
+            op.attributes["tile.target"] = StringAttr(target.name)
+        if isinstance(op, PipelineForOp) and num_stages is not None:
+            op.num_stages = IntegerAttr(num_stages, i64)
+
+
+def parse_kernel(text: str, file_name: str) -> ModuleOp:
+    from xdsl.utils.exceptions import ParseError
+
+    from tilepipe.diagnostics import SourceLocation
+    from tilepipe.opt import LocatingParser
+
+    try:
+        module = LocatingParser(make_context(), text, file_name).parse_module()
+    except ParseError as err:
+        loc = err.span.get_location()
+        raise CompileError(
+            [Diagnostic("error", err.msg, SourceLocation(file_name, loc.line, loc.col))]
+        ) from None
+    if (diagnostic := verify_module(module)) is not None:
+        raise CompileError([diagnostic])
+    return module
+
+
+def compile_kernel(
+    text: str,
+    file_name: str,
+    target_name: str,
+    emit: str = "ptx",
+    num_stages: int | None = None,
+    run_ptxas: bool = True,
+) -> CompileResult:
+    """Compile a tile-level kernel for ``target_name`` down to ``emit``."""
+    from tilepipe.lowering.nvvm_kernel import DYNAMIC_SHARED_ATTR
+    from tilepipe.lowering.ptxas import PtxasError, PtxasNotFound
+    from tilepipe.lowering.ptxas import run_ptxas as ptxas
+    from tilepipe.lowering.upstream import Stage, UpstreamError, run_upstream
+
+    target = get_target(target_name)
+    if not isinstance(target, CudaTarget):
+        raise CompileError([Diagnostic("error", f"'{target_name}' is not a CUDA target")])
+    module = parse_kernel(text, file_name)
+    _retarget(module, target, num_stages)
+    result = CompileResult(target)
+    available = get_all_passes()
+    ctx = make_context()
+    with collect_diagnostics() as collector:
+        for name in CUDA_FLOW:
+            if name not in available:
+                result.stages.append(StageReport(name, "not registered: skipped", skipped=True))
+                continue
+            before = _shared_buffers(module)
+            start = time.perf_counter()
+            try:
+                available[name]()().apply(ctx, module)
+            except DiagnosticException as err:
+                raise CompileError([*collector.diagnostics, diagnostic_of_exception(err)]) from None
+            if (diagnostic := verify_module(module)) is not None:
+                raise CompileError([diagnostic])
+            seconds = time.perf_counter() - start
+            result.stages.append(StageReport(name, DESCRIBE[name](module, before), seconds))
+        result.warnings = list(collector.diagnostics)
+
+    for op in module.walk():
+        if op.name == "gpu.func":
+            dynamic = op.attributes.get(DYNAMIC_SHARED_ATTR)
+            if isinstance(dynamic, IntegerAttr):
+                result.dynamic_shared_bytes[op.attributes["sym_name"].data] = dynamic.value.data
+
+    stage = Stage(emit)
+    final = Stage.PTX if run_ptxas or stage is Stage.PTX else stage
+    try:
+        upstream = run_upstream(module, target, final)
+        if stage is not final:
+            result.output = run_upstream(module, target, stage).text
+    except UpstreamError as err:
+        raise CompileError([Diagnostic("error", str(err))]) from None
+    seconds = sum(upstream.pass_seconds.values())
+    result.stages.append(
+        StageReport("upstream MLIR", f"{len(upstream.pass_seconds)} passes to {final.value}", seconds)
+    )
+    if final is Stage.PTX:
+        result.ptx = upstream.text
+    if stage is final:
+        result.output = upstream.text
+    if run_ptxas and result.ptx is not None:
+        start = time.perf_counter()
+        try:
+            result.ptxas = ptxas(result.ptx, target.name)
+            summary = "accepted"
+        except PtxasNotFound as err:
+            summary = f"skipped ({err})"
+        except PtxasError as err:
+            raise CompileError([Diagnostic("error", str(err))]) from None
+        result.stages.append(StageReport("ptxas", summary, time.perf_counter() - start))
+    return result

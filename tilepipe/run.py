@@ -1,0 +1,165 @@
+"""``tile-run``: run a tile kernel with the reference interpreter.
+
+::
+
+    tile-run kernel.mlir                          # seeded random inputs, print outputs
+    tile-run kernel.mlir -i in.npz -o out.npz     # given inputs, save outputs
+    tile-run kernel.mlir --check-races            # exit 3 and a report on a race
+    tile-run kernel.mlir --compare-with other.mlir --index-arg n=17
+    tile-run kernel.mlir --block 0,1 --block 1,1  # only these blocks
+
+Exit status: 0 success, 1 bad input or a kernel error (an MLIR-style diagnostic),
+2 ``--compare-with`` found a difference, 3 ``--check-races`` found a race, 4 an
+internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+
+import numpy as np
+
+from tilepipe.semantics.compare import first_difference
+from tilepipe.semantics import KernelError, execute
+
+EXIT_ERROR, EXIT_MISMATCH, EXIT_RACE, EXIT_INTERNAL = 1, 2, 3, 4
+
+
+def _block(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a block like 0,1 got '{text}'") from None
+
+
+def _index_arg(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    try:
+        if not sep:
+            raise ValueError
+        return name.lstrip("%"), int(value, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=INTEGER, got '{text}'") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tile-run", description="Run a tile kernel with tilepipe's interpreter."
+    )
+    parser.add_argument("input_file", help="the kernel (.mlir); '-' reads stdin")
+    parser.add_argument("-f", "--func", help="the kernel to run (default: the only one)")
+    parser.add_argument("-i", "--inputs", help=".npz with input arrays by argument name")
+    parser.add_argument("-o", "--output", help="save the outputs to this .npz")
+    parser.add_argument("--seed", type=int, default=0, help="seed of random inputs")
+    parser.add_argument(
+        "--block", type=_block, action="append", help="run only this block (repeatable)"
+    )
+    parser.add_argument(
+        "--index-arg", type=_index_arg, action="append", default=[],
+        help="value of a scalar argument, NAME=VALUE (repeatable)",
+    )
+    parser.add_argument(
+        "--check-races", action="store_true", help="run the happens-before race detector"
+    )
+    parser.add_argument(
+        "--compare-with", metavar="OTHER.mlir",
+        help="also run OTHER on the same inputs and require bit-identical outputs",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="do not print the output arrays"
+    )
+    parser.add_argument("--show-traceback", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path) as f:
+        return f.read()
+
+
+def _type_name(dtype: np.dtype) -> str:
+    return f"{'f' if dtype.kind == 'f' else 'i'}{dtype.itemsize * 8}"
+
+
+def _print_outputs(outputs: dict[str, np.ndarray]) -> None:
+    with np.printoptions(threshold=64, edgeitems=3, linewidth=100):
+        for name, array in outputs.items():
+            shape = "x".join(str(d) for d in (*array.shape, _type_name(array.dtype)))
+            print(f"%{name}: {shape}")
+            print(array)
+
+
+def run(args: argparse.Namespace) -> int:
+    inputs = None
+    if args.inputs:
+        try:
+            with np.load(args.inputs) as data:
+                inputs = {name: data[name] for name in data.files}
+        except (OSError, ValueError) as err:
+            print(f"tile-run: error: cannot read inputs {args.inputs}: {err}", file=sys.stderr)
+            return EXIT_ERROR
+    options = dict(
+        func_name=args.func, inputs=inputs, seed=args.seed, blocks=args.block,
+        index_args=dict(args.index_arg), check_races=args.check_races,
+    )
+    try:
+        result = execute(_read(args.input_file), file_name=args.input_file, **options)
+        other = None
+        if args.compare_with:  # the reference is run, not race-checked
+            other = execute(
+                _read(args.compare_with), file_name=args.compare_with,
+                **{**options, "check_races": False},
+            )
+    except KernelError as err:
+        print(err, file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as err:
+        print(f"tile-run: error: {err}", file=sys.stderr)
+        return EXIT_ERROR
+
+    status = 0
+    for race in result.races:
+        print(race, file=sys.stderr)
+    if result.races:
+        print(f"tile-run: {len(result.races)} race(s) found", file=sys.stderr)
+        status = EXIT_RACE
+    if other is not None:
+        difference = first_difference(
+            result.outputs, other.outputs, args.input_file, args.compare_with
+        )
+        if difference is not None:
+            print(f"tile-run: error: {difference}", file=sys.stderr)
+            status = status or EXIT_MISMATCH
+        elif not args.quiet:
+            names = ", ".join(f"%{name}" for name in result.outputs)
+            print(f"tile-run: outputs are identical ({names})")
+    if args.output:
+        np.savez(args.output, **result.outputs)
+    elif not args.quiet and other is None:
+        _print_outputs(result.outputs)
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    try:
+        status = run(args)
+    except Exception as err:  # a bug in tilepipe, never bad input
+        if args.show_traceback:
+            traceback.print_exc()
+        print(
+            f"tile-run: internal error: {type(err).__name__}: {err} "
+            "(rerun with --show-traceback and report it)",
+            file=sys.stderr,
+        )
+        status = EXIT_INTERNAL
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,367 @@
+"""Pipe-level simulation of an ``ascend``-dialect kernel.
+
+The scalar unit (:mod:`tilepipe.semantics.ascend_issue`) issues the kernel's
+instructions in program order into one in-order queue per pipe of each core.  This
+module executes the queues:
+
+* **Data.** Every data instruction computes with numpy (copies, ``mmad`` in f32,
+  vector ops), so the final GM buffers can be compared with the tile-level program.
+* **Synchronization.** An intra-core flag is a single bit per (hard event, id): a set
+  raises it (a second set before the wait is reported), a wait stalls its pipe until
+  the bit is up and clears it.  Cross-core flags are counters capped at 16.  A lock-pool
+  slot serves requests in issue order: a blocking ``get_buf`` stalls until every
+  earlier request on the slot was released.  ``pipe_barrier`` orders its pipe (ALL:
+  every pipe of the core).
+* **Happens-before.** S, V and M complete in issue order; MTE1/2/3 and FIX do not
+  (issue order alone does not protect overlapping accesses), but their syncs wait for
+  every earlier instruction of the pipe and hold back every later one.  Flags, locks
+  and barriers add edges.  Two accesses to overlapping elements, one a write, that no
+  path orders are a **race**.
+* **Deadlock**: no queue can make progress while some are not empty (a wait no set can
+  satisfy).  **Flags left set** at the end are reported too.
+* **Cycles**: each data instruction occupies its pipe for the target's per-pipe
+  latency; a wait completes ``flag_latency`` after its set; a lock request costs
+  ``lock_latency``.  The makespan is the kernel's cycle count.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import SSAValue
+
+from tilepipe.diagnostics import op_location
+from tilepipe.dialects import ascend
+from tilepipe.dialects.ascend_pipes import Core, Pipe
+from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
+
+from .ascend_issue import Box, Instruction, Kind, ScalarUnit
+from .errors import KernelError
+
+CROSS_CORE_COUNTER_LIMIT = 16
+CORE_PIPES = (Pipe.S, Pipe.V, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.MTE3, Pipe.FIX)
+
+
+def numpy_dtype(memref_type: MemRefType) -> np.dtype:
+    element = memref_type.element_type
+    if isinstance(element, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(element, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(element, IntegerType):
+        return np.dtype(f"int{element.width.data}")
+    raise KernelError(None, f"the pipe simulator has no element type {element}")
+
+
+def where(instr: Instruction) -> str:
+    location = op_location(instr.op)
+    return f"{instr.describe()} at {location}" if location else instr.describe()
+
+
+@dataclass
+class PipeSimReport:
+    outputs: dict[str, np.ndarray]
+    races: list[str] = field(default_factory=list)
+    deadlock: list[str] = field(default_factory=list)
+    flag_errors: list[str] = field(default_factory=list)
+    flags_left: list[str] = field(default_factory=list)
+    cycles: int = 0
+    instructions: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.races or self.deadlock or self.flag_errors or self.flags_left)
+
+    def problems(self) -> list[str]:
+        return [
+            *(f"race: {r}" for r in self.races),
+            *(f"deadlock: {d}" for d in self.deadlock),
+            *(f"flag error: {e}" for e in self.flag_errors),
+            *(f"flag left set: {f}" for f in self.flags_left),
+        ]
+
+
+class DataUnit:
+    """The numpy semantics of the data instructions."""
+
+    def __init__(self, arrays: dict[SSAValue, np.ndarray]):
+        self.arrays = arrays
+
+    def array(self, value: SSAValue) -> np.ndarray:
+        if value not in self.arrays:
+            assert isinstance(value.type, MemRefType)
+            self.arrays[value] = np.zeros(value.type.get_shape(), numpy_dtype(value.type))
+        return self.arrays[value]
+
+    def read(self, box: Box) -> np.ndarray:
+        return self.array(box.buffer)[box.slices]
+
+    def write(self, box: Box, values: np.ndarray) -> None:
+        target = self.array(box.buffer)
+        target[box.slices] = np.asarray(values).reshape(box.sizes).astype(target.dtype)
+
+    def execute(self, instr: Instruction) -> None:
+        op = instr.op
+        boxes = {box.role: box for box in instr.boxes}
+        if isinstance(op, ascend.MoveOp):
+            self.write(boxes["dst"], self.read(boxes["src"]))
+        elif isinstance(op, ascend.MmadOp):
+            m, n, k = op.mnk
+            a = self.read(boxes["a"]).reshape(m, k).astype(np.float32)
+            b = self.read(boxes["b"]).reshape(k, n).astype(np.float32)
+            init = op.init is not None and bool(instr.scalars[op.init])
+            c = np.zeros((m, n), np.float32) if init else self.read(boxes["c"]).reshape(m, n)
+            self.write(boxes["c"], c + a @ b)
+        elif isinstance(op, ascend.DuplicateOp):
+            value = instr.scalars.get(op.value)
+            if value is None:
+                raise KernelError(op, "duplicates a value the simulator does not know")
+            self.write(boxes["dst"], np.full(boxes["dst"].sizes, value))
+        elif isinstance(op, ascend.ExpOp):
+            self.write(boxes["dst"], np.exp(self.read(boxes["src"]).astype(np.float32)))
+        else:
+            lhs = self.read(boxes["lhs"]).astype(np.float32)
+            rhs = self.read(boxes["rhs"]).astype(np.float32)
+            function = {
+                ascend.AddOp: np.add,
+                ascend.SubOp: np.subtract,
+                ascend.MulOp: np.multiply,
+                ascend.MaxOp: np.maximum,
+            }[type(op)]
+            self.write(boxes["dst"], function(lhs, rhs))
+
+
+class PipeMachine:
+    """Executes the issued instructions pipe by pipe (see the module doc)."""
+
+    def __init__(self, instructions: list[Instruction], target: AscendTarget, data: DataUnit):
+        self.instructions = instructions
+        self.target = target
+        self.data = data
+        self.report = PipeSimReport({}, instructions=len(instructions))
+        self.queues: dict[tuple[Core, Pipe], deque[Instruction]] = {}
+        for instr in instructions:
+            pipes = CORE_PIPES if instr.pipe == Pipe.ALL else (instr.pipe,)
+            for pipe in pipes:
+                self.queues.setdefault((instr.core, pipe), deque()).append(instr)
+        self.pipe_free: dict[tuple[Core, Pipe], int] = {key: 0 for key in self.queues}
+        self.end: dict[int, int] = {}
+        self.ancestors: dict[int, int] = {}
+        # Happens-before bookkeeping per pipe: the last sync and the data after it.
+        self.last: dict[tuple[Core, Pipe], Instruction | None] = {}
+        self.pending: dict[tuple[Core, Pipe], list[Instruction]] = {}
+        self.flags: dict[tuple, Instruction] = {}
+        self.counters: dict[int, deque[Instruction]] = {}
+        self.lock_requests: dict[int, list[Instruction]] = {}
+        self.release_of: dict[int, Instruction] = {}  # get index -> its release
+        self.lock_holder: dict[tuple[Pipe, int], Instruction] = {}
+        for instr in instructions:
+            if instr.kind == Kind.GET:
+                self.lock_requests.setdefault(instr.id, []).append(instr)
+        self.accesses: list[tuple[Instruction, Box]] = []
+
+    # -- readiness
+
+    def _ready_time(self, key: tuple[Core, Pipe], instr: Instruction) -> int | None:
+        """When ``instr`` (head of queue ``key``) can start, or None if blocked."""
+        start = self.pipe_free[key]
+        if instr.pipe == Pipe.ALL:
+            keys = [k for k in self.queues if k[0] == instr.core]
+            if any(not self.queues[k] or self.queues[k][0] is not instr for k in keys):
+                return None
+            return max(self.pipe_free[k] for k in keys)
+        if instr.kind == Kind.WAIT:
+            setter = self.flags.get((instr.core, instr.event, instr.id))
+            if setter is None:
+                return None
+            return max(start, self.end[setter.index] + self.target.flag_latency)
+        if instr.kind == Kind.CROSS_WAIT:
+            setters = self.counters.get(instr.id)
+            if not setters:
+                return None
+            return max(start, self.end[setters[0].index] + self.target.flag_latency)
+        if instr.kind == Kind.GET and instr.op.is_blocking:  # type: ignore[attr-defined]
+            earlier = [g for g in self.lock_requests[instr.id] if g.index < instr.index]
+            if any(g.index not in self.release_of for g in earlier):
+                return None
+            releases = [self.end[self.release_of[g.index].index] for g in earlier]
+            return max([start, *(r + self.target.lock_latency for r in releases)])
+        return start
+
+    def _duration(self, instr: Instruction) -> int:
+        if instr.kind == Kind.DATA:
+            return self.target.pipe_latencies.get(instr.pipe.value, 1)
+        if instr.kind in (Kind.GET, Kind.RLS):
+            return self.target.lock_latency
+        return 0
+
+    # -- execution
+
+    def run(self) -> PipeSimReport:
+        while any(self.queues.values()):
+            best: tuple[int, int, tuple[Core, Pipe]] | None = None
+            for key, queue in self.queues.items():
+                if not queue:
+                    continue
+                ready = self._ready_time(key, queue[0])
+                if ready is not None and (best is None or (ready, queue[0].index) < best[:2]):
+                    best = (ready, queue[0].index, key)
+            if best is None:
+                self._deadlock()
+                break
+            start, _, key = best
+            instr = self.queues[key][0]
+            keys = [k for k in self.queues if k[0] == instr.core] if instr.pipe == Pipe.ALL else [key]
+            for k in keys:
+                self.queues[k].popleft()
+            self._execute(instr, keys, start)
+        self._check_races()
+        for (core, event, ident), setter in self.flags.items():
+            self.report.flags_left.append(f"{event} id {ident} ({where(setter)})")
+        self.report.cycles = max(self.end.values(), default=0)
+        return self.report
+
+    def _execute(self, instr: Instruction, keys: list[tuple[Core, Pipe]], start: int) -> None:
+        end = start + self._duration(instr)
+        self.end[instr.index] = end
+        for key in keys:
+            self.pipe_free[key] = end
+        predecessors = self._pipe_predecessors(instr, keys)
+        if instr.kind == Kind.SET:
+            flag = (instr.core, instr.event, instr.id)
+            if flag in self.flags:
+                self.report.flag_errors.append(
+                    f"second set of {instr.event} id {instr.id} before its wait: {where(instr)}"
+                )
+            self.flags[flag] = instr
+        elif instr.kind == Kind.WAIT:
+            predecessors.append(self.flags.pop((instr.core, instr.event, instr.id)))
+        elif instr.kind == Kind.CROSS_SET:
+            counter = self.counters.setdefault(instr.id, deque())
+            if len(counter) >= CROSS_CORE_COUNTER_LIMIT:
+                self.report.flag_errors.append(
+                    f"cross-core flag {instr.id} set more than "
+                    f"{CROSS_CORE_COUNTER_LIMIT} times: {where(instr)}"
+                )
+            counter.append(instr)
+        elif instr.kind == Kind.CROSS_WAIT:
+            predecessors.append(self.counters[instr.id].popleft())
+        elif instr.kind == Kind.GET:
+            self.lock_holder[(instr.pipe, instr.id)] = instr
+            if instr.op.is_blocking:  # type: ignore[attr-defined]
+                earlier = [g for g in self.lock_requests[instr.id] if g.index < instr.index]
+                predecessors.extend(self.release_of[g.index] for g in earlier)
+        elif instr.kind == Kind.RLS:
+            holder = self.lock_holder.pop((instr.pipe, instr.id), None)
+            if holder is None:
+                self.report.flag_errors.append(f"release of a slot never taken: {where(instr)}")
+            else:
+                self.release_of[holder.index] = instr
+        elif instr.kind == Kind.DATA:
+            self.data.execute(instr)
+            self.accesses.extend((instr, box) for box in instr.boxes)
+        mask = 0
+        for p in predecessors:
+            mask |= self.ancestors[p.index] | (1 << p.index)
+        self.ancestors[instr.index] = mask
+
+    def _pipe_predecessors(
+        self, instr: Instruction, keys: list[tuple[Core, Pipe]]
+    ) -> list[Instruction]:
+        predecessors: list[Instruction] = []
+        for key in keys:
+            last = self.last.get(key)
+            pending = self.pending.setdefault(key, [])
+            ordered = key[1].keeps_own_order
+            if last is not None:
+                predecessors.append(last)
+            if instr.kind.is_sync or ordered:
+                predecessors.extend(pending)
+                self.last[key] = instr
+                self.pending[key] = []
+            else:
+                pending.append(instr)
+        return predecessors
+
+    # -- reports
+
+    def _deadlock(self) -> None:
+        for (core, pipe), queue in self.queues.items():
+            if queue:
+                head = queue[0]
+                self.report.deadlock.append(
+                    f"{core.value} {pipe.value} is stuck at {where(head)} "
+                    f"({len(queue)} instructions left)"
+                )
+
+    def _check_races(self) -> None:
+        seen: set[tuple[int, int]] = set()
+        by_buffer: dict[SSAValue, list[tuple[Instruction, Box]]] = {}
+        for instr, box in self.accesses:
+            by_buffer.setdefault(box.buffer, []).append((instr, box))
+        for accesses in by_buffer.values():
+            for i, (a, box_a) in enumerate(accesses):
+                for b, box_b in accesses[i + 1 :]:
+                    if a is b or not (box_a.writes or box_b.writes):
+                        continue
+                    if not box_a.overlaps(box_b):
+                        continue
+                    if (self.ancestors[b.index] >> a.index) & 1:
+                        continue
+                    if (self.ancestors[a.index] >> b.index) & 1:
+                        continue
+                    key = (id(a.op), id(b.op))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    name = box_a.buffer.name_hint or "buffer"
+                    self.report.races.append(
+                        f"{name}: {where(a)} and {where(b)} are not ordered"
+                    )
+
+
+def simulate(
+    module_or_kernel: ModuleOp | FuncOp,
+    inputs: Mapping[str, np.ndarray],
+    scalar_args: Mapping[str, int] | None = None,
+    target: AscendTarget | None = None,
+) -> PipeSimReport:
+    """Run an ascend-dialect kernel; return its GM outputs (by argument name) and the
+    races, deadlocks, flag errors and cycle count of the run."""
+    kernel = module_or_kernel
+    if isinstance(kernel, ModuleOp):
+        kernel = next(op for op in kernel.walk() if isinstance(op, FuncOp) and op.body.blocks)
+    assert isinstance(kernel, FuncOp)
+    if target is None:
+        found = target_of(kernel) if "tile.target" in kernel.attributes else ASCEND_910B
+        target = found if isinstance(found, AscendTarget) else ASCEND_910B
+    arrays: dict[SSAValue, np.ndarray] = {}
+    scalars: dict[SSAValue, int] = {}
+    names = [arg.name_hint or f"arg{i}" for i, arg in enumerate(kernel.body.block.args)]
+    for name, arg in zip(names, kernel.body.block.args):
+        if isinstance(arg.type, MemRefType):
+            if name not in inputs:
+                raise KernelError(kernel, f"no input for argument '{name}'")
+            arrays[arg] = np.array(inputs[name], dtype=numpy_dtype(arg.type), copy=True)
+        elif isinstance(arg.type, IndexType | IntegerType):
+            scalars[arg] = (scalar_args or {})[name]
+    instructions = ScalarUnit(kernel, scalars).run()
+    report = PipeMachine(instructions, target, DataUnit(arrays)).run()
+    report.outputs = {
+        name: arrays[arg]
+        for name, arg in zip(names, kernel.body.block.args)
+        if isinstance(arg.type, MemRefType)
+    }
+    return report
