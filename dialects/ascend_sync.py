@@ -100,7 +100,7 @@ class IdOperandOp(IRDLOperation):
 
     @staticmethod
     def parse_id(parser: Parser) -> int | SSAValue:
-        if (operand := parser.parse_optional_operand()) is not None:
+        if (operand := parser.parse_optional_operand(IndexType())) is not None:
             return operand
         return parser.parse_integer(allow_boolean=False)
 

@@ -437,7 +437,7 @@ class MBarrierOp(IntPropertySyntax, IRDLOperation):
         parity = None
         if cls.HAS_PARITY:
             parser.parse_punctuation(",")
-            parity = parser.parse_operand()
+            parity = parser.parse_operand(IndexType())
         props = cls.parse_int_properties(parser, leading_comma=True)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")

@@ -9,7 +9,8 @@
   ``init`` flag of the mmads that accumulate into it: ``init = (k == lb)`` for an mmad
   in a loop right after the fill, ``true`` for one in the same block;
 * ``pipeline.for`` -> ``scf.for`` (the pipes overlap the iterations; no prologue or
-  epilogue is needed on Ascend).
+  epilogue is needed on Ascend);
+* common subexpressions are merged (the epoch slot is computed once per iteration).
 
 Sync ops inserted by ``ascend-insert-sync`` pass through unchanged; the ``ascend.pipe``
 and ``ascend.core`` annotations are dropped (every ascend op knows its pipe).
@@ -26,6 +27,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -162,3 +164,6 @@ class LowerToAscend(ModulePass):
                 GreedyRewritePatternApplier([LowerTileOps(), LowerPipelineFor()]),
                 apply_recursively=False,
             ).rewrite_region(kernel.body)
+            # Sync insertion and slot materialization each computed the epoch slot;
+            # the emitted kernel computes it once.
+            cse(kernel)

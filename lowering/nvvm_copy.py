@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from xdsl.builder import ImplicitBuilder
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -32,7 +31,7 @@ class LowerCopy(RewritePattern):
     def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
         src, dst = operands["src"], operands["dst"]
-        with ImplicitBuilder(rewriter):
+        with emit.emitting(rewriter, op):
             if src.is_fragment or dst.is_fragment:
                 for_each_element(
                     op,
@@ -107,6 +106,6 @@ class LowerAsyncCopy(RewritePattern):
                     bypass_l1=piece * size == 16,
                 )
 
-        with ImplicitBuilder(rewriter):
+        with emit.emitting(rewriter, op):
             for_each_chunk(self.context.ids, op.tile_shape, chunk, copy_chunk)
         rewriter.erase(op)

@@ -9,7 +9,6 @@ is rejected with a diagnostic (copy the tile to shared memory first).
 
 from __future__ import annotations
 
-from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import AnyFloat, FloatAttr
 from xdsl.ir import Attribute, SSAValue
@@ -86,7 +85,7 @@ class LowerElementwise(RewritePattern):
             _is_float(dst.element_type) and _is_float(operands["src"].element_type)
         ):
             raise op_error(op, "lower-to-nvvm casts between float types only")
-        with ImplicitBuilder(rewriter):
+        with emit.emitting(rewriter, op):
             for_each_element(
                 op,
                 self.context,
@@ -137,6 +136,6 @@ class LowerReduce(RewritePattern):
             dst.store(emit.for_range_carrying(extent, init, accumulate), coords, register)
 
         dst_shape = op.operand_tile_shape("dst")
-        with ImplicitBuilder(rewriter):
+        with emit.emitting(rewriter, op):
             for_each_element(op, self.context, [dst], dst_shape, dst.element_type, reduce_one)
         rewriter.erase(op)

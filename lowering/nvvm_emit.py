@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, memref, scf
@@ -22,7 +23,8 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -196,3 +198,25 @@ def load(buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
 
 def store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
     memref.StoreOp.get(value, buffer, indices)
+
+
+@contextmanager
+def located_before(op: Operation):
+    """Give the ops emitted before ``op`` inside this context ``op``'s location, so
+    diagnostics (and the NVVM interpreter's race reports) point at the source."""
+    first_before = op.prev_op
+    yield
+    block = op.parent_block()
+    assert block is not None
+    current = op.prev_op
+    while current is not None and current is not first_before:
+        for inner in current.walk():
+            inner.location = op.location
+        current = current.prev_op
+
+
+@contextmanager
+def emitting(rewriter: PatternRewriter, op: Operation):
+    """Emit (with ``ImplicitBuilder``) before ``op``, at ``op``'s location."""
+    with located_before(op), ImplicitBuilder(rewriter):
+        yield

@@ -18,7 +18,6 @@ reading A and B from shared memory.
 
 from __future__ import annotations
 
-from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import FloatAttr, VectorType, f32
 from xdsl.ir import SSAValue
@@ -48,7 +47,7 @@ class LowerGemm(RewritePattern):
             raise op_error(op, "the accumulator must be a register fragment")
         if a.is_fragment or b.is_fragment:
             raise op_error(op, "gemm inputs must be in shared (or global) memory")
-        with ImplicitBuilder(rewriter):
+        with emit.emitting(rewriter, op):
             if isinstance(c.layout, MmaAccumulatorLayout):
                 _tensor_core_gemm(op, self.context, a, b, c, c.layout)
             else:

@@ -192,6 +192,7 @@ def build_kernel(kernel: func.FuncOp, gpu_module_body: Block) -> KernelContext:
         (threads, 1, 1),
         tuple(grid) + (1,) * (3 - len(grid)),
     )
+    gpu_func.location = kernel.location
     if dynamic:
         gpu_func.attributes[DYNAMIC_SHARED_ATTR] = IntegerAttr(shared_bytes, i64)
     gpu_module_body.add_op(gpu_func)
@@ -233,6 +234,7 @@ def _rewrite_buffers(
             view = memref.ViewOp(
                 shared_base, emit.const(offset), [], shared_type(alloc.memref.type)
             )
+            view.location = alloc.location
         _replace_value_and_retype_views(alloc, view.results[0])
     for buffer, layout in layouts.items():
         alloc = buffer.owner
@@ -240,6 +242,7 @@ def _rewrite_buffers(
         storage = memref.AllocaOp.get(
             alloc.memref.type.element_type, shape=[layout.registers]
         )
+        storage.location = alloc.location
         Rewriter.insert_op(storage, InsertPoint.before(alloc))
         alloc.memref.replace_all_uses_with(storage.memref)
         Rewriter.erase_op(alloc)
@@ -257,7 +260,7 @@ def _replace_value_and_retype_views(alloc: memref.AllocOp, new_value: SSAValue) 
                 list(user.sizes),
                 shared_type(user.results[0].type),
             )
-            Rewriter.replace_op(user, new_view)
+            Rewriter.replace_op(user, _located(new_view, user))
     alloc.memref.replace_all_uses_with(new_value)
     Rewriter.erase_op(alloc)
 
@@ -266,9 +269,9 @@ def _rewrite_structure(gpu_func: KernelFuncOp) -> None:
     for op in list(gpu_func.walk()):
         if isinstance(op, BlockIdOp):
             dimension = gpu.DimensionAttr(gpu.DimensionEnum(op.dimension.data))
-            Rewriter.replace_op(op, gpu.BlockIdOp(dimension))
+            Rewriter.replace_op(op, _located(gpu.BlockIdOp(dimension), op))
         elif isinstance(op, func.ReturnOp):
-            Rewriter.replace_op(op, KernelReturnOp())
+            Rewriter.replace_op(op, _located(KernelReturnOp(), op))
         elif isinstance(op, PipelineForOp):
             _pipeline_for_to_scf(op)
 
@@ -281,7 +284,14 @@ def _pipeline_for_to_scf(loop: PipelineForOp) -> None:
     Rewriter.replace_op(terminator, scf.YieldOp())
     region = Region()
     loop.body.move_blocks(region)
-    Rewriter.replace_op(loop, scf.ForOp(loop.lb, loop.ub, loop.step, [], region))
+    Rewriter.replace_op(
+        loop, _located(scf.ForOp(loop.lb, loop.ub, loop.step, [], region), loop)
+    )
+
+
+def _located(new: Operation, old: Operation) -> Operation:
+    new.location = old.location
+    return new
 
 
 def lower_kernels(module: ModuleOp) -> list[KernelContext]:

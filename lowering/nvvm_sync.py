@@ -18,7 +18,7 @@ from __future__ import annotations
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, llvm, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, i1, i32, i64
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tilepipe.dialects import nvvm
@@ -42,14 +42,19 @@ MBARRIER_BYTES = 8
 TRY_WAIT_TICKS = 1_000_000  # suspend-time hint of mbarrier.try_wait (ns)
 
 
+def _at(source: Operation, new: Operation) -> Operation:
+    new.location = source.location
+    return new
+
+
 class LowerBarrier(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BarrierOp, rewriter: PatternRewriter) -> None:
         threads = op.thread_count
         if threads is None and op.barrier_id == 0:
-            rewriter.replace(op, nvvm.Barrier0Op())
+            rewriter.replace(op, _at(op, nvvm.Barrier0Op()))
             return
-        with ImplicitBuilder(rewriter):
+        with emit.emitting(rewriter, op):
             barrier_id = emit.const_i32(op.barrier_id)
             count = emit.const_i32(threads) if threads is not None else None
             nvvm.BarrierOp(barrier_id, count)
@@ -59,13 +64,13 @@ class LowerBarrier(RewritePattern):
 class LowerCommitGroup(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CommitGroupOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace(op, nvvm.CpAsyncCommitGroupOp())
+        rewriter.replace(op, _at(op, nvvm.CpAsyncCommitGroupOp()))
 
 
 class LowerWaitGroup(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: WaitGroupOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace(op, nvvm.CpAsyncWaitGroupOp(op.pending_groups))
+        rewriter.replace(op, _at(op, nvvm.CpAsyncWaitGroupOp(op.pending_groups)))
 
 
 def mbarrier_pointer(barriers: SSAValue, slot: SSAValue) -> SSAValue:
@@ -105,7 +110,7 @@ class LowerMBarrierUpdate(RewritePattern):
                     pointer, emit.const_i32(op.int_property("bytes"))
                 )
 
-        with ImplicitBuilder(rewriter):
+        with emit.emitting(rewriter, op):
             _on_thread_zero(self.context, update)
         rewriter.erase(op)
 
@@ -118,7 +123,7 @@ class LowerMBarrierWait(RewritePattern):
     def match_and_rewrite(
         self, op: MBarrierWaitParityOp | MBarrierTestWaitOp, rewriter: PatternRewriter
     ) -> None:
-        with ImplicitBuilder(rewriter):
+        with emit.emitting(rewriter, op):
             pointer = mbarrier_pointer(op.barriers, op.barrier_slot)
             parity = arith.IndexCastOp(op.parity, i32).result
             if self.context.target.has_mbarrier_try_wait_parity:

@@ -25,19 +25,20 @@ The analysis is reused by ``pipeline-validate``, ``pipeline-planning`` and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 
 import z3
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp, constant_index
 from tilepipe.passes.barrier_expansion import mbarrier_operands
+
+Z3_TIMEOUT_MS = 2000
 
 # --------------------------------------------------------------------------- affine forms
 
@@ -283,9 +284,6 @@ class LoopAccessAnalysis:
     def accesses_of(self, buffer: SSAValue) -> list[RegionAccess]:
         return [a for a in self.all_accesses() if a.buffer is buffer]
 
-    def has_opaque_statement(self) -> bool:
-        return any(a.is_opaque for a in self.all_accesses())
-
     # -- region queries
 
     def may_intersect(
@@ -312,6 +310,7 @@ class LoopAccessAnalysis:
                 return exact
         encoder = _Z3Encoder(self.loop, step)
         solver = z3.Solver()
+        solver.set("timeout", Z3_TIMEOUT_MS)  # "unknown" counts as may-intersect
         lag, lag_constraints = encoder.lag(distance)
         solver.add(*lag_constraints, *encoder.iteration_bounds(lag))
         for off_a, size_a, off_b, size_b in zip(
@@ -458,7 +457,3 @@ def _unique(values: Iterable[SSAValue]) -> list[SSAValue]:
             seen.append(value)
     return seen
 
-
-def buffer_shape(buffer: SSAValue) -> Sequence[int]:
-    assert isinstance(buffer.type, MemRefType)
-    return buffer.type.get_shape()

@@ -49,8 +49,7 @@ def materialize(buffer: MultiBuffer, builder: IndexBuilder) -> None:
     Rewriter.insert_op(versioned, InsertPoint.after(buffer.alloc))
     slot = builder.value(iteration_slot(builder, loop, buffer.versions))
     zero = builder.value(0)
-    for use in list(storage.uses):
-        op = use.operation
+    for op in list(dict.fromkeys(use.operation for use in storage.uses)):
         if not isinstance(op, TileOp):
             raise op_error(op, "cannot address a slot of a multi-buffered storage")
         replacements: dict[str, object] = {}

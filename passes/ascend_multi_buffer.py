@@ -79,15 +79,6 @@ def _enclosing(op: Operation, kind: type[Operation]) -> Operation | None:
     return parent
 
 
-def _statement_of(op: Operation, loop: ForOp) -> Operation:
-    """The direct child of ``loop``'s body that contains ``op``."""
-    while op.parent_op() is not loop:
-        parent = op.parent_op()
-        assert parent is not None
-        op = parent
-    return op
-
-
 def owner_of(storage: SSAValue) -> ForOp | None:
     """The loop owning ``storage`` (see the module doc), or None."""
     users = [use.operation for use in storage.uses]
@@ -98,9 +89,8 @@ def owner_of(storage: SSAValue) -> ForOp | None:
         return None
     (loop,) = loops
     assert isinstance(loop, ForOp)
-    statements = loop.statements()
-    order = {id(s): i for i, s in enumerate(statements)}
-    first = min(users, key=lambda u: order[id(_statement_of(u, loop))])
+    order = {id(op): i for i, op in enumerate(loop.walk())}
+    first = min(users, key=lambda u: order[id(u)])
     accesses = [a for a in first.buffer_accesses() if a.buffer is storage]
     if any(a.reads for a in accesses) or not any(a.writes for a in accesses):
         return None

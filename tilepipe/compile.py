@@ -1,7 +1,7 @@
 """The CUDA compilation driver behind ``tilepipe compile``: tile level to PTX.
 
 It runs the registered passes of the CUDA flow in order (``pipeline-planning``,
-``inject-software-pipeline``, ``merge-shared-memory``, ``thread-sync``,
+``inject-software-pipeline``, ``merge-shared-memory``, ``async-copy``, ``thread-sync``,
 ``lower-to-nvvm``), hands the result to upstream MLIR (``lowering/upstream.py``) and
 checks the PTX with ``ptxas -v``.  Each stage leaves a one-line account of what it did
 (:class:`StageReport`), read off the IR it produced.
@@ -43,6 +43,7 @@ CUDA_FLOW = (
     "pipeline-planning",
     "inject-software-pipeline",
     "merge-shared-memory",
+    "async-copy",
     "thread-sync",
     "lower-to-nvvm",
 )
@@ -169,6 +170,7 @@ DESCRIBE = {
     "pipeline-planning": _describe_planning,
     "inject-software-pipeline": _describe_versions,
     "merge-shared-memory": _describe_arena,
+    "async-copy": _describe_syncs,
     "thread-sync": _describe_syncs,
     "lower-to-nvvm": _describe_lowering,
 }

@@ -118,6 +118,18 @@ def _lower_to_ascend() -> type[ModulePass]:
     return LowerToAscend
 
 
+def _async_copy() -> type[ModulePass]:
+    from tilepipe.passes.async_copy import AsyncCopyPass
+
+    return AsyncCopyPass
+
+
+def _thread_sync() -> type[ModulePass]:
+    from tilepipe.passes.thread_sync import ThreadSyncPass
+
+    return ThreadSyncPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     passes: dict[str, Callable[[], type[ModulePass]]] = {}
     passes["merge-shared-memory"] = _merge_shared_memory
@@ -131,4 +143,6 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     passes["pipeline-planning"] = _pipeline_planning
     passes["inject-software-pipeline"] = _inject_software_pipeline
     passes["lower-to-nvvm"] = _lower_to_nvvm
+    passes["async-copy"] = _async_copy
+    passes["thread-sync"] = _thread_sync
     return passes

@@ -13,7 +13,7 @@
 // CHECK: tile.fill<128x128> {{.*}} {ascend.pipe = #ascend<pipe M>, ascend.core = "cube"}
 // CHECK: tile.gemm<128x128x64> {{.*}} {ascend.pipe = #ascend<pipe M>, ascend.core = "cube"}
 // CHECK: tile.copy<128x128> {{.*}} {ascend.pipe = #ascend<pipe FIX>, ascend.core = "cube"}
-// GENERIC: "ascend.pipe" = #ascend<pipe MTE2>
+// GENERIC: "tile.copy"{{.*}} {ascend.pipe = #ascend<pipe MTE2>, ascend.core = "vector"}
 func.func @pipes(%x: memref<64xf16>, %A: memref<128x64xf16>, %C: memref<128x128xf32>) attributes {tile.target = "ascend910b"} {
   %h = arith.constant 0.0 : f16
   %f = arith.constant 0.0 : f32

@@ -105,42 +105,53 @@ class DataUnit:
             self.arrays[value] = np.zeros(value.type.get_shape(), numpy_dtype(value.type))
         return self.arrays[value]
 
-    def read(self, box: Box) -> np.ndarray:
-        return self.array(box.buffer)[box.slices]
+    def _checked(self, instr: Instruction, box: Box) -> np.ndarray:
+        array = self.array(box.buffer)
+        for start, size, dim in zip(box.starts, box.sizes, array.shape):
+            if start < 0 or start + size > dim:
+                raise KernelError(
+                    instr.op,
+                    f"{box.role} region [{start}, {start + size}) is out of bounds "
+                    f"of a dimension of size {dim}",
+                )
+        return array
 
-    def write(self, box: Box, values: np.ndarray) -> None:
-        target = self.array(box.buffer)
+    def read(self, instr: Instruction, box: Box) -> np.ndarray:
+        return self._checked(instr, box)[box.slices]
+
+    def write(self, instr: Instruction, box: Box, values: np.ndarray) -> None:
+        target = self._checked(instr, box)
         target[box.slices] = np.asarray(values).reshape(box.sizes).astype(target.dtype)
 
     def execute(self, instr: Instruction) -> None:
         op = instr.op
         boxes = {box.role: box for box in instr.boxes}
         if isinstance(op, ascend.MoveOp):
-            self.write(boxes["dst"], self.read(boxes["src"]))
+            self.write(instr, boxes["dst"], self.read(instr, boxes["src"]))
         elif isinstance(op, ascend.MmadOp):
             m, n, k = op.mnk
-            a = self.read(boxes["a"]).reshape(m, k).astype(np.float32)
-            b = self.read(boxes["b"]).reshape(k, n).astype(np.float32)
+            a = self.read(instr, boxes["a"]).reshape(m, k).astype(np.float32)
+            b = self.read(instr, boxes["b"]).reshape(k, n).astype(np.float32)
             init = op.init is not None and bool(instr.scalars[op.init])
-            c = np.zeros((m, n), np.float32) if init else self.read(boxes["c"]).reshape(m, n)
-            self.write(boxes["c"], c + a @ b)
+            c = np.zeros((m, n), np.float32) if init else self.read(instr, boxes["c"]).reshape(m, n)
+            self.write(instr, boxes["c"], c + a @ b)
         elif isinstance(op, ascend.DuplicateOp):
             value = instr.scalars.get(op.value)
             if value is None:
                 raise KernelError(op, "duplicates a value the simulator does not know")
-            self.write(boxes["dst"], np.full(boxes["dst"].sizes, value))
+            self.write(instr, boxes["dst"], np.full(boxes["dst"].sizes, value))
         elif isinstance(op, ascend.ExpOp):
-            self.write(boxes["dst"], np.exp(self.read(boxes["src"]).astype(np.float32)))
+            self.write(instr, boxes["dst"], np.exp(self.read(instr, boxes["src"]).astype(np.float32)))
         else:
-            lhs = self.read(boxes["lhs"]).astype(np.float32)
-            rhs = self.read(boxes["rhs"]).astype(np.float32)
+            lhs = self.read(instr, boxes["lhs"]).astype(np.float32)
+            rhs = self.read(instr, boxes["rhs"]).astype(np.float32)
             function = {
                 ascend.AddOp: np.add,
                 ascend.SubOp: np.subtract,
                 ascend.MulOp: np.multiply,
                 ascend.MaxOp: np.maximum,
             }[type(op)]
-            self.write(boxes["dst"], function(lhs, rhs))
+            self.write(instr, boxes["dst"], function(lhs, rhs))
 
 
 class PipeMachine:

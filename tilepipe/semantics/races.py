@@ -101,20 +101,27 @@ class _Event:
 class _Shadow:
     """Per-granule access history of one allocation."""
 
-    def __init__(self, granules: int, granule: int, agents: int, dense_reads: bool):
+    def __init__(self, granules: int, granule: int, threads: int, dense_reads: bool):
         self.granule = granule
         self.write_agent = np.full(granules, -1, dtype=np.int32)
         self.write_event = np.zeros(granules, dtype=np.int32)
         self.dense_reads = dense_reads
         if dense_reads:
-            self.read_event = np.zeros((granules, agents), dtype=np.int32)
+            # On-chip memory is only read by threads (async and bulk copies read
+            # off-chip sources): one column per thread, plus the latest read of any
+            # thread as a fast filter.
+            self.read_event = np.zeros((granules, threads), dtype=np.int32)
+            self.latest_read = np.zeros(granules, dtype=np.int32)
         else:
             self.last_reader = np.full(granules, -1, dtype=np.int32)
             self.last_read_event = np.zeros(granules, dtype=np.int32)
 
     def refine(self, factor: int) -> None:
         """Split every granule in ``factor`` (a view with a smaller element appeared)."""
-        for name in ("write_agent", "write_event", "read_event", "last_reader", "last_read_event"):
+        for name in (
+            "write_agent", "write_event", "read_event", "latest_read",
+            "last_reader", "last_read_event",
+        ):
             if hasattr(self, name):
                 setattr(self, name, np.repeat(getattr(self, name), factor, axis=0))
         self.granule //= factor
@@ -208,14 +215,20 @@ class RaceTracker:
             shadow.write_event[granules] = event
             if shadow.dense_reads:
                 shadow.read_event[granules] = 0
+                shadow.latest_read[granules] = 0
             else:
                 shadow.last_reader[granules] = -1
         elif reads:
             if shadow.dense_reads:
+                if agents.engine:
+                    raise NotImplementedError(
+                        "an async copy reading on-chip memory is not modeled"
+                    )
                 if recorded is None:
-                    shadow.read_event[granules, : self.threads] = event
+                    shadow.read_event[granules] = event
                 else:
                     shadow.read_event[granules, recorded] = event
+                shadow.latest_read[granules] = event
             else:
                 shadow.last_reader[granules] = recorded if recorded is not None else 0
                 shadow.last_read_event[granules] = event
@@ -227,7 +240,7 @@ class RaceTracker:
             shadow = _Shadow(
                 allocation.nbytes // allocation.granule,
                 allocation.granule,
-                self.agents,
+                self.threads,
                 dense_reads=not allocation.space.is_off_chip,
             )
             allocation.shadow = shadow
@@ -263,16 +276,29 @@ class RaceTracker:
         self, event, buffer, region, shadow, granules, rows, position, engine
     ):
         if shadow.dense_reads:
-            read_events = shadow.read_event[granules]
+            # Only granules read after the accessing thread's last synchronization
+            # with every thread can hold an unordered read.
+            thread_clocks = self.clocks[:, : self.threads]
+            floor = thread_clocks.min(axis=1)
+            floor = floor.min() if rows is None else floor[rows]
+            candidates = np.flatnonzero(shadow.latest_read[granules] > floor)
+            if not candidates.size:
+                return
+            read_events = shadow.read_event[granules[candidates]]
             known = (
-                self.clocks.min(axis=0)[None, :] if rows is None else self.clocks[rows]
+                thread_clocks.min(axis=0)[None, :]
+                if rows is None
+                else thread_clocks[rows[candidates]]
             )
             late = read_events > known
-            unordered = late.any(axis=1)
+            unordered = np.zeros(granules.size, dtype=bool)
+            unordered[candidates] = late.any(axis=1)
             if not unordered.any():
                 return
-            reader = late.argmax(axis=1)
-            first_event = read_events[np.arange(reader.size), reader]
+            reader = np.zeros(granules.size, dtype=np.int64)
+            reader[candidates] = late.argmax(axis=1)
+            first_event = np.zeros(granules.size, dtype=np.int32)
+            first_event[candidates] = read_events[np.arange(candidates.size), reader[candidates]]
         else:
             reader = shadow.last_reader[granules]
             first_event = shadow.last_read_event[granules]

@@ -1,0 +1,118 @@
+"""Ascend path benchmark (not a test).
+
+1. Pass time: each pass of the Ascend pipeline on each example (best of 3).
+2. Cycles per iteration in the pipe simulator (the target's per-pipe latencies), at
+   num_stages 1-4, with the 910B's 8 ids per hard event, with 4 (the Atlas training
+   series) and with 1 (every ring spills to the lock pool).  The steady state is
+   measured as (cycles(2N trips) - cycles(N trips)) / N with 2N the example's trip
+   count, so prologue and drain do not count.  The chapter's claim to look for: deeper multi-buffering lowers the
+   cycles per iteration until the flag slots run out; then the spilled syncs (blocking
+   locks) give part of it back -- "the bottleneck moves from memory to flag slots".
+
+    python bench/bench_ascend.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import PassPipeline
+
+from tilepipe.lowering.ascend_pipeline import ASCEND_PASSES, compile_ascend
+from tilepipe.registry import get_all_passes
+from tilepipe.semantics import load_module
+from tilepipe.semantics.ascend_sim import numpy_dtype, simulate
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+KERNELS = ("ascend_vadd.mlir", "ascend_matmul.mlir")
+BUDGETS = (("8 ids", ""), ("4 ids", "ids_per_event=4"), ("1 id", "ids_per_event=1"))
+
+
+def variant(name: str, num_stages: int, trips: int) -> str:
+    text = (EXAMPLES / name).read_text()
+    text = re.sub(r"num_stages = \d+", f"num_stages = {num_stages}", text)
+    bound = re.search(r"pipeline\.for %\w+ = %\w+ to %(\w+)", text).group(1)
+    return re.sub(
+        rf"%{bound} = arith.constant \d+ : index",
+        f"%{bound} = arith.constant {trips} : index",
+        text,
+    )
+
+
+def inputs_for(module: ModuleOp) -> dict[str, np.ndarray]:
+    kernel = next(op for op in module.walk() if isinstance(op, FuncOp))
+    rng = np.random.default_rng(0)
+    return {
+        a.name_hint: rng.uniform(-1, 1, a.type.get_shape()).astype(numpy_dtype(a.type))
+        for a in kernel.body.block.args
+    }
+
+
+def cycles(text: str, budget: str) -> tuple[int, int]:
+    """(cycles, lock-pool requests) of one simulated run."""
+    module = compile_ascend(load_module(text), budget)
+    report = simulate(module, inputs_for(load_module(text)))
+    assert report.ok, report.problems()
+    locks = sum(1 for op in module.walk() if op.name == "ascend.get_buf")
+    return report.cycles, locks
+
+
+def pass_times() -> None:
+    passes = get_all_passes()
+    print("pass time (ms, best of 3)")
+    print(f"  {'pass':34s}" + "".join(f"{k:>22s}" for k in KERNELS))
+    rows: dict[str, list[float]] = {name: [] for name in ASCEND_PASSES}
+    for kernel in KERNELS:
+        text = (EXAMPLES / kernel).read_text()
+        best = {name: float("inf") for name in ASCEND_PASSES}
+        for _ in range(3):
+            module = load_module(text)
+            for name in ASCEND_PASSES:
+                pipeline = PassPipeline.parse_spec(passes, name)
+                start = time.perf_counter()
+                pipeline.apply(Context(), module)
+                best[name] = min(best[name], time.perf_counter() - start)
+        for name in ASCEND_PASSES:
+            rows[name].append(best[name] * 1000)
+    for name, values in rows.items():
+        print(f"  {name:34s}" + "".join(f"{v:22.2f}" for v in values))
+
+
+def example_trips(name: str) -> int:
+    text = (EXAMPLES / name).read_text()
+    bound = re.search(r"pipeline\.for %\w+ = %\w+ to %(\w+)", text).group(1)
+    return int(re.search(rf"%{bound} = arith.constant (\d+) : index", text).group(1))
+
+
+def cycles_per_iteration() -> None:
+    print("\ncycles per iteration in the pipe simulator (steady state)")
+    for kernel in KERNELS:
+        trips = example_trips(kernel) // 2
+        print(f"  {kernel} ({trips} vs {2 * trips} trips)")
+        print("    depth" + "".join(f"{label:>18s}" for label, _ in BUDGETS))
+        for depth in range(1, 5):
+            cells = []
+            for _, budget in BUDGETS:
+                short, _ = cycles(variant(kernel, depth, trips), budget)
+                long, locks = cycles(variant(kernel, depth, 2 * trips), budget)
+                spill = f" ({locks} lk)" if locks else ""
+                cells.append(f"{(long - short) / trips:.1f}{spill}")
+            print(f"    {depth:5d}" + "".join(f"{c:>18s}" for c in cells))
+    print("  (N lk: lock-pool requests in the kernel, i.e. spilled syncs)")
+
+
+def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    pass_times()
+    cycles_per_iteration()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,402 @@
+"""Shared-memory hazards of a CUDA kernel at the scheduled level (§4.1–§4.3).
+
+An *access entry* is one region of one shared buffer touched by one op, with who
+touches it: the threads of a cooperative tile op (element ``e`` of the tile, row-major,
+by thread ``e mod T``), every thread (the operands of a warp-tiled ``tile.gemm``),
+thread 0 (scalar ``memref.load``/``store``), or the async copy engine on behalf of the
+issuing threads (``pipeline.async_copy``).
+
+Two entries conflict when they may touch the same bytes and at least one writes,
+except (the chapter's exemptions):
+
+* two async writes (two in-flight copies into different slots are not ordered by a
+  barrier anyway);
+* different buffers -- after arena packing, different *byte ranges* of the arena;
+* the same threads touching the same elements in the same order (proved with Z3:
+  no element of the common region has different owning threads).
+
+Each conflict becomes a :class:`Hazard` between an earlier and a later access: in
+program order within one iteration, or loop-carried (the later one ``d`` iterations of
+a common loop later, found by comparing iteration k with k + d·step).  Intersection
+and "same threads" are Z3 queries over the symbolic indices (loop bounds and the
+conditions of enclosing ``scf.if`` ops as constraints); unknown answers are treated as
+conflicts.  Results are cached per pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+import z3
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.pipeline_sync import AsyncTileCopy
+from tilepipe.dialects.tile import ElementMapping, TileOp
+
+from .arena_aliasing import arena_slice, underlying_buffer
+from .program_points import Level, Relation, chain
+from .symbolic_index import (
+    IndexEncoder,
+    Instance,
+    enclosing_loops,
+    loop_induction_var,
+    satisfiable,
+    static_step,
+)
+
+MAX_DISTANCE = 8  # loop-carried distances searched exactly; beyond, "d > MAX_DISTANCE"
+
+
+class Agent(Enum):
+    COOPERATIVE = "cooperative"  # element e of the tile -> thread e mod T
+    ALL_THREADS = "all threads"  # every thread touches the whole region
+    THREAD_ZERO = "thread 0"
+    ASYNC_ENGINE = "async copy engine"  # written by the engine for cooperative issuers
+
+
+@dataclass(frozen=True, eq=False)
+class AccessEntry:
+    op: Operation
+    buffer: SSAValue
+    offsets: tuple[SSAValue, ...]  # () = origin
+    sizes: tuple[int, ...]
+    tile_shape: tuple[int, ...]
+    reads: bool
+    writes: bool
+    agent: Agent
+    levels: tuple[Level, ...] = field(default=(), compare=False)
+
+    @property
+    def is_async_write(self) -> bool:
+        return self.agent is Agent.ASYNC_ENGINE
+
+    def participating_threads(self, threads: int) -> int:
+        """How many leading threads take part (the rest idle)."""
+        if self.agent in (Agent.COOPERATIVE, Agent.ASYNC_ENGINE):
+            elements = 1
+            for extent in self.tile_shape:
+                elements *= extent
+            return min(threads, elements)
+        if self.agent is Agent.THREAD_ZERO:
+            return 1
+        return threads
+
+
+def _is_shared(value: SSAValue) -> bool:
+    return isinstance(value.type, MemRefType) and memory_space(value.type) is MemorySpace.SHARED
+
+
+def access_entries(op: Operation) -> list[AccessEntry]:
+    """The shared-memory accesses of one op (none for other memory spaces)."""
+    entries: list[AccessEntry] = []
+    if isinstance(op, TileOp):
+        for access in op.buffer_accesses():
+            if not _is_shared(access.buffer):
+                continue
+            tile = op.operand_tile_shape(access.operand_name)
+            if isinstance(op, AsyncTileCopy) and access.writes:
+                agent = Agent.ASYNC_ENGINE
+            elif op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
+                agent = Agent.ALL_THREADS
+            else:
+                agent = Agent.COOPERATIVE
+            entries.append(
+                AccessEntry(op, access.buffer, access.offsets, access.sizes, tile,
+                            access.reads, access.writes, agent, tuple(chain(op)))
+            )
+    elif isinstance(op, memref.LoadOp | memref.StoreOp) and _is_shared(op.memref):
+        indices = tuple(op.indices)
+        entries.append(
+            AccessEntry(op, op.memref, indices, (1,) * len(indices), (1,),
+                        isinstance(op, memref.LoadOp), isinstance(op, memref.StoreOp),
+                        Agent.THREAD_ZERO, tuple(chain(op)))
+        )
+    return entries
+
+
+class HazardKind(Enum):
+    RAW = "RAW"
+    WAR = "WAR"
+    WAW = "WAW"
+
+
+@dataclass(frozen=True, eq=False)
+class Hazard:
+    """``target`` may touch bytes ``source`` touched earlier; one of them writes."""
+
+    kind: HazardKind
+    source: AccessEntry
+    target: AccessEntry
+    relation: Relation
+    needs_barrier: bool  # different threads: a block barrier must separate them
+    needs_wait: bool  # the source is an async write: a wait_group must land it first
+    threads: int  # leading threads taking part (for partial barriers)
+
+    def describe(self) -> str:
+        distance = (
+            f", {self.relation.distance} iteration(s) later"
+            if self.relation.carried_loop is not None
+            else ""
+        )
+        return (
+            f"{self.kind.value} {self.source.op.name} -> {self.target.op.name} "
+            f"on {buffer_name(self.source.buffer)}{distance}"
+        )
+
+
+def buffer_name(value: SSAValue) -> str:
+    root = underlying_buffer(value)
+    return f"%{root.name_hint}" if root.name_hint else "<buffer>"
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+class HazardAnalysis:
+    """All shared-memory hazards of one kernel function."""
+
+    def __init__(self, function: func.FuncOp):
+        self.function = function
+        _, self.threads = kernel_launch_shape(function)
+        self.entries = [e for op in function.body.walk() for e in access_entries(op)]
+        self.queries = 0
+        self.cache_hits = 0
+        self._cache: dict[tuple, bool] = {}
+
+    # -- pairs
+
+    def hazards(self) -> list[Hazard]:
+        found: list[Hazard] = []
+        for i, x in enumerate(self.entries):
+            for y in self.entries[i:]:
+                if not self._may_conflict_statically(x, y):
+                    continue
+                for first, second in ((x, y), (y, x)) if x is not y else ((x, x),):
+                    found.extend(self._pair_hazards(first, second))
+        return found
+
+    def _pair_hazards(self, x: AccessEntry, y: AccessEntry) -> list[Hazard]:
+        hazards: list[Hazard] = []
+        if x is not y and _precedes(x.levels, y.levels):
+            if (h := self._hazard(x, y, Relation())) is not None:
+                hazards.append(h)
+        for loop in _common_loops(x.op, y.op):
+            for distance in range(1, MAX_DISTANCE + 2):
+                relation = Relation(loop, distance)
+                if (h := self._hazard(x, y, relation)) is not None:
+                    hazards.append(h)
+                    break
+        return hazards
+
+    def _hazard(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> Hazard | None:
+        kind = _kind(x, y)
+        if kind is None or (x.is_async_write and y.is_async_write):
+            return None
+        if not self._intersect(x, y, relation):
+            return None
+        same_threads = self._same_threads(x, y, relation)
+        needs_wait = x.is_async_write
+        if same_threads and not needs_wait:
+            return None
+        threads = max(x.participating_threads(self.threads), y.participating_threads(self.threads))
+        return Hazard(kind, x, y, relation, not same_threads, needs_wait, threads)
+
+    @staticmethod
+    def _may_conflict_statically(x: AccessEntry, y: AccessEntry) -> bool:
+        if not (x.writes or y.writes):
+            return False
+        slice_x, slice_y = arena_slice(x.buffer), arena_slice(y.buffer)
+        if slice_x is not None and slice_y is not None:
+            return slice_x.overlaps(slice_y)
+        return underlying_buffer(x.buffer) == underlying_buffer(y.buffer)
+
+    # -- Z3 queries
+
+    def _instances(
+        self, encoder: IndexEncoder, x: AccessEntry, y: AccessEntry, relation: Relation
+    ) -> tuple[Instance, Instance]:
+        """Instances of x and y: shared ivs for common loops outside the carried one,
+        the carried loop's iv shifted by distance * step, everything else free."""
+        common = _common_loops(x.op, y.op)
+        shared: dict[Operation, z3.ArithRef] = {}
+        for loop in common:
+            if loop is relation.carried_loop:
+                break
+            shared[loop] = encoder.fresh_iv(loop, "k")
+        ix = encoder.instance_for(x.op, Instance(dict(shared)))
+        shifted = dict(shared)
+        if relation.carried_loop is not None:
+            loop = relation.carried_loop
+            step = static_step(loop)
+            step_term = z3.IntVal(step) if step is not None else encoder.term(loop.step, ix)
+            shifted[loop] = ix.ivs[loop] + relation.distance * step_term
+        iy = encoder.instance_for(y.op, Instance(shifted))
+        return ix, iy
+
+    def _constraints(self, encoder, x, y, relation) -> tuple[list, Instance, Instance]:
+        ix, iy = self._instances(encoder, x, y, relation)
+        constraints = list(encoder.constraints)
+        constraints += encoder.path_constraints(x.op, ix)
+        constraints += encoder.path_constraints(y.op, iy)
+        return constraints, ix, iy
+
+    def _cached(self, key: tuple, compute) -> bool:
+        if key in self._cache:
+            self.cache_hits += 1
+            return self._cache[key]
+        self.queries += 1
+        self._cache[key] = result = compute()
+        return result
+
+    def _intersect(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
+        def compute() -> bool:
+            encoder = IndexEncoder()
+            constraints, ix, iy = self._constraints(encoder, x, y, relation)
+            lo_x, hi_x = self._byte_bounds(encoder, x, ix)
+            lo_y, hi_y = self._byte_bounds(encoder, y, iy)
+            if x.buffer == y.buffer:
+                constraints += _box_overlap(encoder, x, ix, y, iy)
+            else:
+                constraints += [lo_x < hi_y, lo_y < hi_x]
+            return satisfiable(constraints)
+
+        return self._cached(("intersect", x, y, relation), compute)
+
+    def _same_threads(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
+        """Every common element is touched by the same thread in both accesses."""
+        agents = {x.agent, y.agent}
+        if agents <= {Agent.THREAD_ZERO}:
+            return True
+        if not agents <= {Agent.COOPERATIVE, Agent.ASYNC_ENGINE} or x.buffer != y.buffer:
+            return False
+
+        def compute() -> bool:
+            encoder = IndexEncoder()
+            constraints, ix, iy = self._constraints(encoder, x, y, relation)
+            coords = [z3.Int(f"e{d}") for d in range(len(x.sizes))]
+            constraints += _inside(encoder, x, ix, coords) + _inside(encoder, y, iy, coords)
+            tx = _owning_thread(encoder, x, ix, coords, self.threads)
+            ty = _owning_thread(encoder, y, iy, coords, self.threads)
+            return not satisfiable(constraints + [tx != ty])
+
+        return self._cached(("threads", x, y, relation), compute)
+
+    def _byte_bounds(self, encoder: IndexEncoder, entry: AccessEntry, inst: Instance):
+        """[lo, hi) bytes of the arena (or buffer) the region spans."""
+        buffer_type = entry.buffer.type
+        assert isinstance(buffer_type, MemRefType)
+        strides = _row_major_strides(buffer_type.get_shape())
+        element = buffer_type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+        offsets = _offset_terms(encoder, entry, inst)
+        first = sum((o * s for o, s in zip(offsets, strides)), z3.IntVal(0))
+        last = sum(((o + n - 1) * s for o, n, s in zip(offsets, entry.sizes, strides)), z3.IntVal(0))
+        base = arena_slice(entry.buffer)
+        start = base.start if base is not None else 0
+        return start + first * element, start + (last + 1) * element
+
+    # -- offsets for wait counting
+
+    def iterations_from_end(self, hazard: Hazard, loop: Operation) -> int:
+        """Fewest iterations before the last one of ``loop`` (which holds the source
+        but not the target) at which the source can conflict with the target."""
+        return self._boundary_iterations(hazard, loop, from_end=True)
+
+    def iterations_from_start(self, hazard: Hazard, loop: Operation) -> int:
+        """Earliest iteration of ``loop`` (holding the target, not the source) at which
+        the target can conflict with the source."""
+        return self._boundary_iterations(hazard, loop, from_end=False)
+
+    def _boundary_iterations(self, hazard: Hazard, loop: Operation, from_end: bool) -> int:
+        x, y = hazard.source, hazard.target
+
+        def conflicts_at(j: int) -> bool:
+            encoder = IndexEncoder()
+            constraints, ix, iy = self._constraints(encoder, x, y, hazard.relation)
+            inst = ix if from_end else iy
+            iv = inst.ivs[loop]
+            lb = encoder.term(loop.operands[0], inst)
+            ub = encoder.term(loop.operands[1], inst)
+            step = encoder.term(loop.operands[2], inst)
+            if from_end:
+                constraints += [iv + j * step < ub, iv + (j + 1) * step >= ub]
+            else:
+                constraints += [iv == lb + j * step]
+            if x.buffer == y.buffer:
+                constraints += _box_overlap(encoder, x, ix, y, iy)
+            return satisfiable(constraints)
+
+        for j in range(MAX_DISTANCE + 1):
+            if self._cached(("boundary", x, y, hazard.relation, loop, from_end, j),
+                            lambda: conflicts_at(j)):
+                return j
+        return MAX_DISTANCE + 1
+
+
+def _kind(x: AccessEntry, y: AccessEntry) -> HazardKind | None:
+    if x.writes and y.reads:
+        return HazardKind.RAW
+    if x.reads and y.writes:
+        return HazardKind.WAR
+    if x.writes and y.writes:
+        return HazardKind.WAW
+    return None
+
+
+def _precedes(a: tuple[Level, ...], b: tuple[Level, ...]) -> bool:
+    """Whether ``a``'s op comes before ``b``'s in program order."""
+    for la, lb in zip(a, b):
+        if la.block is not lb.block:
+            return False
+        if la.position != lb.position:
+            return la.position < lb.position
+    return False
+
+
+def _common_loops(a: Operation, b: Operation) -> list[Operation]:
+    """Loops enclosing both ops, innermost first."""
+    loops_b = set(enclosing_loops(b))
+    return [loop for loop in reversed(enclosing_loops(a)) if loop in loops_b]
+
+
+def _row_major_strides(shape) -> list[int]:
+    strides, running = [], 1
+    for extent in reversed(list(shape)):
+        strides.append(running)
+        running *= extent
+    return strides[::-1]
+
+
+def _offset_terms(encoder: IndexEncoder, entry: AccessEntry, inst: Instance):
+    if not entry.offsets:
+        return [z3.IntVal(0)] * len(entry.sizes)
+    return [encoder.term(o, inst) for o in entry.offsets]
+
+
+def _box_overlap(encoder, x: AccessEntry, ix: Instance, y: AccessEntry, iy: Instance):
+    ox, oy = _offset_terms(encoder, x, ix), _offset_terms(encoder, y, iy)
+    return [
+        z3.And(a < b + nb, b < a + na)
+        for a, na, b, nb in zip(ox, x.sizes, oy, y.sizes)
+    ]
+
+
+def _inside(encoder, entry: AccessEntry, inst: Instance, coords) -> list:
+    offsets = _offset_terms(encoder, entry, inst)
+    return [z3.And(o <= c, c < o + n) for o, n, c in zip(offsets, entry.sizes, coords)]
+
+
+def _owning_thread(encoder, entry: AccessEntry, inst: Instance, coords, threads: int):
+    """Thread of a cooperative op owning buffer element ``coords``."""
+    offsets = _offset_terms(encoder, entry, inst)
+    strides = _row_major_strides(entry.sizes)
+    linear = sum(((c - o) * s for c, o, s in zip(coords, offsets, strides)), z3.IntVal(0))
+    return linear % threads
+
+
+def loop_iv(loop: Operation) -> SSAValue:
+    return loop_induction_var(loop)

@@ -1,0 +1,131 @@
+"""The pipe simulator on small hand-written ascend kernels: each report kind, and the
+cycle model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tilepipe.semantics import load_module
+from tilepipe.semantics.ascend_sim import simulate
+
+HEADER = """
+func.func @k(%x: memref<64xf16>, %y: memref<64xf16>) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %u = memref.alloc() : memref<64xf16, "ub">
+"""
+COPY_IN = 'ascend.data_copy<64> %x -> %u : memref<64xf16> -> memref<64xf16, "ub">'
+EXP = 'ascend.exp<64> %u -> %u : memref<64xf16, "ub"> -> memref<64xf16, "ub">'
+COPY_OUT = 'ascend.data_copy<64> %u -> %y : memref<64xf16, "ub"> -> memref<64xf16>'
+
+
+def run(*body: str, trips: int | None = None):
+    lines = "\n".join(body)
+    if trips is not None:
+        lines = (
+            f"%n = arith.constant {trips} : index\n"
+            f"scf.for %i = %c0 to %n step %c1 {{\n{lines}\n}}"
+        )
+    module = load_module(HEADER + lines + "\nfunc.return\n}\n")
+    x = np.linspace(-1, 1, 64).astype(np.float16)
+    return simulate(module, {"x": x, "y": np.zeros(64, np.float16)}), x
+
+
+def test_synchronized_kernel_is_clean_and_computes():
+    report, x = run(
+        COPY_IN, "ascend.set_flag[MTE2, V] 0", "ascend.wait_flag[MTE2, V] 0", EXP,
+        "ascend.set_flag[V, MTE3] 0", "ascend.wait_flag[V, MTE3] 0", COPY_OUT,
+    )
+    assert report.ok, report.problems()
+    expected = np.exp(x.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(report.outputs["y"], expected)
+    latencies = {"MTE2": 30, "V": 20, "MTE3": 30}
+    assert report.cycles == sum(latencies.values()) + 2 * 2  # two flags of 2 cycles
+
+
+def test_missing_flag_is_a_race():
+    report, _ = run(COPY_IN, EXP, "ascend.set_flag[V, MTE3] 0", "ascend.wait_flag[V, MTE3] 0", COPY_OUT)
+    # The copy in is ordered neither before the exp nor before the copy out.
+    assert len(report.races) == 2
+    assert "u: #0 ascend.data_copy" in report.races[0] and "#1 ascend.exp" in report.races[0]
+    assert "#4 ascend.data_copy" in report.races[1]
+
+
+def test_same_mte_pipe_needs_a_barrier():
+    report, _ = run(COPY_IN, COPY_IN)
+    assert report.races  # two MTE2 writes of u: issue order is not completion order
+    report, _ = run(COPY_IN, "ascend.pipe_barrier[MTE2]", COPY_IN)
+    assert report.ok, report.problems()
+
+
+def test_same_vector_pipe_keeps_its_order():
+    report, _ = run(
+        COPY_IN, "ascend.set_flag[MTE2, V] 0", "ascend.wait_flag[MTE2, V] 0", EXP, EXP
+    )
+    assert report.ok, report.problems()
+
+
+def test_wait_without_set_deadlocks():
+    report, _ = run("ascend.wait_flag[MTE2, V] 3", EXP)
+    assert report.deadlock and "ascend.wait_flag MTE2_V id 3" in report.deadlock[0]
+
+
+def test_second_set_before_wait_and_flag_left_set():
+    report, _ = run("ascend.set_flag[MTE2, V] 1", "ascend.set_flag[MTE2, V] 1")
+    assert any("second set of MTE2_V id 1" in e for e in report.flag_errors)
+    assert report.flags_left == [f for f in report.flags_left if "MTE2_V id 1" in f]
+    assert report.flags_left
+
+
+def test_zero_trip_loop_with_an_unprimed_drain_deadlocks():
+    # The set inside the loop never runs; the drain after it waits forever.
+    body = [COPY_IN, "ascend.set_flag[MTE2, V] 0"]
+    module_text = (
+        HEADER
+        + "%n = arith.constant 0 : index\nscf.for %i = %c0 to %n step %c1 {\n"
+        + "\n".join(body)
+        + "\n}\nascend.wait_flag[MTE2, V] 0\nfunc.return\n}\n"
+    )
+    x = np.zeros(64, np.float16)
+    report = simulate(load_module(module_text), {"x": x, "y": x})
+    assert report.deadlock
+
+
+@pytest.mark.parametrize("blocking_consumer", [True, False])
+def test_lock_pool_orders_by_issue(blocking_consumer):
+    mode = "block" if blocking_consumer else "non_block"
+    report, _ = run(
+        COPY_IN,
+        "ascend.get_buf[MTE2] 5 non_block", "ascend.rls_buf[MTE2] 5 non_block",
+        f"ascend.get_buf[V] 5 {mode}", f"ascend.rls_buf[V] 5 {mode}",
+        EXP,
+    )
+    # Only a blocking request waits for the earlier holder's release.
+    assert bool(report.races) != blocking_consumer
+
+
+def test_cross_core_counter_is_capped():
+    sets = ["ascend.cross_core_set_flag[2, V] 3"] * 17
+    report, _ = run(*sets)
+    assert any("set more than 16 times" in e for e in report.flag_errors)
+
+
+def test_ring_in_a_loop():
+    # One buffer reused every iteration, protected by RAW and WAR flags with a prime
+    # and a drain; deleting the WAR flags makes iteration i+1's copy race with i's exp.
+    ring = [
+        "ascend.wait_flag[V, MTE2] 0", COPY_IN,
+        "ascend.set_flag[MTE2, V] 0", "ascend.wait_flag[MTE2, V] 0", EXP,
+        "ascend.set_flag[V, MTE2] 0",
+    ]
+    text = (
+        HEADER + "ascend.set_flag[V, MTE2] 0\n%n = arith.constant 4 : index\n"
+        "scf.for %i = %c0 to %n step %c1 {\n" + "\n".join(ring) + "\n}\n"
+        "ascend.wait_flag[V, MTE2] 0\nfunc.return\n}\n"
+    )
+    x = np.zeros(64, np.float16)
+    assert simulate(load_module(text), {"x": x, "y": x}).ok
+    broken = text.replace("ascend.wait_flag[V, MTE2] 0\nascend.data_copy", "ascend.data_copy")
+    report = simulate(load_module(broken), {"x": x, "y": x})
+    assert report.races or report.deadlock or report.flag_errors

@@ -1,0 +1,290 @@
+"""The synchronizing and warp-collective ops of the NVVM interpreter
+(``nvvm_interp``): ``cp.async`` copies and groups, barriers, mbarriers, ``ldmatrix``,
+``mma.sync``, and the shared-memory race detector they feed.
+
+The fragment layouts are the PTX ISA's (see ``nvvm_interp``'s docstring), written
+here independently of the lowering so that running a lowered kernel checks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.ir import Operation
+
+from tilepipe.diagnostics import op_location
+
+from .nvvm_interp import WARP, BlockExecution, MemRef, NvvmExecutionError, handles
+
+
+@dataclass
+class PendingCopy:
+    threads: np.ndarray  # issuing thread of each element
+    group: np.ndarray  # the issuing thread's group number, -1 while uncommitted
+    target: MemRef
+    index: tuple[np.ndarray, ...]
+    values: np.ndarray
+    op: Operation
+
+
+@dataclass
+class MBarrierState:
+    count: int
+    pending: int
+    phase: int = 0
+    tx_bytes: int = 0
+
+
+@dataclass
+class SharedRaceDetector:
+    """Last writer and readers of each shared byte since the last barrier."""
+
+    size: int
+    threads: int
+    races: list[str] = field(default_factory=list)
+    reported: set = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.writer = np.full(self.size, -1, np.int32)
+        self.writer_op = np.full(self.size, -1, np.int32)  # index into self.ops
+        self.ops: list[Operation] = []
+        self.readers = np.zeros((self.size, self.threads), bool)
+
+    def access(
+        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
+    ) -> None:
+        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes``."""
+        if threads.size == 0:
+            return
+        byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
+        thread = np.repeat(threads, nbytes)
+        writer = self.writer[byte]
+        against_write = (writer >= 0) & (writer != thread)
+        against_read = np.zeros_like(against_write)
+        if write:
+            others = self.readers[byte]
+            others[np.arange(byte.size), thread] = False
+            against_read = others.any(axis=1)
+            order = np.argsort(byte, kind="stable")
+            same = (np.diff(byte[order]) == 0) & (np.diff(thread[order]) != 0)
+            if same.any():
+                self._report(op, int(byte[order][1:][same][0]), None, "two threads write it at once")
+        if against_write.any():
+            i = int(np.flatnonzero(against_write)[0])
+            previous = self.ops[self.writer_op[byte[i]]]
+            self._report(
+                op, int(byte[i]), previous,
+                f"thread {thread[i]} vs a write by thread {writer[i]} in '{previous.name}' "
+                f"at {op_location(previous)}",
+            )
+        elif against_read.any():
+            i = int(np.flatnonzero(against_read)[0])
+            self._report(op, int(byte[i]), None, f"thread {thread[i]} writes what another thread read")
+        if write:
+            self.writer[byte] = thread
+            self.ops.append(op)
+            self.writer_op[byte] = len(self.ops) - 1
+        else:
+            self.readers[byte, thread] = True
+
+    def _report(self, op: Operation, byte: int, other: Operation | None, message: str) -> None:
+        key = (
+            str(op_location(op)),
+            op.name,
+            str(op_location(other)) if other is not None else message.split(" ", 2)[-1],
+        )
+        if key in self.reported:
+            return  # one report per pair of source ops
+        self.reported.add(key)
+        self.races.append(
+            f"{op_location(op) or '<unknown>'}: race on shared byte {byte} in '{op.name}': {message}"
+        )
+
+    def barrier(self, threads: np.ndarray | None) -> None:
+        if threads is None:
+            self.writer[:] = -1
+            self.readers[:] = False
+            return
+        self.writer[np.isin(self.writer, threads)] = -1
+        self.readers[:, threads] = False
+
+
+
+def land(ex: BlockExecution, op: Operation, threads: np.ndarray, keep_newest: int) -> None:
+    """Land the copies of ``threads`` except their newest ``keep_newest`` groups."""
+    remaining = []
+    for copy in ex.pending:
+        limit = ex.groups_committed[copy.threads] - keep_newest
+        done = np.isin(copy.threads, threads) & (copy.group >= 0) & (copy.group < limit)
+        if done.any():
+            index = tuple(i[done] for i in copy.index)
+            copy.target.array[index] = copy.values[done]
+            if ex.races is not None:
+                starts = ex.shared_bytes_of(copy.target, index)
+                ex.races.access(op, copy.threads[done], starts, copy.target.array.itemsize, True)
+        if not done.all():
+            keep = ~done
+            remaining.append(
+                PendingCopy(copy.threads[keep], copy.group[keep], copy.target,
+                            tuple(i[keep] for i in copy.index), copy.values[keep], copy.op)
+            )
+    ex.pending = remaining
+
+
+# ------------------------------------------------------------------ async copies, barriers
+
+
+@handles("nvgpu.device_async_copy")
+def _async_copy(ex, op, mask):
+    count = op.properties["dstElements"].value.data
+    _, dst_rank, _, src_rank, _ = op.properties["operandSegmentSizes"].get_values()
+    dst, src = ex[op.operands[0]], ex[op.operands[1 + dst_rank]]
+    dst_idx = [ex[v] for v in op.operands[1 : 1 + dst_rank]]
+    src_idx = [ex[v] for v in op.operands[2 + dst_rank : 2 + dst_rank + src_rank]]
+    values = ex.read(op, src, src_idx, mask, count)[mask]
+    index = tuple(i[mask] for i in np.broadcast_arrays(*ex.element_index(dst, dst_idx, count, mask)))
+    threads = np.repeat(np.flatnonzero(mask), count)
+    flat_index = tuple(i.ravel() for i in index)
+    if ex.races is not None:
+        ex.races.access(op, threads, ex.shared_bytes_of(dst, flat_index), dst.array.itemsize, write=True)
+    ex.pending.append(PendingCopy(threads, np.full(threads.size, -1), dst, flat_index, values.ravel(), op))
+    return [None]
+
+
+@handles("nvgpu.device_async_create_group", "nvvm.cp.async.commit.group")
+def _commit(ex, op, mask):
+    threads = np.flatnonzero(mask)
+    for copy in ex.pending:
+        open_ = (copy.group < 0) & np.isin(copy.threads, threads)
+        copy.group[open_] = ex.groups_committed[copy.threads[open_]]
+    ex.groups_committed[threads] += 1
+    return [None] if op.results else None
+
+
+@handles("nvgpu.device_async_wait", "nvvm.cp.async.wait.group")
+def _wait(ex, op, mask):
+    attr = op.properties.get("n") or op.properties.get("numGroups")
+    land(ex, op, np.flatnonzero(mask), attr.value.data if attr is not None else 0)
+
+
+@handles("nvvm.barrier0", "nvvm.barrier")
+def _barrier(ex, op, mask):
+    participants = None
+    if op.name == "nvvm.barrier" and len(op.operands) == 2:
+        participants = np.arange(ex.uniform(op, op.operands[1]))
+    if not mask[participants if participants is not None else slice(None)].all():
+        raise NvvmExecutionError(op, "not reached by all its participating threads")
+    if ex.races is not None:
+        ex.races.barrier(participants)
+
+
+# ------------------------------------------------------------------ warp collectives
+
+
+def _warps(ex: BlockExecution, op: Operation, mask: np.ndarray):
+    ex.require_converged(op, mask)
+    return [slice(w * WARP, (w + 1) * WARP) for w in range(ex.threads // WARP)]
+
+
+@handles("nvgpu.ldmatrix")
+def _ldmatrix(ex, op, mask):
+    tiles = op.properties["numTiles"].value.data
+    transpose = bool(op.properties["transpose"].value.data)
+    memref: MemRef = ex[op.operands[0]]
+    rows = ex.read(op, memref, [ex[v] for v in op.operands[1:]], mask, 8)  # (threads, 8)
+    result = np.empty((ex.threads, tiles, 2), memref.array.dtype)
+    lane = np.arange(WARP)
+    for warp in _warps(ex, op, mask):
+        for i in range(tiles):
+            matrix = rows[warp][8 * i : 8 * i + 8]  # row r given by lane 8i+r
+            if transpose:
+                matrix = matrix.T
+            result[warp, i, 0] = matrix[lane // 4, 2 * (lane % 4)]
+            result[warp, i, 1] = matrix[lane // 4, 2 * (lane % 4) + 1]
+    return [result]
+
+
+@handles("nvgpu.mma.sync")
+def _mma(ex, op, mask):
+    if tuple(a.value.data for a in op.properties["mmaShape"].data) != (16, 8, 16):
+        raise NvvmExecutionError(op, "only mma.m16n8k16 is modelled")
+    a, b, c = (ex[v] for v in op.operands)
+    result = np.empty_like(c)
+    lane = np.arange(WARP)
+    g, q = lane // 4, lane % 4
+    for warp in _warps(ex, op, mask):
+        A = np.zeros((16, 16), np.float32)
+        B = np.zeros((16, 8), np.float32)
+        C = np.zeros((16, 8), np.float32)
+        fa, fb, fc = a[warp].astype(np.float32), b[warp].astype(np.float32), c[warp]
+        for half_k in (0, 1):
+            for half_m in (0, 1):
+                for j in (0, 1):
+                    A[g + 8 * half_m, 2 * q + 8 * half_k + j] = fa[:, 2 * half_k + half_m, j]
+            for j in (0, 1):
+                B[2 * q + 8 * half_k + j, g] = fb[:, half_k, j]
+        for half_m in (0, 1):
+            for j in (0, 1):
+                C[g + 8 * half_m, 2 * q + j] = fc[:, half_m, j]
+        D = A @ B + C
+        for half_m in (0, 1):
+            for j in (0, 1):
+                result[warp, half_m, j] = D[g + 8 * half_m, 2 * q + j]
+    return [result]
+
+
+# ------------------------------------------------------------------ mbarriers
+
+
+def _mbarrier(ex: BlockExecution, op: Operation) -> tuple[int, MBarrierState | None]:
+    address = ex.uniform(op, op.operands[0])
+    return address, ex.mbarriers.get(address)
+
+
+@handles("nvvm.mbarrier.init")
+def _mbarrier_init(ex, op, mask):
+    address, _ = _mbarrier(ex, op)
+    count = ex.uniform(op, op.operands[1])
+    ex.mbarriers[address] = MBarrierState(count, count)
+
+
+def _arrive(ex, op, mask, tx_bytes: int = 0) -> None:
+    _, state = _mbarrier(ex, op)
+    if state is None:
+        raise NvvmExecutionError(op, "arrives on an uninitialised mbarrier")
+    state.tx_bytes += tx_bytes
+    state.pending -= int(mask.sum())
+    if state.pending <= 0 and state.tx_bytes == 0:
+        state.phase += 1
+        state.pending = state.count
+
+
+@handles("nvvm.mbarrier.arrive")
+def _mbarrier_arrive(ex, op, mask):
+    _arrive(ex, op, mask)
+    return [np.zeros(ex.threads, np.int64)]
+
+
+@handles("nvvm.mbarrier.arrive.expect_tx")
+def _mbarrier_expect_tx(ex, op, mask):
+    _arrive(ex, op, mask, ex.uniform(op, op.operands[1]))
+
+
+def _phase_completed(ex, op) -> bool:
+    _, state = _mbarrier(ex, op)
+    if state is None:
+        raise NvvmExecutionError(op, "waits on an uninitialised mbarrier")
+    parity = ex.uniform(op, op.operands[1])
+    return state.phase % 2 != parity % 2
+
+
+@handles("nvvm.mbarrier.test.wait")
+def _mbarrier_test_wait(ex, op, mask):
+    return [np.full(ex.threads, _phase_completed(ex, op))]
+
+
+@handles("nvvm.mbarrier.try_wait.parity")
+def _mbarrier_try_wait(ex, op, mask):
+    if not _phase_completed(ex, op):
+        raise NvvmExecutionError(op, "waits for a phase that can never complete (deadlock)")

@@ -1,0 +1,458 @@
+"""Execution of target-level NVVM kernels (the output of ``lower-to-nvvm``), thread
+by thread, with the PTX ISA's warp-collective fragment layouts and a race detector.
+
+Why not xDSL's interpreter framework: ``ldmatrix`` and ``mma.sync`` are collective --
+a lane's result depends on the other 31 lanes' operands -- so the block runs in
+lockstep (SIMT).  Every SSA value holds one entry per thread (shape ``(threads, ...)``),
+``scf.if``/``scf.while`` narrow an active-thread mask, and effects (stores, copies,
+mbarrier updates) apply to the active threads only.  The warp-collective ops are
+implemented from the PTX ISA's fragment tables, independently of the lowering:
+
+* ``ldmatrix .m8n8 .x{1,2,4} [.trans] .b16``: lanes ``8i..8i+7`` give the row
+  addresses of matrix ``i``; lane ``t`` receives row ``t/4``, columns ``2(t%4)``,
+  ``2(t%4)+1`` of each matrix (of its transpose with ``.trans``);
+* ``mma.m16n8k16`` (f16/bf16 -> f32): A ``a0..a7`` = rows ``g`` / ``g+8`` and columns
+  ``2c+{0,1}`` / ``2c+8+{0,1}`` (g = lane/4, c = lane%4), B ``b0..b3`` = rows ``2c+{0,1}``
+  / ``2c+8+{0,1}`` of column ``g``, C/D ``c0..c3`` = row ``g`` / ``g+8``, columns ``2c+{0,1}``.
+
+``cp.async`` copies read their source at issue and land when a ``wait_group`` of the
+issuing thread covers their group.  The race detector tracks shared-memory bytes: an
+access conflicts with an access of another thread to the same byte (one of them a
+write) since the last barrier both took part in; an async copy writes its destination
+from issue until it lands.  (A partial barrier orders its participants' earlier
+accesses for everybody -- a simplification that can only miss races, never invent
+them.)
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from tilepipe.diagnostics import op_location
+
+SHARED_ADDRESS_BASE = 1 << 40  # fake addresses of shared memory, for mbarrier pointers
+WARP = 32
+WHILE_LIMIT = 100_000
+
+
+class NvvmExecutionError(Exception):
+    def __init__(self, op: Operation, message: str):
+        where = op_location(op)
+        super().__init__(f"{where or '<unknown>'}: '{op.name}' op {message}")
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype:
+    if isinstance(element_type, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(element_type, Float32Type | BFloat16Type):
+        return np.dtype(np.float32)  # bf16 values are held as rounded f32
+    if isinstance(element_type, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(element_type, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(element_type, IntegerType):
+        width = element_type.width.data
+        return np.dtype(bool) if width == 1 else np.dtype(f"int{max(8, width)}")
+    raise NotImplementedError(f"no numpy type for {element_type}")
+
+
+@dataclass
+class MemRef:
+    """A buffer: global/shared arrays are shared by all threads, private ones are
+    ``(threads, *shape)``."""
+
+    array: np.ndarray
+    space: str  # "global" | "shared" | "private"
+    byte_offset: int = 0  # shared: offset of element 0 in the block's shared memory
+
+
+class BlockExecution:
+    """One block of a ``gpu.func`` kernel, all threads in lockstep."""
+
+    def __init__(self, kernel: Operation, args: Sequence[np.ndarray], block: Sequence[int], check_races: bool):
+        self.kernel = kernel
+        self.threads = int(kernel.properties["known_block_size"].get_values()[0])
+        self.block = tuple(block) + (0,) * (3 - len(block))
+        self.values: dict[SSAValue, object] = {}
+        self.pending: list = []  # nvvm_collectives.PendingCopy
+        self.groups_committed = np.zeros(self.threads, np.int64)
+        self.mbarriers: dict = {}  # address -> nvvm_collectives.MBarrierState
+        entry = kernel.regions[0].block
+        inputs = len(kernel.properties["function_type"].inputs.data)
+        shared_bytes = sum(a.type.element_count() for a in entry.args[inputs:])
+        dynamic = kernel.attributes.get("tilepipe.dynamic_shared_memory")
+        if isinstance(dynamic, IntegerAttr):
+            shared_bytes = dynamic.value.data
+        self.shared = np.zeros(shared_bytes, np.uint8)
+        self.races = None
+        if check_races:
+            from .nvvm_collectives import SharedRaceDetector
+
+            self.races = SharedRaceDetector(shared_bytes, self.threads)
+        for arg, array in zip(entry.args[:inputs], args):
+            self.values[arg] = MemRef(array, "global")
+        for arg in entry.args[inputs:]:
+            self.values[arg] = MemRef(self.shared, "shared")
+
+    # ------------------------------------------------------------------ driver
+
+    def run(self) -> None:
+        self.run_block(self.kernel.regions[0].block, np.ones(self.threads, bool))
+        if self.pending:
+            raise NvvmExecutionError(self.pending[0].op, "copy never waited for")
+
+    def run_block(self, block: Block, mask: np.ndarray) -> list[object]:
+        for op in block.ops:
+            if op.name in ("scf.yield", "scf.condition"):
+                return [self.values[v] for v in op.operands]
+            handler = HANDLERS.get(op.name)
+            if handler is None:
+                raise NvvmExecutionError(op, "is not supported by the NVVM interpreter")
+            try:
+                results = handler(self, op, mask)
+            except IndexError as err:
+                raise NvvmExecutionError(op, str(err)) from None
+            if results is not None:
+                for result, value in zip(op.results, results):
+                    self.values[result] = value
+        return []
+
+    def __getitem__(self, value: SSAValue):
+        return self.values[value]
+
+    def uniform(self, op: Operation, value: SSAValue) -> int:
+        array = np.asarray(self.values[value])
+        if not (array == array.flat[0]).all():
+            raise NvvmExecutionError(op, "needs a value that is the same in every thread")
+        return int(array.flat[0])
+
+    def require_converged(self, op: Operation, mask: np.ndarray) -> None:
+        if not mask.all():
+            raise NvvmExecutionError(op, "executed by only some threads (divergent control flow)")
+
+    # ------------------------------------------------------------------ memory
+
+    def element_index(
+        self, memref: MemRef, indices: Sequence[np.ndarray], extent: int, mask: np.ndarray
+    ):
+        """Per-thread index tuples of ``extent`` consecutive elements (inactive
+        threads, whose indices may be anything, get index 0)."""
+        idx = [np.where(mask, np.asarray(i, np.int64), 0) for i in indices]
+        idx[-1] = idx[-1][:, None] + np.arange(extent)[None, :]
+        idx[:-1] = [i[:, None] for i in idx[:-1]]
+        shape = memref.array.shape[1:] if memref.space == "private" else memref.array.shape
+        for i, dim in zip(idx, shape):
+            if ((i < 0) | (i >= dim)).any():
+                raise IndexError(f"out-of-bounds access to a dimension of size {dim}")
+        if memref.space == "private":
+            return (np.arange(self.threads)[:, None], *idx)
+        return tuple(idx)
+
+    def shared_bytes_of(self, memref: MemRef, index: tuple[np.ndarray, ...]) -> np.ndarray:
+        flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*index)), memref.array.shape)
+        return memref.byte_offset + flat * memref.array.itemsize
+
+    def read(self, op: Operation, memref: MemRef, indices, mask: np.ndarray, extent: int = 1) -> np.ndarray:
+        index = self.element_index(memref, indices, extent, mask)
+        values = memref.array[index]
+        if memref.space == "shared" and self.races is not None:
+            starts = self.shared_bytes_of(memref, index)[mask].ravel()
+            threads = np.repeat(np.flatnonzero(mask), extent)
+            self.races.access(op, threads, starts, memref.array.itemsize, write=False)
+        return values
+
+    def write(self, op: Operation, memref: MemRef, indices, values: np.ndarray, mask: np.ndarray, extent: int = 1) -> None:
+        index = self.element_index(memref, indices, extent, mask)
+        values = np.asarray(values).reshape(self.threads, extent).astype(memref.array.dtype)
+        active = tuple(i[mask] for i in np.broadcast_arrays(*index))
+        if memref.space == "shared" and self.races is not None:
+            starts = self.shared_bytes_of(memref, active).ravel()
+            threads = np.repeat(np.flatnonzero(mask), extent)
+            self.races.access(op, threads, starts, memref.array.itemsize, write=True)
+        memref.array[active] = values[mask]
+
+# ---------------------------------------------------------------------- handlers
+
+HANDLERS: dict[str, object] = {}
+
+
+def handles(*names: str):
+    def register(fn):
+        for name in names:
+            HANDLERS[name] = fn
+        return fn
+
+    return register
+
+
+def _splat(ex: BlockExecution, value, result_type: Attribute) -> np.ndarray:
+    if isinstance(result_type, VectorType):
+        shape = (ex.threads, *result_type.get_shape())
+        return np.full(shape, value, numpy_dtype(result_type.element_type))
+    return np.full(ex.threads, value, numpy_dtype(result_type))
+
+
+@handles("arith.constant")
+def _constant(ex, op, mask):
+    attr = op.properties["value"]
+    if isinstance(attr, FloatAttr | IntegerAttr):
+        return [_splat(ex, attr.value.data, op.results[0].type)]
+    raise NvvmExecutionError(op, f"unsupported constant {attr}")
+
+
+_INT_BINARY = {
+    "arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
+    "arith.divui": np.floor_divide, "arith.divsi": lambda a, b: np.trunc(a / b).astype(a.dtype),
+    "arith.remui": np.remainder, "arith.remsi": np.fmod, "arith.andi": np.bitwise_and,
+    "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor, "arith.maxsi": np.maximum,
+    "arith.minsi": np.minimum,
+}
+_FLOAT_BINARY = {
+    "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
+    "arith.divf": np.divide, "arith.maximumf": np.maximum, "arith.minimumf": np.minimum,
+}
+
+
+@handles(*_INT_BINARY, *_FLOAT_BINARY)
+def _binary(ex, op, mask):
+    fn = _INT_BINARY.get(op.name) or _FLOAT_BINARY[op.name]
+    lhs, rhs = ex[op.operands[0]], ex[op.operands[1]]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if op.name in ("arith.divui", "arith.divsi", "arith.remui", "arith.remsi"):
+            rhs = np.where(rhs == 0, 1, rhs)  # inactive lanes may divide by zero
+        return [fn(lhs, rhs).astype(lhs.dtype)]
+
+
+_CMPI = [np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
+         np.less, np.less_equal, np.greater, np.greater_equal]
+
+
+@handles("arith.cmpi")
+def _cmpi(ex, op, mask):
+    return [_CMPI[op.properties["predicate"].value.data](ex[op.operands[0]], ex[op.operands[1]])]
+
+
+@handles("arith.index_cast", "arith.extf", "arith.truncf")
+def _cast(ex, op, mask):
+    return [ex[op.operands[0]].astype(numpy_dtype(op.results[0].type))]
+
+
+@handles("math.exp")
+def _exp(ex, op, mask):
+    with np.errstate(over="ignore"):
+        return [np.exp(ex[op.operands[0]])]
+
+
+@handles("arith.select")
+def _select(ex, op, mask):
+    cond, a, b = (ex[v] for v in op.operands)
+    return [np.where(cond, a, b)]
+
+
+@handles("gpu.thread_id")
+def _thread_id(ex, op, mask):
+    dim = op.properties["dimension"].data.value
+    return [np.arange(ex.threads, dtype=np.int64) if dim == "x" else np.zeros(ex.threads, np.int64)]
+
+
+@handles("gpu.block_id")
+def _block_id(ex, op, mask):
+    return [np.full(ex.threads, ex.block["xyz".index(op.properties["dimension"].data.value)], np.int64)]
+
+
+@handles("gpu.return")
+def _return(ex, op, mask):
+    return None
+
+
+@handles("gpu.dynamic_shared_memory", "memref.memory_space_cast")
+def _shared_base(ex, op, mask):
+    return [MemRef(ex.shared, "shared")] if not op.operands else [ex[op.operands[0]]]
+
+
+@handles("memref.view")
+def _view(ex, op, mask):
+    base: MemRef = ex[op.operands[0]]
+    offset = base.byte_offset + ex.uniform(op, op.operands[1])
+    result_type = op.results[0].type
+    dtype = numpy_dtype(result_type.element_type)
+    count = result_type.element_count()
+    raw = ex.shared[offset : offset + count * dtype.itemsize]
+    return [MemRef(raw.view(dtype).reshape(result_type.get_shape()), "shared", offset)]
+
+
+@handles("memref.alloca")
+def _alloca(ex, op, mask):
+    result_type = op.results[0].type
+    dtype = numpy_dtype(result_type.element_type)
+    fill = np.nan if dtype.kind == "f" else 0  # uninitialised registers read as NaN
+    return [MemRef(np.full((ex.threads, *result_type.get_shape()), fill, dtype), "private")]
+
+
+@handles("memref.load")
+def _load(ex, op, mask):
+    values = ex.read(op, ex[op.operands[0]], [ex[v] for v in op.operands[1:]], mask)
+    return [values[:, 0]]
+
+
+@handles("memref.store")
+def _store(ex, op, mask):
+    ex.write(op, ex[op.operands[1]], [ex[v] for v in op.operands[2:]], ex[op.operands[0]], mask)
+
+
+@handles("vector.load")
+def _vector_load(ex, op, mask):
+    width = op.results[0].type.get_shape()[0]
+    return [ex.read(op, ex[op.operands[0]], [ex[v] for v in op.operands[1:]], mask, width)]
+
+
+@handles("vector.store")
+def _vector_store(ex, op, mask):
+    value = ex[op.operands[0]]
+    ex.write(op, ex[op.operands[1]], [ex[v] for v in op.operands[2:]], value, mask, value.shape[1])
+
+
+@handles("vector.broadcast")
+def _broadcast(ex, op, mask):
+    shape = op.results[0].type.get_shape()
+    source = ex[op.operands[0]]
+    return [np.broadcast_to(source.reshape(ex.threads, *([1] * len(shape))), (ex.threads, *shape)).copy()]
+
+
+def _position(op: Operation) -> tuple[int, ...]:
+    attr = op.properties["static_position"]
+    assert isinstance(attr, DenseArrayBase)
+    return tuple(attr.get_values())
+
+
+@handles("vector.insert")
+def _insert(ex, op, mask):
+    dest = ex[op.operands[1]].copy()
+    dest[(slice(None), *_position(op))] = ex[op.operands[0]]
+    return [dest]
+
+
+@handles("vector.extract")
+def _extract(ex, op, mask):
+    return [ex[op.operands[0]][(slice(None), *_position(op))].copy()]
+
+
+@handles("memref.extract_aligned_pointer_as_index")
+def _pointer(ex, op, mask):
+    memref: MemRef = ex[op.operands[0]]
+    if memref.space != "shared":
+        raise NvvmExecutionError(op, "pointers are only modelled for shared memory")
+    return [np.full(ex.threads, SHARED_ADDRESS_BASE + memref.byte_offset, np.int64)]
+
+
+@handles("llvm.inttoptr")
+def _inttoptr(ex, op, mask):
+    return [ex[op.operands[0]].astype(np.int64)]
+
+
+# ------------------------------------------------------------------ control flow
+
+
+@handles("scf.for")
+def _for(ex, op, mask):
+    lb, ub, step = (ex.uniform(op, v) for v in op.operands[:3])
+    carried = [ex[v] for v in op.operands[3:]]
+    body = op.regions[0].block
+    for i in range(lb, ub, step):
+        ex.values[body.args[0]] = np.full(ex.threads, i, np.int64)
+        for arg, value in zip(body.args[1:], carried):
+            ex.values[arg] = value
+        yielded = ex.run_block(body, mask)
+        carried = [np.where(_lanes(mask, y), y, c) for y, c in zip(yielded, carried)]
+    return carried
+
+
+def _lanes(mask: np.ndarray, value: np.ndarray) -> np.ndarray:
+    return mask.reshape(mask.shape + (1,) * (np.ndim(value) - 1))
+
+
+@handles("scf.if")
+def _if(ex, op, mask):
+    if op.results:
+        raise NvvmExecutionError(op, "scf.if with results is not supported")
+    condition = ex[op.operands[0]].astype(bool)
+    if (mask & condition).any():
+        ex.run_block(op.regions[0].block, mask & condition)
+    if op.regions[1].blocks and (mask & ~condition).any():
+        ex.run_block(op.regions[1].block, mask & ~condition)
+
+
+@handles("scf.while")
+def _while(ex, op, mask):
+    active = mask.copy()
+    for _ in range(WHILE_LIMIT):
+        (condition, *_rest) = ex.run_block(op.regions[0].block, active)
+        active &= condition.astype(bool)
+        if not active.any():
+            return []
+        ex.run_block(op.regions[1].block, active)
+    raise NvvmExecutionError(op, f"did not terminate in {WHILE_LIMIT} iterations (deadlock?)")
+
+
+# ---------------------------------------------------------------------- entry point
+
+
+@dataclass
+class NvvmRun:
+    outputs: list[np.ndarray]
+    races: list[str]
+
+
+def gpu_kernel(module: ModuleOp, name: str | None = None) -> Operation:
+    kernels = [op for op in module.walk() if op.name == "gpu.func"]
+    if name is not None:
+        kernels = [k for k in kernels if k.attributes["sym_name"].data == name]
+    if len(kernels) != 1:
+        raise ValueError(f"expected one gpu.func{f' @{name}' if name else ''}, found {len(kernels)}")
+    return kernels[0]
+
+
+def run_nvvm_kernel(
+    module: ModuleOp,
+    args: Sequence[np.ndarray],
+    *,
+    kernel: str | None = None,
+    blocks: Sequence[Sequence[int]] | None = None,
+    check_races: bool = False,
+) -> NvvmRun:
+    """Run a lowered kernel on copies of ``args`` (in argument order) over its grid
+    (or ``blocks``); return the arguments' final contents and the races found."""
+    func = gpu_kernel(module, kernel)
+    grid = func.properties["known_grid_size"].get_values()
+    arrays = [np.array(a, copy=True) for a in args]
+    chosen = blocks if blocks is not None else list(itertools.product(*(range(g) for g in grid)))
+    races: list[str] = []
+    for block in chosen:
+        execution = BlockExecution(func, arrays, block, check_races)
+        execution.run()
+        if execution.races is not None:
+            races.extend(execution.races.races)
+    return NvvmRun(arrays, races)
+
+
+# Registers the synchronizing and warp-collective handlers (imports this module).
+from . import nvvm_collectives  # noqa: E402, F401
