@@ -20,6 +20,13 @@ config.substitutions.append(("%python", "python3"))
 config.substitutions.append(
     ("%examples", os.path.join(os.path.dirname(__file__), "examples"))
 )
+# The CUDA pass pipeline up to sync insertion.
+config.substitutions.append(
+    (
+        "%{cuda}",
+        "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync",
+    )
+)
 # Custom form -> generic form -> custom form must give back the same text.
 config.substitutions.append(
     (

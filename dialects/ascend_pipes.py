@@ -25,6 +25,7 @@ from xdsl.ir import SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.utils.str_enum import StrEnum
 
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Attribute
 
 from .memory_space import MemorySpace, memory_space
@@ -114,6 +115,22 @@ def hard_event_problem(event: HardEvent) -> str | None:
     if event.name not in LEGAL_HARD_EVENTS:
         return f"illegal pipe pair {event}: no such hard event"
     return None
+
+
+def element_bytes(element: Attribute) -> int:
+    """Bytes of one element (index counts as 8)."""
+    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerType
+
+    if isinstance(element, IntegerType):
+        return max(1, element.width.data // 8)
+    return {Float16Type: 2, BFloat16Type: 2, Float32Type: 4}.get(type(element), 8)
+
+
+def buffer_bytes(memref_type: MemRefType) -> int:
+    count = 1
+    for dim in memref_type.get_shape():
+        count *= dim
+    return count * element_bytes(memref_type.element_type)
 
 
 def ascend_space(memref_type: Attribute) -> MemorySpace:

@@ -40,7 +40,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects import ascend
-from tilepipe.dialects.ascend_pipes import ascend_space
+from tilepipe.dialects.ascend_pipes import ascend_space, element_bytes
 from tilepipe.dialects.ascend_sync import (
     CrossCoreSetFlagOp,
     CrossCoreWaitFlagOp,
@@ -82,12 +82,6 @@ def cpp_type(element: Attribute) -> str:
     if isinstance(element, IntegerType):
         return "bool" if element.width.data == 1 else f"int{element.width.data}_t"
     return "int64_t"  # index
-
-
-def element_bytes(element: Attribute) -> int:
-    if isinstance(element, IntegerType):
-        return max(1, element.width.data // 8)
-    return {Float16Type: 2, BFloat16Type: 2, Float32Type: 4}.get(type(element), 8)
 
 
 @dataclass(frozen=True)

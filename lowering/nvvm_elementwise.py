@@ -1,10 +1,9 @@
 """Fill, elementwise and reduce tile ops as per-thread loops over owned elements.
 
 Elementwise ops iterate under their fragments' layout (or in cooperative chunks when
-all operands are in memory).  ``tile.reduce`` gives each thread the destination
-elements it owns and loops over the reduced axis of a source in shared or global
-memory; reducing a register fragment would need its rows gathered across threads and
-is rejected with a diagnostic (copy the tile to shared memory first).
+all operands are in memory).  ``tile.reduce`` of a source in shared or global memory
+gives each thread the destination elements it owns and loops over the reduced axis;
+row reductions of register fragments use warp shuffles (``nvvm_reduce``).
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from tilepipe.diagnostics import op_error
 from . import nvvm_emit as emit
 from .nvvm_access import for_each_element, tile_operands
 from .nvvm_kernel import KernelContext
+from .nvvm_reduce import check_fragment_reduction, lower_fragment_reduction
 
 
 def _is_float(element_type: Attribute) -> bool:
@@ -114,14 +114,14 @@ class LowerReduce(RewritePattern):
     def match_and_rewrite(self, op: ReduceOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
         src, dst = operands["src"], operands["dst"]
-        if src.is_fragment:
-            raise op_error(
-                op,
-                "reducing a register fragment is not supported by lower-to-nvvm; "
-                "copy the tile to shared memory first",
-            )
         if not _is_float(src.element_type):
             raise op_error(op, "lower-to-nvvm reduces float tiles only")
+        if src.is_fragment:
+            check_fragment_reduction(op, src, dst)
+            with emit.emitting(rewriter, op):
+                lower_fragment_reduction(op, self.context, src, dst)
+            rewriter.erase(op)
+            return
         axis = op.reduce_axis
         extent = op.tile_shape[axis]
         kind = op.reduce_kind

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 
-from xdsl.builder import ImplicitBuilder
+from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     IndexType,
@@ -23,8 +24,9 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -37,12 +39,45 @@ from xdsl.irdl import (
 from tilepipe.dialects.tile import constant_index
 
 
+class ConstantPool:
+    """The integer constants of one op's lowering, created once each, ahead of
+    everything the lowering emits (so they dominate all their uses)."""
+
+    def __init__(self, op: Operation):
+        self.anchor = op.prev_op
+        self.block = op.parent_block()
+        self.constants: dict[tuple[int, Attribute], SSAValue] = {}
+
+    def get(self, value: int, value_type: Attribute) -> SSAValue:
+        key = (value, value_type)
+        if key not in self.constants:
+            assert self.block is not None
+            point = (
+                InsertPoint.after(self.anchor)
+                if self.anchor is not None
+                else InsertPoint.at_start(self.block)
+            )
+            with ImplicitBuilder(Builder(point)):
+                self.constants[key] = arith.ConstantOp(IntegerAttr(value, value_type)).result
+        return self.constants[key]
+
+
+_POOL: ContextVar[ConstantPool | None] = ContextVar("nvvm_constant_pool", default=None)
+
+
+def _constant(value: int, value_type: Attribute) -> SSAValue:
+    pool = _POOL.get()
+    if pool is None:
+        return arith.ConstantOp(IntegerAttr(value, value_type)).result
+    return pool.get(value, value_type)
+
+
 def const(value: int) -> SSAValue:
-    return arith.ConstantOp(IntegerAttr(value, IndexType())).result
+    return _constant(value, IndexType())
 
 
 def const_i32(value: int) -> SSAValue:
-    return arith.ConstantOp(IntegerAttr(value, i32)).result
+    return _constant(value, i32)
 
 
 def add(a: SSAValue, b: SSAValue | int) -> SSAValue:
@@ -217,6 +252,11 @@ def located_before(op: Operation):
 
 @contextmanager
 def emitting(rewriter: PatternRewriter, op: Operation):
-    """Emit (with ``ImplicitBuilder``) before ``op``, at ``op``'s location."""
-    with located_before(op), ImplicitBuilder(rewriter):
-        yield
+    """Emit (with ``ImplicitBuilder``) before ``op``, at ``op``'s location, sharing
+    integer constants."""
+    token = _POOL.set(ConstantPool(op))
+    try:
+        with located_before(op), ImplicitBuilder(rewriter):
+            yield
+    finally:
+        _POOL.reset(token)

@@ -41,7 +41,7 @@ from tilepipe.dialects.gpu_upstream import DynamicSharedMemoryOp, KernelFuncOp, 
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
-from tilepipe.dialects.tile import BlockIdOp, GemmOp
+from tilepipe.dialects.tile import BlockIdOp, GemmOp, ReduceOp
 from tilepipe.diagnostics import op_error
 from tilepipe.targets import CudaTarget, target_of
 
@@ -111,7 +111,8 @@ def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, Fragme
                     f"a tensor-core accumulator must be exactly the {m}x{n} tile, "
                     f"got {buffer_type}",
                 )
-            grid = choose_warp_grid(m, n, warps)
+            grid = choose_warp_grid(m, n, warps, _reduced_along_rows(buffer))
+            grid = grid or choose_warp_grid(m, n, warps)
             assert grid is not None
             mma = MmaAccumulatorLayout(grid)
             if isinstance(layout, MmaAccumulatorLayout) and layout != mma:
@@ -119,6 +120,16 @@ def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, Fragme
             layout = mma
         layouts[buffer] = layout
     return layouts
+
+
+def _reduced_along_rows(buffer: SSAValue) -> bool:
+    """Is the fragment the source of a row reduction (keep rows inside one warp)?"""
+    return any(
+        isinstance(use.operation, ReduceOp)
+        and use.operation.src == buffer
+        and use.operation.reduce_axis == 1
+        for use in buffer.uses
+    )
 
 
 def _convert_global_type(memref_type: Attribute) -> Attribute:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import gpu
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, MemRefType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from xdsl.ir import Attribute, SSAValue
 
 from . import nvvm_emit as emit
@@ -170,11 +170,17 @@ class WarpGrid:
         return row, col
 
 
-def choose_warp_grid(m: int, n: int, warps: int) -> WarpGrid | None:
-    """The most square warp tiling of ``m x n`` in whole m16n8 blocks, if any."""
+def choose_warp_grid(
+    m: int, n: int, warps: int, whole_rows: bool = False
+) -> WarpGrid | None:
+    """The most square warp tiling of ``m x n`` in whole m16n8 blocks, if any.
+
+    With ``whole_rows`` every warp owns whole rows (``warps_n == 1``), so that a row
+    reduction stays inside one warp (quad shuffles, no shared memory).
+    """
     best: WarpGrid | None = None
     for warps_m in range(1, warps + 1):
-        if warps % warps_m:
+        if warps % warps_m or (whole_rows and warps_m != warps):
             continue
         grid = WarpGrid(m, n, warps_m, warps // warps_m)
         if m % (MMA_M * grid.warps_m) or n % (MMA_N * grid.warps_n):

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 
@@ -72,9 +72,8 @@ class IdBlock:
         names: list[str] = []
         for op in self.ops:
             attr = op.attributes.get(SYNC_POINT_ATTR)
-            label = getattr(attr, "data", None)
-            if isinstance(label, str) and label not in names:
-                names.append(label)
+            if isinstance(attr, StringAttr) and attr.data not in names:
+                names.append(attr.data)
         return "+".join(names) if names else f"ids[{self.lo}..{self.hi}]"
 
 

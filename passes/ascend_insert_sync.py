@@ -52,6 +52,23 @@ from .index_arith import Index, IndexBuilder
 CROSS_CORE_MODE = 2  # AIC <-> both AIVs
 
 
+def _set_anchor(point: SyncPoint) -> Operation:
+    """The op the set follows: the producer, its guard when the consumer is not in the
+    same branch (so the set runs in every iteration), or its top-level item."""
+    edge = point.edge
+    if not edge.in_loop:
+        return edge.src.item
+    return edge.src.op if edge.src.same_guard(edge.dst) else edge.src.statement
+
+
+def _wait_anchor(point: SyncPoint) -> Operation:
+    """The op the wait (or barrier) precedes, mirroring :func:`_set_anchor`."""
+    edge = point.edge
+    if not edge.in_loop:
+        return edge.dst.item
+    return edge.dst.op if edge.src.same_guard(edge.dst) else edge.dst.statement
+
+
 class SyncMaterializer:
     """Inserts the ops of each sync point; hands out base ids per hard event."""
 
@@ -97,8 +114,7 @@ class SyncMaterializer:
         if point.kind == SyncKind.BARRIER:
             barrier = PipeBarrierOp(edge.src.pipe)
             barrier.attributes[SYNC_POINT_ATTR] = StringAttr(edge.name)
-            where = edge.dst.op if edge.in_loop else edge.dst.item
-            Rewriter.insert_op(barrier, InsertPoint.before(where))
+            Rewriter.insert_op(barrier, InsertPoint.before(_wait_anchor(point)))
             return
         namespace = "cross_core" if point.kind == SyncKind.CROSS_CORE else str(point.event)
         base = self._base(namespace, point.versions)
@@ -110,8 +126,8 @@ class SyncMaterializer:
         loop = edge.src.loop
         assert loop is not None
         id = self._ring_id(loop, point.versions, base)
-        Rewriter.insert_op(self._make(point, True, id), InsertPoint.after(edge.src.op))
-        Rewriter.insert_op(self._make(point, False, id), InsertPoint.before(edge.dst.op))
+        Rewriter.insert_op(self._make(point, True, id), InsertPoint.after(_set_anchor(point)))
+        Rewriter.insert_op(self._make(point, False, id), InsertPoint.before(_wait_anchor(point)))
         if point.is_ring:
             for version in range(point.versions):
                 prime = self._make(point, True, self._static_id(base + version))

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import memref, scf
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr, i64
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from tilepipe.dialects.ascend_pipes import ascend_space
+from tilepipe.dialects.ascend_pipes import ascend_space, buffer_bytes
 from tilepipe.dialects.memory_space import ON_CHIP_ASCEND_SPACES, MemorySpace
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
@@ -52,15 +52,6 @@ class MultiBuffer:
     @property
     def storage(self) -> SSAValue:
         return self.alloc.memref
-
-
-def buffer_bytes(buffer_type: MemRefType) -> int:
-    from tilepipe.lowering.ascendc import element_bytes
-
-    count = 1
-    for dim in buffer_type.get_shape():
-        count *= dim
-    return count * element_bytes(buffer_type.element_type)
 
 
 def on_chip_allocs(kernel: FuncOp) -> list[memref.AllocOp]:
@@ -95,15 +86,6 @@ def owner_of(storage: SSAValue) -> ForOp | None:
     if any(a.reads for a in accesses) or not any(a.writes for a in accesses):
         return None
     return loop
-
-
-def is_guarded(storage: SSAValue, loop: ForOp) -> bool:
-    """Is some access to ``storage`` conditional inside ``loop`` (an scf.if)?"""
-    return any(
-        _enclosing(use.operation, scf.IfOp) is not None
-        and loop.is_ancestor(_enclosing(use.operation, scf.IfOp))
-        for use in storage.uses
-    )
 
 
 def loop_depth_bound(loop: ForOp) -> int:

@@ -8,9 +8,11 @@ For every on-chip buffer of an Ascend kernel (see :mod:`passes.ascend_multi_buff
   memory's buffers exceed the target's capacity, take one version away from the owned
   buffers of that memory (largest first) until it fits; a memory that does not fit even
   with one version each is an error naming its buffers;
-* choose the index mode: ``counter`` when an epoch is guarded (an access under an
-  ``scf.if``), since then only the executed epochs should advance the slot; else
-  ``iteration``.  A user's ``ascend.index_mode`` on the alloc wins.
+* record the index mode: ``iteration`` (the slot follows the lexical iteration, also
+  across skipped guarded epochs; every ring's set and wait are skipped together, so
+  the protocol stays balanced), unless the user asks for ``counter`` with
+  ``ascend.index_mode`` on the alloc (only executed epochs advance the slot; not
+  materialized yet).
 
 The plan is recorded on each ``memref.alloc`` as ``ascend.versions`` and
 ``ascend.index_mode``; nothing else changes (that is the point of §3.5: sync is
@@ -28,7 +30,7 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
 from tilepipe.diagnostics import op_error
-from tilepipe.dialects.ascend_pipes import ascend_space
+from tilepipe.dialects.ascend_pipes import ascend_space, buffer_bytes
 from tilepipe.targets import AscendTarget, target_of
 
 from .ascend_multi_buffer import (
@@ -36,9 +38,7 @@ from .ascend_multi_buffer import (
     INDEX_MODE_ATTR,
     ITERATION_MODE,
     MultiBuffer,
-    buffer_bytes,
     capacity_problem,
-    is_guarded,
     loop_depth_bound,
     on_chip_allocs,
     owner_of,
@@ -59,8 +59,6 @@ def plan_multi_buffers(kernel: FuncOp, target: AscendTarget) -> dict[SSAValue, M
                     alloc, f"unknown index mode '{user_mode.data}' (iteration or counter)"
                 )
             mode = user_mode.data
-        elif owner is not None and is_guarded(alloc.memref, owner):
-            mode = COUNTER_MODE
         else:
             mode = ITERATION_MODE
         plan[alloc.memref] = MultiBuffer(alloc, owner, versions, mode)

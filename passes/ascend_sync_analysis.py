@@ -25,14 +25,14 @@ from enum import Enum
 
 from xdsl.dialects import scf
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import Core, HardEvent, Pipe, canonical_hard_event
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
 
-from .access_analysis import DependenceKind, LoopAccessAnalysis, op_accesses
+from .access_analysis import LoopAccessAnalysis, op_accesses
 from .ascend_multi_buffer import MultiBuffer
 from .ascend_resolve_core import op_core, op_pipe
 
@@ -44,11 +44,26 @@ class SyncSite:
     core: Core
     position: int
     loop: ForOp | None
+    # The scf.if of the loop body the op is guarded by, and the branch it is in.
+    guard: scf.IfOp | None = None
+    branch: Block | None = None
 
     @property
     def item(self) -> Operation:
         """The top-level statement holding the site: its loop, or the op itself."""
         return self.loop if self.loop is not None else self.op
+
+    @property
+    def statement(self) -> Operation:
+        """The loop-body statement holding the site: its guard, or the op itself."""
+        return self.guard if self.guard is not None else self.op
+
+    def same_guard(self, other: SyncSite) -> bool:
+        return self.guard is other.guard and self.branch is other.branch
+
+    def excludes(self, other: SyncSite) -> bool:
+        """Never both run in one iteration: the two branches of one scf.if."""
+        return self.guard is not None and self.guard is other.guard and not self.same_guard(other)
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +81,12 @@ class DepEdge:
     @property
     def name(self) -> str:
         return f"{self.buffer.name_hint or 'buffer'}:{self.kind}"
+
+    @property
+    def is_guarded(self) -> bool:
+        """Are the edge's sync ops inside a guard (both ends in one branch)?  Otherwise
+        they sit at the guards' boundaries and run in every iteration."""
+        return self.src.guard is not None and self.src.same_guard(self.dst)
 
 
 class SyncKind(Enum):
@@ -103,21 +124,28 @@ def sync_kind(src: SyncSite, dst: SyncSite) -> SyncKind:
 
 
 def collect_sites(kernel: FuncOp) -> list[SyncSite]:
+    """Every tile op: at the kernel's top level, in a pipelined loop's body, or in a
+    branch of an ``scf.if`` of that body (a guarded epoch)."""
     sites: list[SyncSite] = []
     for op in kernel.walk():
-        if isinstance(op, scf.IfOp) and _enclosing_loop(op) is not None:
-            raise op_error(op, "ascend-insert-sync does not support guarded epochs yet")
         if not isinstance(op, TileOp):
             continue
         pipe, core = op_pipe(op), op_core(op)
         if pipe is None or core is None:
             raise op_error(op, "has no pipe; run ascend-resolve-core first")
         loop = _enclosing_loop(op)
-        if loop is not None and op.parent_op() is not loop:
-            raise op_error(op, "must be a direct statement of its pipelined loop")
-        if loop is None and op.parent_op() is not kernel:
+        parent = op.parent_op()
+        guard = None
+        if loop is not None and isinstance(parent, scf.IfOp) and parent.parent_op() is loop:
+            guard = parent
+        elif loop is not None and parent is not loop:
+            raise op_error(
+                op, "must be a statement of its pipelined loop or of an scf.if in it"
+            )
+        if loop is None and parent is not kernel:
             raise op_error(op, "must be at the kernel's top level or in a pipelined loop")
-        sites.append(SyncSite(op, pipe, core, len(sites), loop))
+        branch = op.parent_block() if guard is not None else None
+        sites.append(SyncSite(op, pipe, core, len(sites), loop, guard, branch))
     return sites
 
 
@@ -131,40 +159,66 @@ def _enclosing_loop(op: Operation) -> ForOp | None:
 # --------------------------------------------------------------------------- edges
 
 
-_KIND_NAMES = {DependenceKind.FLOW: "raw", DependenceKind.ANTI: "war", DependenceKind.OUTPUT: "waw"}
-
-
 def dependence_edges(
     sites: Sequence[SyncSite], plan: dict[SSAValue, MultiBuffer]
 ) -> list[DepEdge]:
-    by_op = {site.op: site for site in sites}
     edges: list[DepEdge] = []
     loops = []
     for site in sites:
         if site.loop is not None and site.loop not in loops:
             loops.append(site.loop)
     for loop in loops:
-        for dep in LoopAccessAnalysis(loop).dependences():
-            if dep.buffer is None:
-                raise op_error(dep.source, "has effects ascend-insert-sync cannot see")
-            src, dst = by_op.get(dep.source), by_op.get(dep.target)
-            if src is None or dst is None:
-                continue
-            distance = dep.distance
-            if distance != 0:
-                info = plan.get(dep.buffer)
-                distance = info.versions if info is not None and info.owner is loop else 1
-            edges.append(DepEdge(src, dst, distance, dep.buffer, _KIND_NAMES[dep.kind]))
+        analysis = LoopAccessAnalysis(loop)
+        loop_sites = [site for site in sites if site.loop is loop]
+        for src in loop_sites:
+            for dst in loop_sites:
+                edges.extend(_loop_edges(analysis, src, dst, plan))
     for src in sites:
         for dst in sites:
             if src.item is dst.item or src.position > dst.position:
                 continue
             for a in op_accesses(src.op):
                 for b in op_accesses(dst.op):
-                    if a.buffer is b.buffer and (a.writes or b.writes):
-                        kind = "raw" if a.writes and b.reads else "war" if b.writes and a.reads else "waw"
+                    kind = _kind(a, b)
+                    if a.buffer is b.buffer and kind is not None:
                         edges.append(DepEdge(src, dst, 0, a.buffer, kind))
     return _unique_edges(edges)
+
+
+def _loop_edges(
+    analysis: LoopAccessAnalysis,
+    src: SyncSite,
+    dst: SyncSite,
+    plan: dict[SSAValue, MultiBuffer],
+) -> list[DepEdge]:
+    """Edges src -> dst of one loop: same iteration when src comes first (and both can
+    run in one iteration), else loop-carried if the regions meet at some distance."""
+    edges = []
+    for a in op_accesses(src.op, analysis.loop):
+        for b in op_accesses(dst.op, analysis.loop):
+            if a.is_opaque or b.is_opaque:
+                raise op_error(src.op, "has effects ascend-insert-sync cannot see")
+            kind = _kind(a, b)
+            if kind is None or a.buffer is not b.buffer:
+                continue
+            same_iteration = src.position < dst.position and not src.excludes(dst)
+            if same_iteration and analysis.may_intersect(a, b, 0):
+                edges.append(DepEdge(src, dst, 0, a.buffer, kind))
+            elif analysis.may_intersect(a, b, None):
+                info = plan.get(a.buffer)
+                owned = info is not None and info.owner is analysis.loop
+                edges.append(DepEdge(src, dst, info.versions if owned else 1, a.buffer, kind))
+    return edges
+
+
+def _kind(a, b) -> str | None:
+    if a.writes and b.reads:
+        return "raw"
+    if a.reads and b.writes:
+        return "war"
+    if a.writes and b.writes:
+        return "waw"
+    return None
 
 
 def _unique_edges(edges: list[DepEdge]) -> list[DepEdge]:
@@ -208,6 +262,9 @@ def implied_distance(
             if d is not None:
                 out_edges[x.position].append((y.position, d, False))
     for edge in kept:
+        # A sync inside a guard only orders iterations that take that branch.
+        if edge.is_guarded and not (src.same_guard(edge.src) and dst.same_guard(edge.src)):
+            continue
         out_edges[edge.src.position].append((edge.dst.position, edge.distance, True))
     # Bellman-Ford: distances are non-negative and the graph is small.
     for _ in range(2 * n):

@@ -9,8 +9,11 @@ issuing threads (``pipeline.async_copy``).
 Two entries conflict when they may touch the same bytes and at least one writes,
 except (the chapter's exemptions):
 
-* two async writes (two in-flight copies into different slots are not ordered by a
-  barrier anyway);
+* two async writes need no *barrier* between them (a barrier does not order the copy
+  engine) -- but unlike TileLang, which skips such pairs, when two in-flight copies
+  may hit the same bytes the first is landed by a ``wait_group`` before the second
+  issues (and a barrier follows when other threads issued it): otherwise the final
+  contents depend on timing, and the race detector says so;
 * different buffers -- after arena packing, different *byte ranges* of the arena;
 * the same threads touching the same elements in the same order (proved with Z3:
   no element of the common region has different owning threads).
@@ -33,6 +36,7 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
+from tilepipe.diagnostics import op_location
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline_sync import AsyncTileCopy
@@ -144,14 +148,21 @@ class Hazard:
             else ""
         )
         return (
-            f"{self.kind.value} {self.source.op.name} -> {self.target.op.name} "
+            f"{self.kind.value} {_op_at(self.source.op)} -> {_op_at(self.target.op)} "
             f"on {buffer_name(self.source.buffer)}{distance}"
         )
 
 
+def _op_at(op: Operation) -> str:
+    location = op_location(op)
+    return f"{op.name} (line {location.line})" if location else op.name
+
+
 def buffer_name(value: SSAValue) -> str:
-    root = underlying_buffer(value)
-    return f"%{root.name_hint}" if root.name_hint else "<buffer>"
+    for candidate in (value, underlying_buffer(value)):
+        if candidate.name_hint:
+            return f"%{candidate.name_hint}"
+    return "<buffer>"
 
 
 # --------------------------------------------------------------------------- analysis
@@ -195,7 +206,7 @@ class HazardAnalysis:
 
     def _hazard(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> Hazard | None:
         kind = _kind(x, y)
-        if kind is None or (x.is_async_write and y.is_async_write):
+        if kind is None:
             return None
         if not self._intersect(x, y, relation):
             return None

@@ -65,6 +65,7 @@ class ModuloScheduler:
         self.max_stage = max(self.stage.values(), default=0)
         self.in_order = schedule.emission_order()
         self.body_ops = set(self.loop.body.block.ops)
+        self.replayed: list[Operation] = []  # pure ops cloned per iteration instance
 
     # -- the three parts
 
@@ -76,6 +77,10 @@ class ModuloScheduler:
         self._emit_steady_state(builder, lb, ub)
         self._emit_epilogue(builder, lb, ub)
         rewriter.erase_op(self.loop)
+        # A replayed value may end up unused (a parity the barrier ring recomputes).
+        for op in reversed(self.replayed):
+            if not any(result.uses for result in op.results):
+                rewriter.erase_op(op)
 
     def _emit_prologue(self, builder: IndexBuilder, lb: Index, ub: Index) -> None:
         for slot in range(self.max_stage):
@@ -159,18 +164,24 @@ class ModuloScheduler:
         if guard is True:
             self._emit_statements(builder, group, mapping, iteration_of)
             return
+        members = set(group)
+        escaping = [
+            r
+            for op in group
+            for r in op.results
+            if any(use.operation not in members for use in r.uses)
+        ]
+        for value in escaping:
+            if _zero(value.type) is None:
+                raise op_error(
+                    value.owner,  # type: ignore[arg-type]
+                    f"produces a {value.type} that a guarded prologue group would have "
+                    "to return; only integer, index and float values can leave a guard",
+                )
         inner_mapping = dict(mapping)
-        escaping: list[SSAValue] = []
 
         def emit_then(b: IndexBuilder) -> list[SSAValue]:
             self._emit_statements(b, group, inner_mapping, iteration_of)
-            members = set(group)
-            escaping.extend(
-                r
-                for op in group
-                for r in op.results
-                if any(use.operation not in members for use in r.uses)
-            )
             return [inner_mapping[r] for r in escaping]
 
         if_op = _emit_guarded(builder, guard, emit_then)
@@ -229,28 +240,39 @@ class ModuloScheduler:
         """Clone the pure body ops ``op`` (and its nested ops) depend on."""
         for inner in op.walk():
             for operand in inner.operands:
-                owner = operand.owner
-                if operand in mapping or not isinstance(owner, Operation):
-                    continue
-                if owner in self.body_ops and is_side_effect_free(owner):
-                    self._replay_operands(owner, builder, mapping)
-                    builder.insert(owner.clone(value_mapper=mapping))
+                self._replay_value(operand, builder, mapping)
+
+    def _replay_value(self, value: SSAValue, builder: IndexBuilder, mapping: ValueMap) -> SSAValue:
+        """``value`` for the iteration ``mapping`` describes, cloning the pure body ops
+        that compute it; values from outside the body are themselves."""
+        if value in mapping:
+            return mapping[value]
+        owner = value.owner
+        if isinstance(owner, Operation) and owner in self.body_ops and is_side_effect_free(owner):
+            self._replay_operands(owner, builder, mapping)
+            self.replayed.append(builder.insert(owner.clone(value_mapper=mapping)))
+            return mapping[value]
+        return value
 
     def _lower_bound_parity(self, op: Operation, builder: IndexBuilder) -> Index:
         """The parity a wait names, evaluated at ``k = lb`` (its initial phase)."""
         assert isinstance(op, MBarrierWaitOp)
         form = affine_form(op.parity, self.loop)
-        total: Index = form.constant
-        for symbol, coefficient in form.terms:
-            if isinstance(symbol, VariantSymbol):
-                raise op_error(
-                    op,
-                    "parity must be an affine function of the induction variable and "
-                    "loop-invariant values to expand the mbarrier per stage",
-                )
-            value = self.loop.lb if symbol is IV else symbol
-            total = builder.add(total, builder.mul(coefficient, _index_operand(value)))
-        return total
+        if not any(isinstance(symbol, VariantSymbol) for symbol, _ in form.terms):
+            total: Index = form.constant
+            for symbol, coefficient in form.terms:
+                value = self.loop.lb if symbol is IV else symbol
+                total = builder.add(total, builder.mul(coefficient, _index_operand(value)))
+            return total
+        owner = op.parity.owner
+        if isinstance(owner, Operation) and owner in self.body_ops and not is_side_effect_free(owner):
+            raise op_error(
+                op,
+                "parity must be computed from the induction variable by pure ops to "
+                "expand the mbarrier per stage",
+            )
+        at_lower_bound: ValueMap = {self.loop.induction_var: self.loop.lb}
+        return self._replay_value(op.parity, builder, at_lower_bound)
 
 
 class _Instance:
@@ -312,20 +334,22 @@ def _emit_guarded(
     then_builder = builder.nested(InsertPoint.at_end(then_block))
     results = emit_body(then_builder) or []
     then_builder.insert(scf.YieldOp(*results))
-    else_block = Block()
-    else_builder = builder.nested(InsertPoint.at_end(else_block))
-    zeros = [else_builder.insert(_zero(r.type)).results[0] for r in results]
-    else_builder.insert(scf.YieldOp(*zeros))
-    if_op = scf.IfOp(guard, [r.type for r in results], [then_block], [else_block] if results else None)
-    if not results:
-        else_block.erase()
+    else_region: list[Block] | None = None
+    if results:
+        else_block = Block()
+        else_builder = builder.nested(InsertPoint.at_end(else_block))
+        zeros = [else_builder.insert(_zero(r.type)).results[0] for r in results]  # type: ignore[arg-type]
+        else_builder.insert(scf.YieldOp(*zeros))
+        else_region = [else_block]
+    if_op = scf.IfOp(guard, [r.type for r in results], [then_block], else_region)
     builder.insert(if_op)
     return if_op
 
 
-def _zero(value_type: Attribute) -> Operation:
+def _zero(value_type: Attribute) -> Operation | None:
+    """A placeholder for a guarded result when the guard fails (never used then)."""
     if isinstance(value_type, IndexType | IntegerType):
         return arith.ConstantOp(IntegerAttr(0, value_type))
     if isinstance(value_type, AnyFloat):
         return arith.ConstantOp(FloatAttr(0.0, value_type))
-    raise NotImplementedError(f"no neutral value of {value_type} for a guarded result")
+    return None

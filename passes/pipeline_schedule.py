@@ -62,7 +62,10 @@ def read_schedule(loop: ForOp) -> LoopSchedule | None:
     stages = loop.array_annotation("stage")
     orders = loop.array_annotation("order")
     if stages is None or orders is None:
-        if not statements or op_stage(statements[0]) is None:
+        if not statements:
+            planned = loop.int_annotation("depth") is not None
+            return LoopSchedule(loop, [], [], [], pipeline_depth(loop, [])) if planned else None
+        if op_stage(statements[0]) is None:
             return None
         stages = tuple(op_stage(op) for op in statements)  # type: ignore[misc]
         orders = tuple(op_order(op) for op in statements)  # type: ignore[misc]

@@ -136,24 +136,28 @@ def _check_multi_buffered(
     schedule: LoopSchedule, analysis: LoopAccessAnalysis, info: BufferVersions
 ) -> None:
     buffer, loop = info.buffer, schedule.loop
-    what = f"buffer needs {info.versions} versions (written in stage {info.def_stage}, read in stage {info.use_stage})"
+    what = (
+        f"{_name(buffer)}, which needs {info.versions} versions (written in stage "
+        f"{info.def_stage}, read in stage {info.use_stage}),"
+    )
+    accesses = analysis.accesses_of(buffer)
     if not isinstance(buffer.owner, memref.AllocOp):
-        first = analysis.accesses_of(buffer)[0].op
-        raise op_error(first, f"{what} but is not a memref.alloc: it cannot be multi-buffered")
+        raise op_error(
+            accesses[0].op, f"writes {what} but it is not a memref.alloc, so it cannot be multi-buffered"
+        )
     for use in buffer.uses:
         user = use.operation
         if not loop.is_ancestor(user):
             if not isinstance(user, memref.DeallocOp):
                 raise op_error(
                     user,
-                    f"uses a {what} outside the pipelined loop; multi-buffering "
-                    "keeps one version per in-flight iteration only",
+                    f"uses {what} outside the pipelined loop; multi-buffering keeps "
+                    "one version per in-flight iteration only",
                 )
         elif user.parent_op() is not loop or not isinstance(
             user, TileOp | memref.LoadOp | memref.StoreOp
         ):
-            raise op_error(user, f"touches a {what} in a way the pipeliner cannot version")
-    accesses = analysis.accesses_of(buffer)
+            raise op_error(user, f"touches {what} in a way the pipeliner cannot version")
     for read in (a for a in accesses if a.reads):
         if not any(
             w.writes
@@ -164,9 +168,13 @@ def _check_multi_buffered(
         ):
             raise op_error(
                 read.op,
-                f"reads a {what} not fully written earlier in the same iteration; "
-                "its versions cannot carry values between iterations",
+                f"reads {what} before the iteration fully wrote it; its versions "
+                "cannot carry values between iterations",
             )
+
+
+def _name(buffer: SSAValue) -> str:
+    return f"%{buffer.name_hint}" if buffer.name_hint else "a buffer"
 
 
 def _check_dependences(
@@ -230,8 +238,8 @@ def _through(a: RegionAccess, b: RegionAccess) -> str:
         kind = "read-after-write"
     elif a.reads and not a.writes:
         kind = "write-after-read"
-    name = a.buffer.name_hint if a.buffer is not None and a.buffer.name_hint else "buffer"
-    return f"{kind} on %{name}"
+    assert a.buffer is not None
+    return f"{kind} on {_name(a.buffer)}"
 
 
 @dataclass(frozen=True)

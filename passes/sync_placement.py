@@ -203,9 +203,14 @@ class SyncPlanner:
     def _place_waits(self, plan: SyncPlan, barriers: set[Point]) -> None:
         """Give every async hazard a wait, in program order of the consumers, reusing
         a wait already placed when its count still lands the copy."""
+        # Waits that must sit at a barrier point first; waits of their own only when
+        # no wait placed so far already lands the copy.
         wait_hazards = sorted(
             (h for h in self.hazards if h.needs_wait and not self._covered_by_existing(h)),
-            key=lambda h: self.rank[h.target.levels[-1].block, h.target.levels[-1].position],
+            key=lambda h: (
+                not h.needs_barrier,
+                self.rank[h.target.levels[-1].block, h.target.levels[-1].position],
+            ),
         )
         for hazard in wait_hazards:
             points = self.points(hazard)

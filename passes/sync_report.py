@@ -53,7 +53,17 @@ class SyncPoint:
             "barrier_id": self.barrier_id,
             "threads": self.threads,
             "covers": [h.describe() for h in self.hazards],
+            "covers_distinct": _distinct(self.hazards),
         }
+
+
+def _distinct(hazards: list[Hazard]) -> dict[str, int]:
+    """Hazard descriptions with multiplicities (unrolled copies read alike)."""
+    counts: dict[str, int] = {}
+    for hazard in hazards:
+        description = hazard.describe()
+        counts[description] = counts.get(description, 0) + 1
+    return counts
 
 
 @dataclass
@@ -82,8 +92,9 @@ class SyncReport:
         lines = [f"sync report for @{self.function}:"]
         for point in self.points:
             lines.append(f"  {point.describe()}")
-            for hazard in point.hazards:
-                lines.append(f"    covers {hazard.describe()}")
+            for description, count in _distinct(point.hazards).items():
+                times = f" (x{count})" if count > 1 else ""
+                lines.append(f"    covers {description}{times}")
         totals = self.totals()
         lines.append(
             "  totals: {barriers_in_steady_state} barrier(s) in the steady state, "

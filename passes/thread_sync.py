@@ -101,16 +101,18 @@ def synchronize(function: func.FuncOp) -> SyncReport:
             f"longer separates {hazard.describe()}",
         )
     report = SyncReport(function.sym_name.data, analysis, hazards, plan.exact)
-    _insert(plan, analysis.threads, report)
+    _insert(plan, analysis.threads, report, planner.rank)
     clear_position_cache()
     return report
 
 
-def _insert(plan: SyncPlan, block_threads: int, report: SyncReport) -> None:
-    """Materialize the plan: at each point a wait (if any) then a barrier."""
+def _insert(
+    plan: SyncPlan, block_threads: int, report: SyncReport, rank: dict[Point, int]
+) -> None:
+    """Materialize the plan, in program order: at each point a wait, then a barrier."""
     anchors = {p: _anchor(p) for p in set(plan.barriers) | set(plan.waits)}
     partial_ids: dict[int, int] = {}
-    for point in sorted(anchors, key=lambda p: (id(p[0]), p[1])):
+    for point in sorted(anchors, key=rank.__getitem__):
         anchor = anchors[point]
         new_ops: list[Operation] = []
         if point in plan.waits:

@@ -49,10 +49,10 @@ func.func @capacity(%a: memref<1048576xf16>, %b: memref<1048576xf16>) attributes
 
 // -----
 
-// A guarded epoch selects its slot with the counter of executed epochs; a user's
-// index mode wins.
+// A guarded epoch is still owned; its slot follows the iteration unless the user
+// asks for the counter of executed epochs.
 // CHECK-LABEL: func.func @index_modes
-// CHECK: %g_ub = memref.alloc() {ascend.versions = 2 : i64, ascend.index_mode = "counter"}
+// CHECK: %g_ub = memref.alloc() {ascend.versions = 2 : i64, ascend.index_mode = "iteration"}
 // CHECK: %u_ub = memref.alloc() {ascend.index_mode = "counter", ascend.versions = 2 : i64}
 func.func @index_modes(%x: memref<1024xf16>, %p: i1) attributes {tile.target = "ascend910b"} {
   %c0 = arith.constant 0 : index

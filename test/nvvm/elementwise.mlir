@@ -54,3 +54,32 @@ func.func @reduce_max() attributes {tile.threads = 64 : i64, tile.target = "sm_8
   tile.reduce<64x32> max %s -> %m axis 1 : memref<64x32xf32, "shared"> -> memref<64xf32, "shared">
   func.return
 }
+
+// -----
+
+// Row reductions of register fragments use warp shuffles.  The gemm accumulator that
+// is reduced along rows gets whole rows per warp (4x1 warps of 16x64): a thread folds
+// its 16 registers of a row, the quad combines them with xor 1 and xor 2, and lane 0
+// of the quad writes the row.  A cooperative 32x16 fragment holds each row in 16
+// consecutive lanes: xor 8, 4, 2, 1.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         "nvgpu.mma.sync"
+// CHECK-COUNT-15: arith.maximumf
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK:         %[[S1:.*]] = "nvvm.shfl.sync"(%{{.*}}, %[[ACC:.*]], %[[ONE]], %{{.*}}) <{kind = #nvvm<shfl_kind bfly>}> : (i32, f32, i32, i32) -> f32
+// CHECK:         %[[M1:.*]] = arith.maximumf %[[ACC]], %[[S1]] : f32
+// CHECK:         "nvvm.shfl.sync"(%{{.*}}, %[[M1]], %{{.*}}, %{{.*}}) <{kind = #nvvm<shfl_kind bfly>}>
+// CHECK:         scf.if
+// CHECK:           memref.store %{{.*}} : memref<64xf32, 3 : i64>
+// CHECK:       }) {sym_name = "fragment_rows"
+func.func @fragment_rows() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<64x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  %m = memref.alloc() : memref<64xf32, "shared">
+  tile.fill<64x64> %zero -> %C_f : f32 -> memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f : memref<64x32xf16, "shared">, memref<32x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  tile.reduce<64x64> max %C_f -> %m axis 1 : memref<64x64xf32, "fragment"> -> memref<64xf32, "shared">
+  func.return
+}

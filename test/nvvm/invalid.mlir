@@ -38,11 +38,21 @@ func.func @async_copy_too_narrow(%A: memref<1024xf16>) attributes {tile.target =
 
 // -----
 
-func.func @reduce_fragment() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
-  %f = memref.alloc() : memref<64x32xf32, "fragment">
+func.func @reduce_fragment_rows_across_warps() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %f = memref.alloc() : memref<64x48xf32, "fragment">
   %m = memref.alloc() : memref<64xf32, "shared">
-  // expected-error @+1 {{reducing a register fragment is not supported by lower-to-nvvm; copy the tile to shared memory first}}
-  tile.reduce<64x32> sum %f -> %m axis 1 : memref<64x32xf32, "fragment"> -> memref<64xf32, "shared">
+  // expected-error @+1 {{the rows of this register fragment are spread over several warps; copy the tile to shared memory first}}
+  tile.reduce<64x48> sum %f -> %m axis 1 : memref<64x48xf32, "fragment"> -> memref<64xf32, "shared">
+  func.return
+}
+
+// -----
+
+func.func @reduce_fragment_columns() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %f = memref.alloc() : memref<64x32xf32, "fragment">
+  %m = memref.alloc() : memref<32xf32, "shared">
+  // expected-error @+1 {{a register fragment is reduced along its rows into shared or global memory only; copy the tile to shared memory first}}
+  tile.reduce<64x32> sum %f -> %m axis 0 : memref<64x32xf32, "fragment"> -> memref<32xf32, "shared">
   func.return
 }
 

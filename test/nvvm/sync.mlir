@@ -8,9 +8,9 @@
 // CHECK:         nvvm.cp.async.commit.group
 // CHECK-NEXT:    nvvm.cp.async.wait.group 1
 // CHECK-NEXT:    nvvm.barrier0
-// CHECK:         %[[ID:.*]] = arith.constant 1 : i32
-// CHECK-NEXT:    %[[N:.*]] = arith.constant 64 : i32
-// CHECK-NEXT:    "nvvm.barrier"(%[[ID]], %[[N]]) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i32, i32) -> ()
+// CHECK-DAG:     %[[ID:.*]] = arith.constant 1 : i32
+// CHECK-DAG:     %[[N:.*]] = arith.constant 64 : i32
+// CHECK:         "nvvm.barrier"(%[[ID]], %[[N]]) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i32, i32) -> ()
 func.func @cp_async_and_barriers(%A: memref<1024x1024xf16>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %c0 = arith.constant 0 : index

@@ -36,7 +36,7 @@ func.func @multi_buffer_argument(%A: memref<256x64xf32>, %C: memref<256x64xf32>,
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   pipeline.for %k = %c0 to %c4 step %c1 stage = [0, 1] order = [0, 1] {
-    // expected-error @+1 {{buffer needs 2 versions (written in stage 0, read in stage 1) but is not a memref.alloc: it cannot be multi-buffered}}
+    // expected-error @+1 {{writes %S, which needs 2 versions (written in stage 0, read in stage 1), but it is not a memref.alloc, so it cannot be multi-buffered}}
     tile.copy<64x64> %A[%k, %c0] -> %S : memref<256x64xf32> -> memref<64x64xf32, "shared">
     tile.copy<64x64> %S -> %C[%k, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
   }

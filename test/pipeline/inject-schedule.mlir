@@ -195,3 +195,19 @@ func.func @value_escapes_guard(%ids: memref<8xindex>, %A: memref<256x64xf32>, %C
   }
   func.return
 }
+
+// -----
+
+// A body with no statements still becomes a plain loop.
+// CHECK-LABEL: func.func @empty_body
+// CHECK:       scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// CHECK-NEXT:  }
+func.func @empty_body() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  pipeline.for %k = %c0 to %c8 step %c1 depth = 2 {
+    %unused = arith.addi %k, %c1 : index
+  }
+  func.return
+}

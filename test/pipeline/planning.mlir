@@ -220,3 +220,29 @@ func.func @already_canonical(%A: memref<256x64xf32>, %C: memref<256x64xf32>) {
   }
   func.return
 }
+
+// -----
+
+// TileLang's TMA plan: the bulk copy is the copy stage, the arrive and the wait go
+// with the consumer.
+
+// CHECK-LABEL: func.func @tma_copy_plan
+// CHECK:       depth = 2
+// CHECK:         pipeline.bulk_copy{{.*}} {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
+// CHECK-NEXT:    pipeline.mbarrier_arrive_expect_tx{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 1 : i64}
+// CHECK-NEXT:    pipeline.mbarrier_wait_parity{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 2 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 3 : i64}
+func.func @tma_copy_plan(%A: memref<256x64xf32>, %C: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %S = memref.alloc() : memref<64x64xf32, "shared">
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 2 {
+    pipeline.bulk_copy<64x64> %A[%k, %c0] -> %S, %bars[%c0] : memref<256x64xf32> -> memref<64x64xf32, "shared">, memref<1xi64, "shared">
+    pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 16384 : memref<1xi64, "shared">
+    pipeline.mbarrier_wait_parity %bars[%c0], %c0 : memref<1xi64, "shared">
+    tile.copy<64x64> %S -> %C[%k, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
+  }
+  func.return
+}

@@ -120,7 +120,7 @@ func.func @multi_buffer_used_after_loop(%A: memref<256x64xf32>, %C: memref<256x6
     tile.copy<64x64> %A[%k, %c0] -> %S : memref<256x64xf32> -> memref<64x64xf32, "shared">
     tile.copy<64x64> %S -> %C[%k, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
   }
-  // expected-error @+1 {{uses a buffer needs 2 versions (written in stage 0, read in stage 1) outside the pipelined loop}}
+  // expected-error @+1 {{uses %S, which needs 2 versions (written in stage 0, read in stage 1), outside the pipelined loop}}
   tile.copy<64x64> %S -> %C[%c0, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
   func.return
 }
@@ -135,7 +135,7 @@ func.func @multi_buffer_carries_values(%A: memref<256x64xf32>, %C: memref<256x64
   %S = memref.alloc() : memref<64x64xf32, "shared">
   pipeline.for %k = %c0 to %c4 step %c1 stage = [0, 1] order = [0, 1] {
     tile.copy<32x64> %A[%k, %c0] -> %S[%c0, %c0] : memref<256x64xf32> -> memref<64x64xf32, "shared">
-    // expected-error @+1 {{reads a buffer needs 2 versions (written in stage 0, read in stage 1) not fully written earlier in the same iteration}}
+    // expected-error @+1 {{reads %S, which needs 2 versions (written in stage 0, read in stage 1), before the iteration fully wrote it}}
     tile.copy<64x64> %S -> %C[%k, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
   }
   func.return

@@ -109,7 +109,30 @@ func.func @small_vadd(%x: memref<528xf16>, %y: memref<528xf16>, %z: memref<528xf
 }
 """
 
-SMALL_KERNELS = {"small_gemm": SMALL_GEMM, "small_vadd": SMALL_VADD}
+# A TMA-style loop: bulk copies complete on an mbarrier the loop arrives on and waits
+# for with the parity of its iteration; pipelining expands the barrier into a ring.
+SMALL_TMA = """
+func.func @small_tma(%A: memref<256x64xf32>, %C: memref<256x64xf32>, %n: index)
+    attributes {tile.grid = array<i64: 1>, tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %trips = arith.constant TRIPS : index
+  %S = memref.alloc() : memref<64x64xf32, "shared">
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<1xi64, "shared">
+  pipeline.for %k = %c0 to UPPER step %c1 num_stages = 2 {
+    %parity = arith.remsi %k, %c2 : index
+    pipeline.bulk_copy<64x64> %A[%k, %c0] -> %S, %bars[%c0] : memref<256x64xf32> -> memref<64x64xf32, "shared">, memref<1xi64, "shared">
+    pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 16384 : memref<1xi64, "shared">
+    pipeline.mbarrier_wait_parity %bars[%c0], %parity : memref<1xi64, "shared">
+    tile.copy<64x64> %S -> %C[%k, %c0] : memref<64x64xf32, "shared"> -> memref<256x64xf32>
+  }
+  func.return
+}
+"""
+
+SMALL_KERNELS = {"small_gemm": SMALL_GEMM, "small_vadd": SMALL_VADD, "small_tma": SMALL_TMA}
 
 
 def small_kernel(name: str, num_stages: int, trips: int, dynamic: bool) -> str:

@@ -2,7 +2,8 @@
 
 For the two examples at num_stages 1-4 (and with every ring spilled to the lock pool):
 the simulated kernel is race-free, deadlock-free, leaves no flag set, computes exactly
-what the tile-level program computes, and its AscendC passes the syntax check.
+what the tile-level program computes, and its AscendC passes the syntax check; the same
+for a kernel with guarded epochs (an scf.if in the pipelined loop).
 Deleting any inserted sync point (its set/wait pair with prime and drain, or its
 barrier) or any single sync op makes the simulator report a problem.
 """
@@ -17,18 +18,48 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
-from tilepipe.lowering.ascend_pipeline import compile_ascend
+from tilepipe.lowering.ascend_pipeline import ascend_summary, compile_ascend
 from tilepipe.lowering.ascendc import emit_ascendc, syntax_check
 from tilepipe.passes.ascend_flag_blocks import SYNC_POINT_ATTR
 from tilepipe.semantics import load_module, run_kernel
 from tilepipe.semantics.ascend_sim import numpy_dtype, simulate
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-KERNELS = ["ascend_vadd.mlir", "ascend_matmul.mlir"]
+KERNELS = ["ascend_vadd.mlir", "ascend_matmul.mlir", "guarded"]
+
+# Guarded epochs: y is loaded and added only in iterations i mod 3 != 1; the other
+# iterations take exp of x.  The slot follows the iteration (index mode iteration).
+GUARDED_KERNEL = """
+func.func @guarded_vadd(%x: memref<4096xf16>, %y: memref<4096xf16>, %z: memref<4096xf16>)
+    attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %x_ub = memref.alloc() : memref<256xf16, "ub">
+  %y_ub = memref.alloc() : memref<256xf16, "ub">
+  %z_ub = memref.alloc() : memref<256xf16, "ub">
+  pipeline.for %i = %c0 to %c16 step %c1 num_stages = 2 {
+    %off = arith.muli %i, %c256 : index
+    %r = arith.remsi %i, %c3 : index
+    %taken = arith.cmpi ne, %r, %c1 : index
+    tile.copy<256> %x[%off] -> %x_ub : memref<4096xf16> -> memref<256xf16, "ub">
+    scf.if %taken {
+      tile.copy<256> %y[%off] -> %y_ub : memref<4096xf16> -> memref<256xf16, "ub">
+      tile.add<256> %x_ub, %y_ub -> %z_ub : memref<256xf16, "ub">, memref<256xf16, "ub"> -> memref<256xf16, "ub">
+    } else {
+      tile.exp<256> %x_ub -> %z_ub : memref<256xf16, "ub"> -> memref<256xf16, "ub">
+    }
+    tile.copy<256> %z_ub -> %z[%off] : memref<256xf16, "ub"> -> memref<4096xf16>
+  }
+  func.return
+}
+"""
 
 
 def kernel_text(name: str, num_stages: int, trips: int | None = None) -> str:
-    text = (EXAMPLES / name).read_text()
+    text = GUARDED_KERNEL if name == "guarded" else (EXAMPLES / name).read_text()
     text = re.sub(r"num_stages = \d+", f"num_stages = {num_stages}", text)
     if trips is not None:  # the loop bound is the constant the loop names as `to`
         bound = re.search(r"pipeline\.for %\w+ = %\w+ to %(\w+)", text).group(1)
@@ -125,7 +156,7 @@ def mutants(text: str):
         yield description, module
 
 
-@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("name", ["ascend_vadd.mlir", "ascend_matmul.mlir", "guarded"])
 def test_every_inserted_sync_is_needed(name):
     text = kernel_text(name, 2)
     inputs = random_inputs(load_module(text))
@@ -138,3 +169,44 @@ def test_every_inserted_sync_is_needed(name):
             assert report.races or report.deadlock, description
         checked += 1
     assert checked >= 8
+
+
+def test_summary_of_a_compiled_kernel():
+    text = kernel_text("ascend_matmul.mlir", 3)
+    summary = ascend_summary(compiled(text, "ids_per_event=4"))
+    lines = summary.splitlines()
+    assert lines[0] == "@matmul on ascend910b"
+    assert "a_l1 x3" in lines[1] and "c_l0c x1" in lines[1]
+    assert "l0a 49152 of 65536 B" in lines[2]
+    assert "  M_FIX: 1 sync points, 1 of 8 ids" in lines
+    # MTE1_MTE2 and MTE2_MTE1 each had two rings of 3 ids: one of each spilled.
+    assert lines[-1].startswith("  spilled to the lock pool: 2 sync points, 6 of 32 slots")
+
+
+SAME_PIPE_KERNEL = """
+func.func @overwrite(%x: memref<64xf16>, %y: memref<64xf16>, %z: memref<64xf16>)
+    attributes {tile.target = "ascend910b"} {
+  %u = memref.alloc() : memref<64xf16, "ub">
+  tile.copy<64> %x -> %u : memref<64xf16> -> memref<64xf16, "ub">
+  tile.copy<64> %y -> %u : memref<64xf16> -> memref<64xf16, "ub">
+  tile.exp<64> %u -> %u : memref<64xf16, "ub"> -> memref<64xf16, "ub">
+  tile.copy<64> %u -> %z : memref<64xf16, "ub"> -> memref<64xf16>
+  func.return
+}
+"""
+
+
+def test_every_inserted_barrier_is_needed():
+    module = compiled(SAME_PIPE_KERNEL)
+    barriers = [op for op in module.walk() if op.name == "ascend.pipe_barrier"]
+    assert len(barriers) == 1  # the two MTE2 writes of u
+    assert_equivalent(SAME_PIPE_KERNEL, module)
+    inputs = random_inputs(load_module(SAME_PIPE_KERNEL))
+    checked = 0
+    for description, mutant in mutants(SAME_PIPE_KERNEL):
+        report = simulate(mutant, inputs)
+        assert not report.ok, f"deleting {description} went unnoticed"
+        if description.startswith("sync point"):
+            assert report.races or report.deadlock, description
+        checked += 1
+    assert checked >= 3

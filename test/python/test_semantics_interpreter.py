@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tilepipe.semantics import KernelError, run_kernel
+from tilepipe.semantics import KernelError, find_races, run_kernel
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -191,3 +191,20 @@ def test_bad_inputs_are_reported():
         run_kernel(kernel, inputs={"X": np.zeros(3)}, index_args={"n": 1})
     with pytest.raises(KernelError, match="argument %n : index needs a value"):
         run_kernel(kernel)
+
+
+def test_strided_subview_reads_through_its_source():
+    kernel = f"""
+    func.func @k(%A: memref<4x8xf32>, %C: memref<2x3xf32>) {ATTRS} {{
+      %S = memref.alloc() : memref<4x8xf32, "shared">
+      tile.copy<4x8> %A -> %S : memref<4x8xf32> -> memref<4x8xf32, "shared">
+      %v = memref.subview %S[1, 2] [2, 3] [2, 1] : memref<4x8xf32, "shared"> to memref<2x3xf32, strided<[16, 1], offset: 10>, "shared">
+      tile.copy<2x3> %v -> %C : memref<2x3xf32, strided<[16, 1], offset: 10>, "shared"> -> memref<2x3xf32>
+      func.return
+    }}
+    """
+    A = np.arange(32, dtype=np.float32).reshape(4, 8)
+    np.testing.assert_array_equal(run_kernel(kernel, inputs={"A": A})["C"], A[1::2, 2:5])
+    # Element (0, 0) of the view is element 10 of %S: written by thread 10, read by 0.
+    (race,) = find_races(kernel)
+    assert (race.kind, race.buffer, race.first.agent) == ("RAW", "%v", "thread 10")

@@ -117,3 +117,40 @@ def test_assert_race_free_reports_the_races():
     assert_race_free(kernel("Inputs/double_buffer.mlir"), trip_counts=[0, 1, 2, 5])
     with pytest.raises(AssertionError, match=r"1 race\(s\) \(trip count 3\):\nrace \(WAR\)"):
         assert_race_free(kernel("slot-reuse.mlir"), trip_counts=[1, 3])
+
+
+ARENA = """
+func.func @k(%A: memref<32xf32>, %B: memref<64xf16>, %C: memref<64xf16>)
+    attributes {tile.grid = array<i64: 1>, tile.threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %arena = memref.alloc() : memref<128xi8, "shared">
+  %words = memref.view %arena[%c0][] : memref<128xi8, "shared"> to memref<32xf32, "shared">
+  %halves = memref.view %arena[%c0][] : memref<128xi8, "shared"> to memref<64xf16, "shared">
+  tile.copy<32> %A -> %words : memref<32xf32> -> memref<32xf32, "shared">
+  BARRIER
+  tile.copy<64> %B -> %halves : memref<64xf16> -> memref<64xf16, "shared">
+  tile.copy<64> %halves -> %C : memref<64xf16, "shared"> -> memref<64xf16>
+  func.return
+}
+"""
+
+
+def test_views_of_one_arena_conflict_on_shared_bytes():
+    # Word j (thread j) overlaps halves 2j and 2j+1 (threads 2j, 2j+1).
+    races = find_races(ARENA.replace("BARRIER", ""))
+    assert {(r.kind, r.buffer) for r in races} == {("WAW", "%halves")}
+    assert races[0].first.agent == "thread 0" and races[0].second.agent == "thread 1"
+    assert find_races(ARENA.replace("BARRIER", "pipeline.barrier")) == []
+
+
+def test_blocks_writing_the_same_tile_race():
+    gemm = (SEMANTICS.parents[1] / "examples" / "gemm.mlir").read_text()
+    same_tile = gemm.replace("-> %C[%m0, %n0]", "-> %C[%c0, %c0]")
+    blocks = [(0, 0), (1, 0)]
+    between = [r for r in find_races(same_tile, blocks=blocks) if r.between_blocks]
+    assert [(r.kind, r.buffer, r.element, r.block) for r in between] == [
+        ("WAW", "%C", (0, 0), (1, 0))
+    ]
+    assert between[0].first.agent == "block (0, 0)"
+    assert "blocks never synchronize" in str(between[0])
+    assert not any(r.between_blocks for r in find_races(gemm, blocks=blocks))

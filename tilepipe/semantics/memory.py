@@ -126,15 +126,16 @@ _allocation_ids = count()
 class Allocation:
     """A block of bytes in one memory space (a kernel argument or a ``memref.alloc``)."""
 
-    def __init__(self, name: str, nbytes: int, space: MemorySpace, granule: int):
+    def __init__(self, name: str, nbytes: int, space: MemorySpace):
         self.id = next(_allocation_ids)
         self.name = name
         self.space = space
         self.data = np.full(nbytes, POISON_BYTE, dtype=np.uint8)
         self.initialized = np.zeros(nbytes, dtype=bool)
         # Race detection tracks memory in granules: the gcd of the element sizes and
-        # offsets of all views (an f16 arena is tracked per 2 bytes, not per byte).
-        self.granule = granule
+        # offsets of the views accessed so far (0: none yet), so an arena accessed
+        # through f16 and f32 views is tracked per 2 bytes, not per byte.
+        self.granule = 0
         self.shadow: object | None = None  # the race detector's per-granule state
 
     @property
@@ -257,7 +258,7 @@ def new_buffer(memref_type: MemRefType, name: str, *, shape=None) -> Buffer:
     element = element_format(memref_type.element_type)
     shape = tuple(shape if shape is not None else memref_type.get_shape())
     nbytes = math.prod(shape) * element.itemsize
-    allocation = Allocation(name, nbytes, memory_space(memref_type), element.itemsize)
+    allocation = Allocation(name, nbytes, memory_space(memref_type))
     return Buffer(
         allocation, 0, shape, contiguous_strides(shape, element.itemsize), element, name
     )
@@ -280,14 +281,39 @@ def typed_view(
             f"byte shift {byte_shift} is not aligned to the {element.itemsize}-byte "
             f"element type {memref_type.element_type}"
         )
-    allocation = source.allocation
-    offset = source.byte_offset + byte_shift
-    allocation.granule = math.gcd(allocation.granule, element.itemsize, offset)
     return Buffer(
-        allocation,
-        offset,
+        source.allocation,
+        source.byte_offset + byte_shift,
         shape,
         contiguous_strides(shape, element.itemsize),
         element,
+        name,
+    )
+
+
+def strided_view(
+    source: Buffer,
+    offsets: Sequence[int],
+    sizes: Sequence[int],
+    strides: Sequence[int],
+    rank: int,
+    name: str,
+) -> Buffer:
+    """``memref.subview``: a box of ``source`` with element strides; unit dimensions
+    are dropped from the front until ``rank`` remain (rank reduction)."""
+    source.region(offsets, [(n - 1) * s + 1 for n, s in zip(sizes, strides)])
+    byte_offset = source.byte_offset + sum(o * s for o, s in zip(offsets, source.strides))
+    dims = list(zip(sizes, (s * b for s, b in zip(strides, source.strides))))
+    while len(dims) > rank:
+        unit = next((d for d, (n, _) in enumerate(dims) if n == 1), None)
+        if unit is None:
+            raise OutOfBounds(f"cannot reduce a {tuple(sizes)} subview to rank {rank}")
+        del dims[unit]
+    return Buffer(
+        source.allocation,
+        byte_offset,
+        tuple(n for n, _ in dims),
+        tuple(b for _, b in dims),
+        source.element,
         name,
     )

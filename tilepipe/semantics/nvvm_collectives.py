@@ -288,3 +288,22 @@ def _mbarrier_test_wait(ex, op, mask):
 def _mbarrier_try_wait(ex, op, mask):
     if not _phase_completed(ex, op):
         raise NvvmExecutionError(op, "waits for a phase that can never complete (deadlock)")
+
+
+@handles("nvvm.shfl.sync")
+def _shuffle(ex, op, mask):
+    """``shfl.sync`` within each warp (full member mask, 32-lane segments)."""
+    _, value, offset, _ = (ex[v] for v in op.operands)
+    kind = op.properties["kind"].data.value
+    delta = ex.uniform(op, op.operands[2])
+    lane = np.arange(WARP)
+    source = {
+        "bfly": lane ^ delta,
+        "idx": np.full(WARP, delta % WARP),
+        "up": np.where(lane >= delta, lane - delta, lane),
+        "down": np.where(lane + delta < WARP, lane + delta, lane),
+    }[kind]
+    result = value.copy()
+    for warp in _warps(ex, op, mask):
+        result[warp] = value[warp][source]
+    return [result]

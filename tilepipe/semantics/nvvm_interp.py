@@ -5,8 +5,9 @@ Why not xDSL's interpreter framework: ``ldmatrix`` and ``mma.sync`` are collecti
 a lane's result depends on the other 31 lanes' operands -- so the block runs in
 lockstep (SIMT).  Every SSA value holds one entry per thread (shape ``(threads, ...)``),
 ``scf.if``/``scf.while`` narrow an active-thread mask, and effects (stores, copies,
-mbarrier updates) apply to the active threads only.  The warp-collective ops are
-implemented from the PTX ISA's fragment tables, independently of the lowering:
+mbarrier updates) apply to the active threads only.  The synchronizing and
+warp-collective ops live in ``nvvm_collectives``, implemented from the PTX ISA's
+fragment tables, independently of the lowering:
 
 * ``ldmatrix .m8n8 .x{1,2,4} [.trans] .b16``: lanes ``8i..8i+7`` give the row
   addresses of matrix ``i``; lane ``t`` receives row ``t/4``, columns ``2(t%4)``,
@@ -27,8 +28,8 @@ them.)
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -41,7 +42,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    MemRefType,
     ModuleOp,
     VectorType,
 )
@@ -403,14 +403,20 @@ def _if(ex, op, mask):
 
 @handles("scf.while")
 def _while(ex, op, mask):
+    """Masked loop.  A polling loop (empty body) whose threads all keep polling is a
+    deadlock: in lockstep nothing else can run meanwhile to change the answer."""
     active = mask.copy()
+    polling = len(op.regions[1].block.ops) == 1
     for _ in range(WHILE_LIMIT):
         (condition, *_rest) = ex.run_block(op.regions[0].block, active)
-        active &= condition.astype(bool)
-        if not active.any():
+        still = active & condition.astype(bool)
+        if not still.any():
             return []
+        if polling and (still == active).all():
+            raise NvvmExecutionError(op, "polls a condition that can never change (deadlock)")
+        active = still
         ex.run_block(op.regions[1].block, active)
-    raise NvvmExecutionError(op, f"did not terminate in {WHILE_LIMIT} iterations (deadlock?)")
+    raise NvvmExecutionError(op, f"did not terminate in {WHILE_LIMIT} iterations")
 
 
 # ---------------------------------------------------------------------- entry point

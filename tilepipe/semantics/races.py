@@ -27,6 +27,7 @@ tile op are numpy operations over its whole region.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,15 +69,21 @@ class Race:
     block: tuple[int, ...]
     first: AccessSite
     second: AccessSite
+    between_blocks: bool = False  # first and second ran in different blocks
 
     def __str__(self) -> str:
         index = ", ".join(str(i) for i in self.element)
         block = ", ".join(str(b) for b in self.block)
+        reason = (
+            "blocks never synchronize"
+            if self.between_blocks
+            else "no barrier, wait or mbarrier phase orders them"
+        )
         return (
             f"race ({self.kind}) on {self.buffer}[{index}] in block ({block}):\n"
             f"  first:  {self.first}\n"
             f"  second: {self.second}\n"
-            "  no barrier, wait or mbarrier phase orders them"
+            f"  {reason}"
         )
 
 
@@ -235,17 +242,19 @@ class RaceTracker:
 
     def _shadow(self, buffer: Buffer) -> _Shadow:
         allocation = buffer.allocation
+        granule = math.gcd(allocation.granule, buffer.element.itemsize, buffer.byte_offset)
+        allocation.granule = granule
         shadow = allocation.shadow
         if not isinstance(shadow, _Shadow):
             shadow = _Shadow(
-                allocation.nbytes // allocation.granule,
-                allocation.granule,
+                allocation.nbytes // granule,
+                granule,
                 self.threads,
                 dense_reads=not allocation.space.is_off_chip,
             )
             allocation.shadow = shadow
-        elif shadow.granule != allocation.granule:
-            shadow.refine(shadow.granule // allocation.granule)
+        elif shadow.granule != granule:
+            shadow.refine(shadow.granule // granule)
         return shadow
 
     def _known(self, rows: np.ndarray | None, agents: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ from tilepipe.diagnostics import Diagnostic, SourceLocation, verify_module
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 
 from .errors import KernelError
+from .grid_races import GridConflicts
 from .machine import BlockMachine
 from .memory import Buffer, element_format, new_buffer
 from .races import Race, RaceTracker
@@ -190,6 +191,7 @@ def execute(
         interpreter.register_implementations(functions(runtime))
 
     races: list[Race] = []
+    between_blocks = GridConflicts()
     for block in chosen:
         tracker = RaceTracker(threads, block) if check_races else None
         runtime.machine = BlockMachine(threads, block, tracker)
@@ -202,6 +204,8 @@ def execute(
         runtime.machine.finish()
         if tracker is not None:
             races.extend(tracker.races)
+            between_blocks.block_finished(tracker, list(buffers.values()))
+    races.extend(between_blocks.races)
     outputs = {
         name: buffer.element.from_storage(buffer.storage())
         for name, buffer in buffers.items()

@@ -16,7 +16,13 @@ from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+)
 from xdsl.interpreter import (
     Interpreter,
     PythonValues,
@@ -28,7 +34,14 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from .errors import KernelError
-from .memory import OutOfBounds, UninitializedRead, element_format, new_buffer, typed_view
+from .memory import (
+    OutOfBounds,
+    UninitializedRead,
+    element_format,
+    new_buffer,
+    strided_view,
+    typed_view,
+)
 from .runtime import RuntimeFunctions, value_name
 
 # --------------------------------------------------------------------------- integers
@@ -301,33 +314,24 @@ class MemRefFunctions(RuntimeFunctions):
 
     @impl(memref.SubviewOp)
     def run_subview(self, interpreter, op: memref.SubviewOp, args):
-        from .memory import Buffer
+        source, *dynamic_values = args
+        dynamic = iter(dynamic_values)
 
-        source = args[0]
-        dynamic = iter(args[1:])
+        def values(static) -> list[int]:
+            return [
+                next(dynamic) if v == DYNAMIC_INDEX else v
+                for v in static.get_values()
+            ]
 
-        def values(static):
-            return [next(dynamic) if v == memref.SubviewOp.DYNAMIC_INDEX else v for v in static.get_values()]
-
-        offsets, sizes, strides = (
-            values(op.static_offsets), values(op.static_sizes), values(op.static_strides)
-        )
+        offsets = values(op.static_offsets)
+        sizes = values(op.static_sizes)
+        strides = values(op.static_strides)
+        rank = len(op.result.type.get_shape())
         try:
-            source.region(offsets, [(n - 1) * s + 1 for n, s in zip(sizes, strides)])
+            view = strided_view(source, offsets, sizes, strides, rank, value_name(op.result))
         except OutOfBounds as err:
             raise KernelError(op, str(err)) from None
-        byte_offset = source.byte_offset + sum(
-            o * s for o, s in zip(offsets, source.strides)
-        )
-        dropped = [
-            d for d, n in enumerate(sizes) if n == 1 and len(sizes) > len(op.result.type.get_shape())
-        ][: len(sizes) - len(op.result.type.get_shape())]
-        shape = [n for d, n in enumerate(sizes) if d not in dropped]
-        byte_strides = [s * bs for d, (s, bs) in enumerate(zip(strides, source.strides)) if d not in dropped]
-        return (
-            Buffer(source.allocation, byte_offset, tuple(shape), tuple(byte_strides),
-                   source.element, value_name(op.result)),
-        )
+        return (view,)
 
     @impl(memref.LoadOp)
     def run_load(self, interpreter, op: memref.LoadOp, args):

@@ -1,0 +1,174 @@
+"""The target-level IR runs, thread by thread, in the NVVM interpreter: lowered kernels
+(ldmatrix/mma.sync fragments per the PTX ISA, cp.async groups, barriers, mbarriers)
+compute what the tile-level kernels compute, and the per-thread race detector sees
+the barriers thread-sync inserted -- and their absence."""
+
+import numpy as np
+import pytest
+
+from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.registry import get_all_passes
+from tilepipe.semantics import run_kernel
+from tilepipe.semantics.nvvm_interp import NvvmExecutionError, run_nvvm_kernel
+
+# The chapter's GEMM reduced to one 128x128 block with K = 256 (four k tiles).
+REDUCED_GEMM = """
+func.func @gemm(%A: memref<128x256xf16>, %B: memref<256x128xf16>, %C: memref<128x128xf32>)
+    attributes {tile.grid = array<i64: 1, 1>, tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<128x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x128xf16, "shared">
+  %C_f = memref.alloc() : memref<128x128xf32, "fragment">
+  tile.fill<128x128> %zero -> %C_f : f32 -> memref<128x128xf32, "fragment">
+  pipeline.for %ko = %c0 to %c4 step %c1 num_stages = NUM_STAGES {
+    %k0 = arith.muli %ko, %c64 : index
+    tile.copy<128x64> %A[%c0, %k0] -> %A_s : memref<128x256xf16> -> memref<128x64xf16, "shared">
+    tile.copy<64x128> %B[%k0, %c0] -> %B_s : memref<256x128xf16> -> memref<64x128xf16, "shared">
+    tile.gemm<128x128x64> %A_s, %B_s -> %C_f : memref<128x64xf16, "shared">, memref<64x128xf16, "shared"> -> memref<128x128xf32, "fragment">
+  }
+  tile.copy<128x128> %C_f -> %C : memref<128x128xf32, "fragment"> -> memref<128x128xf32>
+  func.return
+}
+"""
+
+RNG = np.random.default_rng(7)
+A = RNG.uniform(-1, 1, (128, 256)).astype(np.float16)
+B = RNG.uniform(-1, 1, (256, 128)).astype(np.float16)
+EXACT = A.astype(np.float32) @ B.astype(np.float32)
+
+
+def lowered(text: str, passes=("lower-to-nvvm",)):
+    module = parse_kernel(text, "kernel.mlir")
+    ctx = make_context()
+    for name in passes:
+        get_all_passes()[name]()().apply(ctx, module)
+    return module
+
+
+def test_lowered_gemm_matches_the_tile_level_run():
+    text = REDUCED_GEMM.replace("NUM_STAGES", "1")
+    tile = run_kernel(text, inputs={"A": A, "B": B, "C": np.zeros((128, 128), np.float32)})
+    run = run_nvvm_kernel(lowered(text), [A, B, np.zeros((128, 128), np.float32)])
+    np.testing.assert_allclose(run.outputs[2], tile["C"], atol=1e-4)
+    np.testing.assert_allclose(run.outputs[2], EXACT, atol=1e-4)
+
+
+@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
+def test_pipelined_gemm_is_correct_and_race_free_per_thread(num_stages):
+    missing = [p for p in CUDA_FLOW if p not in get_all_passes()]
+    if missing:
+        pytest.skip(f"not registered yet: {', '.join(missing)}")
+    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", str(num_stages)), CUDA_FLOW)
+    run = run_nvvm_kernel(module, [A, B, np.zeros((128, 128), np.float32)], check_races=True)
+    assert run.races == []
+    np.testing.assert_allclose(run.outputs[2], EXACT, atol=1e-4)
+
+
+def test_the_race_detector_fires_without_the_barriers():
+    """Tile level lowered as is: nothing orders the copies and the gemm."""
+    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", "1"))
+    run = run_nvvm_kernel(module, [A, B, np.zeros((128, 128), np.float32)], check_races=True)
+    assert any("'nvgpu.ldmatrix'" in r and "'vector.store' at kernel.mlir:15:5" in r for r in run.races)
+    assert any("vector.store" in r and "writes what another thread read" in r for r in run.races)
+
+
+def test_dropping_the_wait_leaves_copies_in_flight():
+    if "thread-sync" not in get_all_passes():
+        pytest.skip("thread-sync is not registered yet")
+    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", "2"), CUDA_FLOW)
+    for op in list(module.walk()):
+        if op.name == "nvvm.cp.async.wait.group":
+            op.detach()
+            op.erase()
+    with pytest.raises(NvvmExecutionError, match="never waited for"):
+        run_nvvm_kernel(module, [A, B, np.zeros((128, 128), np.float32)])
+
+
+TRANSPOSED_GEMM = """
+func.func @gemm_t(%At: memref<32x64xf16>, %Bt: memref<64x32xf16>, %C: memref<64x64xf32>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<32x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x32xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  tile.copy<32x64> %At -> %A_s : memref<32x64xf16> -> memref<32x64xf16, "shared">
+  tile.copy<64x32> %Bt -> %B_s : memref<64x32xf16> -> memref<64x32xf16, "shared">
+  pipeline.barrier
+  tile.fill<64x64> %zero -> %C_f : f32 -> memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f transpose_a transpose_b : memref<32x64xf16, "shared">, memref<64x32xf16, "shared"> -> memref<64x64xf32, "fragment">
+  tile.copy<64x64> %C_f -> %C : memref<64x64xf32, "fragment"> -> memref<64x64xf32>
+  func.return
+}
+"""
+
+
+def test_transposed_operands_use_the_right_ldmatrix_flavours():
+    at = RNG.uniform(-1, 1, (32, 64)).astype(np.float16)
+    bt = RNG.uniform(-1, 1, (64, 32)).astype(np.float16)
+    run = run_nvvm_kernel(
+        lowered(TRANSPOSED_GEMM), [at, bt, np.zeros((64, 64), np.float32)], check_races=True
+    )
+    assert run.races == []
+    expected = at.T.astype(np.float32) @ bt.T.astype(np.float32)
+    np.testing.assert_allclose(run.outputs[2], expected, atol=1e-4)
+
+
+ELEMENTWISE = """
+func.func @softmax_rows(%X: memref<32x64xf32>, %M: memref<32xf32>, %Y: memref<32x64xf16>)
+    attributes {tile.threads = 64 : i64, tile.target = "sm_80"} {
+  %x = memref.alloc() : memref<32x64xf32, "shared">
+  %m = memref.alloc() : memref<32xf32, "shared">
+  %e = memref.alloc() : memref<32x64xf32, "fragment">
+  %y = memref.alloc() : memref<32x64xf16, "shared">
+  tile.copy<32x64> %X -> %x : memref<32x64xf32> -> memref<32x64xf32, "shared">
+  pipeline.barrier
+  tile.reduce<32x64> max %x -> %m axis 1 : memref<32x64xf32, "shared"> -> memref<32xf32, "shared">
+  tile.copy<32> %m -> %M : memref<32xf32, "shared"> -> memref<32xf32>
+  tile.exp<32x64> %x -> %e : memref<32x64xf32, "shared"> -> memref<32x64xf32, "fragment">
+  tile.add<32x64> %e, %e -> %e : memref<32x64xf32, "fragment">, memref<32x64xf32, "fragment"> -> memref<32x64xf32, "fragment">
+  tile.cast<32x64> %e -> %y : memref<32x64xf32, "fragment"> -> memref<32x64xf16, "shared">
+  pipeline.barrier
+  tile.copy<32x64> %y -> %Y : memref<32x64xf16, "shared"> -> memref<32x64xf16>
+  func.return
+}
+"""
+
+
+def test_fill_elementwise_reduce_match_the_tile_level_run():
+    x = RNG.uniform(-2, 2, (32, 64)).astype(np.float32)
+    inputs = {"X": x, "M": np.zeros(32, np.float32), "Y": np.zeros((32, 64), np.float16)}
+    tile = run_kernel(ELEMENTWISE, inputs=inputs)
+    run = run_nvvm_kernel(lowered(ELEMENTWISE), list(inputs.values()), check_races=True)
+    assert run.races == []
+    np.testing.assert_array_equal(run.outputs[1], tile["M"])
+    np.testing.assert_allclose(run.outputs[2].astype(np.float32), tile["Y"].astype(np.float32), rtol=1e-3)
+
+
+MBARRIERS = """
+func.func @mbarriers() attributes {tile.threads = 64 : i64, tile.target = "TARGET"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<1xi64, "shared">
+  pipeline.barrier
+  pipeline.mbarrier_arrive %bars[%c0] : memref<1xi64, "shared">
+  pipeline.mbarrier_test_wait %bars[%c0], %c0 : memref<1xi64, "shared">
+  pipeline.mbarrier_wait_parity %bars[%c0], %cPARITY : memref<1xi64, "shared">
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+def test_mbarrier_phases(target):
+    """Thread 0's arrival completes phase 0; waiting for it returns, waiting for the
+    phase after it (parity 1) can never return."""
+    done = MBARRIERS.replace("TARGET", target).replace("%cPARITY", "%c0")
+    run_nvvm_kernel(lowered(done), [])
+    stuck = MBARRIERS.replace("TARGET", target).replace("%cPARITY", "%c1")
+    with pytest.raises(NvvmExecutionError, match="deadlock|did not terminate"):
+        run_nvvm_kernel(lowered(stuck), [])

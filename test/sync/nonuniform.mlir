@@ -1,0 +1,41 @@
+// RUN: tile-opt %s --split-input-file --verify-diagnostics -p thread-sync | filecheck %s
+
+// A condition computed from memory may differ between threads: a barrier inside the
+// branch could deadlock, so none is placed there and the hazard is reported.
+// CHECK-LABEL: func.func @non_uniform_branch
+// CHECK-NOT:   pipeline.barrier
+// CHECK:       func.return
+func.func @non_uniform_branch(%A: memref<64x64xf16>, %B: memref<64x32xf16>,
+                              %F: memref<1xi32>) attributes {tile.threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i32
+  %s = memref.alloc() : memref<64x64xf16, "shared">
+  %flag = memref.load %F[%c0] : memref<1xi32>
+  %go = arith.cmpi ne, %flag, %zero : i32
+  scf.if %go {
+    tile.copy<64x64> %A -> %s : memref<64x64xf16> -> memref<64x64xf16, "shared">
+    // expected-warning @+1 {{a barrier would have to be hoisted out of a non-uniform condition; it no longer separates RAW tile.copy (line 16) -> tile.copy (line 18) on %s}}
+    tile.copy<64x32> %s -> %B : memref<64x64xf16, "shared"> -> memref<64x32xf16>
+  }
+  func.return
+}
+
+// -----
+
+// A condition on block ids and loop counters is uniform: the barrier goes inside.
+// CHECK-LABEL: func.func @uniform_branch
+// CHECK:       scf.if
+// CHECK-NEXT:    tile.copy<64x64> %A -> %s
+// CHECK-NEXT:    pipeline.barrier
+func.func @uniform_branch(%A: memref<64x64xf16>, %B: memref<64x32xf16>)
+    attributes {tile.threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %bx = tile.block_id x
+  %s = memref.alloc() : memref<64x64xf16, "shared">
+  %first = arith.cmpi eq, %bx, %c0 : index
+  scf.if %first {
+    tile.copy<64x64> %A -> %s : memref<64x64xf16> -> memref<64x64xf16, "shared">
+    tile.copy<64x32> %s -> %B : memref<64x64xf16, "shared"> -> memref<64x32xf16>
+  }
+  func.return
+}
