@@ -1,7 +1,7 @@
 """``tile.gemm`` on tensor cores (``nvgpu.ldmatrix`` + ``nvgpu.mma.sync`` m16n8k16),
 with a scalar FMA path for the dtypes tensor cores lack.
 
-Tensor-core path (f16/bf16 inputs in shared memory, f32 accumulator fragment, M, N,
+Tensor-core path (f16 inputs in shared memory, f32 accumulator fragment, M, N,
 K tiling into whole m16n8k16 blocks over the block's warps -- ``choose_warp_grid``):
 each warp owns a ``warp_m x warp_n`` sub-tile of C, held in registers in the
 accumulator layout (``MmaAccumulatorLayout``).  For every 16-wide step of K it loads
@@ -11,7 +11,8 @@ one A fragment per 16 rows with ``ldmatrix.x4`` and one B fragment per 8 columns
 ``8i..8i+7`` address the rows of matrix ``i``) and produce exactly the A/B fragment
 layouts ``mma.m16n8k16`` expects.
 
-Scalar FMA path (f32 inputs, or shapes that do not tile into m16n8k16 blocks): every
+Scalar FMA path (f32 inputs; bf16 inputs, whose ``nvgpu.mma.sync`` upstream 22.1.8
+cannot convert; shapes that do not tile into m16n8k16 blocks): every
 thread computes the accumulator elements it owns as a K-loop of multiply-adds,
 reading A and B from shared memory.
 """

@@ -99,6 +99,13 @@ class LowerMBarrierUpdate(RewritePattern):
         op: MBarrierInitOp | MBarrierArriveOp | MBarrierArriveExpectTxOp,
         rewriter: PatternRewriter,
     ) -> None:
+        target = self.context.target
+        if isinstance(op, MBarrierArriveExpectTxOp) and not target.has_bulk_tensor_copy:
+            raise op_error(
+                op,
+                f"mbarrier transaction counts need sm_90 (TMA); target {target.name} "
+                "has no mbarrier.expect_tx",
+            )
         def update() -> None:
             pointer = mbarrier_pointer(op.barriers, op.barrier_slot)
             if isinstance(op, MBarrierInitOp):

@@ -136,3 +136,51 @@ def run_upstream(module: ModuleOp | str, target: CudaTarget, stage: Stage) -> Up
                 ptx = gpu.ObjectAttr(objects[0]).object
                 return UpstreamResult(ptx.decode(), seconds)
         raise UpstreamError("gpu-module-to-binary", "no gpu.binary was produced")
+
+
+def run_upstream_isolated(
+    module: ModuleOp | str, target: CudaTarget, stage: Stage
+) -> UpstreamResult:
+    """:func:`run_upstream` in a forked child process.
+
+    LLVM's fatal errors ("LLVM ERROR: Cannot select ...") and the assertion-enabled
+    bindings abort the process they happen in; isolated, they become an
+    :class:`UpstreamError` carrying upstream's last words instead of killing the
+    driver.  Forking costs a few milliseconds.
+    """
+    import faulthandler
+    import multiprocessing
+    import os
+    import tempfile
+
+    text = module if isinstance(module, str) else generic_text(module)
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    with tempfile.TemporaryFile() as stderr:
+
+        def child() -> None:
+            faulthandler.disable()  # upstream's own message is the one to report
+            os.dup2(stderr.fileno(), 2)
+            try:
+                sender.send(("ok", run_upstream(text, target, stage)))
+            except UpstreamError as err:
+                sender.send(("error", (err.stage, err.message)))
+
+        process = context.Process(target=child)
+        process.start()
+        sender.close()
+        try:
+            kind, payload = receiver.recv()
+        except EOFError:
+            process.join()
+            stderr.seek(0)
+            last_words = stderr.read().decode(errors="replace").strip().splitlines()[-3:]
+            raise UpstreamError(
+                "the upstream pipeline",
+                f"upstream MLIR/LLVM aborted (exit {process.exitcode}): "
+                + " | ".join(last_words),
+            ) from None
+        process.join()
+    if kind == "error":
+        raise UpstreamError(*payload)
+    return payload

@@ -17,6 +17,12 @@ the first iterations do not wait for iterations that never ran) and drained afte
 balanced).  Between top-level items (a loop and the code around it) the set goes right
 after the producer's item and the wait right before the consumer's.
 
+Guarded epochs: when both ends of a sync point are in one branch of an ``scf.if`` of the
+loop body, its set and wait stay in that branch (skipped together, the ring stays
+balanced; the slot follows the iteration).  Otherwise an end inside a guard moves to the
+guard's boundary -- the set after the ``scf.if``, the wait before it -- so it runs in
+every iteration whether or not the branch did.
+
 Ids are emitted as ``index`` values; ``ascend-flag-budget`` proves their ranges, fits
 each hard event into its 8 ids and folds constant ids into static ones.  Every sync op
 carries ``ascend.sync_point = "<buffer>:<raw|war|waw>"``.

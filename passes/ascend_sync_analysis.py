@@ -1,17 +1,20 @@
 """InsertSync's model (§4.4): sync sites, dependence edges with distance, sync points.
 
 * A *site* is a tile op with the pipe and core ``ascend-resolve-core`` gave it, its
-  position in program order and the pipelined loop it lies in (if any).
+  position in program order, the pipelined loop it lies in (if any) and the branch of
+  the ``scf.if`` guarding it in that loop (a guarded epoch), if any.
 * A *dependence edge* ``src -> dst`` with a distance: ``dst`` of iteration k + d must
   follow ``src`` of iteration k.  Inside a loop the distances come from
   :class:`LoopAccessAnalysis`; a loop-carried dependence on storage the loop owns with
   V versions has distance V (the slot comes back after V iterations: the chapter's
   "unresolved -> the ring width"), on other storage 1.  Between top-level items
   (straight-line ops and whole loops) edges have distance 0.
+  Two sites in the two branches of one ``scf.if`` never run in the same iteration.
 * Redundant edges are pruned by a transitive closure, tightest edges first (smaller
   distance, later producer, earlier consumer): an edge is implied when a path of kept
   edges and same-pipe issue order -- with at least one kept edge, since issue order
-  alone does not order MTE/FIX completions -- has a total distance <= its own.
+  alone does not order MTE/FIX completions -- has a total distance <= its own.  A kept
+  edge whose syncs sit inside a guard only counts for edges inside that same branch.
 * A *sync point* is a kept edge with the versions of its ring and how it
   materializes: nothing (same S/V/M pipe), a ``pipe_barrier`` (same MTE/FIX pipe), a
   cross-core flag (different cores) or a set/wait pair on the canonical hard event.
@@ -32,7 +35,7 @@ from tilepipe.dialects.ascend_pipes import Core, HardEvent, Pipe, canonical_hard
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
 
-from .access_analysis import LoopAccessAnalysis, op_accesses
+from .access_analysis import LoopAccessAnalysis, RegionAccess, op_accesses
 from .ascend_multi_buffer import MultiBuffer
 from .ascend_resolve_core import op_core, op_pipe
 
@@ -170,9 +173,11 @@ def dependence_edges(
     for loop in loops:
         analysis = LoopAccessAnalysis(loop)
         loop_sites = [site for site in sites if site.loop is loop]
+        # Kept alive for the whole loop: the analysis caches by access identity.
+        accesses = {site: op_accesses(site.op, loop) for site in loop_sites}
         for src in loop_sites:
             for dst in loop_sites:
-                edges.extend(_loop_edges(analysis, src, dst, plan))
+                edges.extend(_loop_edges(analysis, src, dst, accesses, plan))
     for src in sites:
         for dst in sites:
             if src.item is dst.item or src.position > dst.position:
@@ -189,13 +194,14 @@ def _loop_edges(
     analysis: LoopAccessAnalysis,
     src: SyncSite,
     dst: SyncSite,
+    accesses: dict[SyncSite, list[RegionAccess]],
     plan: dict[SSAValue, MultiBuffer],
 ) -> list[DepEdge]:
     """Edges src -> dst of one loop: same iteration when src comes first (and both can
     run in one iteration), else loop-carried if the regions meet at some distance."""
     edges = []
-    for a in op_accesses(src.op, analysis.loop):
-        for b in op_accesses(dst.op, analysis.loop):
+    for a in accesses[src]:
+        for b in accesses[dst]:
             if a.is_opaque or b.is_opaque:
                 raise op_error(src.op, "has effects ascend-insert-sync cannot see")
             kind = _kind(a, b)
@@ -211,7 +217,7 @@ def _loop_edges(
     return edges
 
 
-def _kind(a, b) -> str | None:
+def _kind(a: RegionAccess, b: RegionAccess) -> str | None:
     if a.writes and b.reads:
         return "raw"
     if a.reads and b.writes:

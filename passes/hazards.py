@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+import numpy as np
 import z3
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType
@@ -43,12 +44,12 @@ from tilepipe.dialects.pipeline_sync import AsyncTileCopy
 from tilepipe.dialects.tile import ElementMapping, TileOp
 
 from .arena_aliasing import arena_slice, underlying_buffer
+from .concrete_index import MAX_INSTANCES, Env, evaluate, executes, instances, loop_range
 from .program_points import Level, Relation, chain
 from .symbolic_index import (
     IndexEncoder,
     Instance,
     enclosing_loops,
-    loop_induction_var,
     satisfiable,
     static_step,
 )
@@ -175,9 +176,11 @@ class HazardAnalysis:
         self.function = function
         _, self.threads = kernel_launch_shape(function)
         self.entries = [e for op in function.body.walk() for e in access_entries(op)]
-        self.queries = 0
+        self.queries = 0  # distinct questions asked (intersection, same threads, ...)
         self.cache_hits = 0
+        self.solver_calls = 0  # of those, answered by Z3 (dynamic bounds or guards)
         self._cache: dict[tuple, bool] = {}
+        self._slices: dict[SSAValue, object] = {}
 
     # -- pairs
 
@@ -217,14 +220,20 @@ class HazardAnalysis:
         threads = max(x.participating_threads(self.threads), y.participating_threads(self.threads))
         return Hazard(kind, x, y, relation, not same_threads, needs_wait, threads)
 
-    @staticmethod
-    def _may_conflict_statically(x: AccessEntry, y: AccessEntry) -> bool:
+    def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:
         if not (x.writes or y.writes):
             return False
-        slice_x, slice_y = arena_slice(x.buffer), arena_slice(y.buffer)
+        if x.buffer == y.buffer:
+            return True
+        slice_x, slice_y = self._slice(x.buffer), self._slice(y.buffer)
         if slice_x is not None and slice_y is not None:
             return slice_x.overlaps(slice_y)
         return underlying_buffer(x.buffer) == underlying_buffer(y.buffer)
+
+    def _slice(self, buffer: SSAValue):
+        if buffer not in self._slices:
+            self._slices[buffer] = arena_slice(buffer)
+        return self._slices[buffer]
 
     # -- Z3 queries
 
@@ -264,8 +273,87 @@ class HazardAnalysis:
         self._cache[key] = result = compute()
         return result
 
+    # -- concrete evaluation (static loops): exact and fast
+
+    def _instance_pairs(
+        self, x: AccessEntry, y: AccessEntry, relation: Relation, keep=None
+    ) -> list[tuple[Env, Env]] | None:
+        """Every (x iteration, y iteration) pair the relation allows in which both ops
+        run, or None when bounds or guards are only known at run time."""
+        common = _common_loops(x.op, y.op)
+        shared = common[common.index(relation.carried_loop) + 1 :] if relation.carried_loop else common
+        x_envs = instances(x.op, {})
+        if x_envs is None:
+            return None
+        pairs: list[tuple[Env, Env]] = []
+        for ex in x_envs:
+            if keep is not None and not keep(ex, None):
+                continue
+            fixed = {loop: ex[loop] for loop in shared}
+            if (loop := relation.carried_loop) is not None:
+                values = loop_range(loop, ex)
+                if values is None:
+                    return None
+                shifted = ex[loop] + relation.distance * values.step
+                if shifted not in values:
+                    continue
+                fixed[loop] = shifted
+            y_envs = instances(y.op, fixed)
+            if y_envs is None:
+                return None
+            for ey in y_envs:
+                if keep is not None and not keep(ex, ey):
+                    continue
+                runs = (executes(x.op, ex), executes(y.op, ey))
+                if None in runs:
+                    return None
+                if all(runs):
+                    pairs.append((ex, ey))
+                if len(pairs) > MAX_INSTANCES:
+                    return None
+        return pairs
+
+    def _concrete_boxes(self, entry: AccessEntry, env: Env) -> list[int] | None:
+        if not entry.offsets:
+            return [0] * len(entry.sizes)
+        values = [evaluate(o, env) for o in entry.offsets]
+        return None if None in values else values  # type: ignore[return-value]
+
+    def _concrete_overlap(self, x, y, pairs) -> bool | None:
+        for ex, ey in pairs:
+            ox, oy = self._concrete_boxes(x, ex), self._concrete_boxes(y, ey)
+            if ox is None or oy is None:
+                return None
+            if x.buffer == y.buffer:
+                if all(a < b + nb and b < a + na
+                       for a, na, b, nb in zip(ox, x.sizes, oy, y.sizes)):
+                    return True
+            elif _bytes_overlap(x, ox, y, oy):
+                return True
+        return False
+
+    def _concrete_same_threads(self, x, y, pairs) -> bool | None:
+        for ex, ey in pairs:
+            ox, oy = self._concrete_boxes(x, ex), self._concrete_boxes(y, ey)
+            if ox is None or oy is None:
+                return None
+            lo = [max(a, b) for a, b in zip(ox, oy)]
+            hi = [min(a + na, b + nb) for a, na, b, nb in zip(ox, x.sizes, oy, y.sizes)]
+            if any(h <= l for l, h in zip(lo, hi)):
+                continue
+            grid = np.meshgrid(*[np.arange(l, h) for l, h in zip(lo, hi)], indexing="ij")
+            tx = _threads_of(grid, ox, x.sizes, self.threads)
+            ty = _threads_of(grid, oy, y.sizes, self.threads)
+            if not np.array_equal(tx, ty):
+                return False
+        return True
+
     def _intersect(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
         def compute() -> bool:
+            pairs = self._instance_pairs(x, y, relation)
+            if pairs is not None and (found := self._concrete_overlap(x, y, pairs)) is not None:
+                return found
+            self.solver_calls += 1
             encoder = IndexEncoder()
             constraints, ix, iy = self._constraints(encoder, x, y, relation)
             lo_x, hi_x = self._byte_bounds(encoder, x, ix)
@@ -287,6 +375,12 @@ class HazardAnalysis:
             return False
 
         def compute() -> bool:
+            pairs = self._instance_pairs(x, y, relation)
+            if pairs is not None:
+                found = self._concrete_same_threads(x, y, pairs)
+                if found is not None:
+                    return found
+            self.solver_calls += 1
             encoder = IndexEncoder()
             constraints, ix, iy = self._constraints(encoder, x, y, relation)
             coords = [z3.Int(f"e{d}") for d in range(len(x.sizes))]
@@ -326,6 +420,20 @@ class HazardAnalysis:
         x, y = hazard.source, hazard.target
 
         def conflicts_at(j: int) -> bool:
+            def at_boundary(ex: Env, ey: Env | None) -> bool:
+                env = ex if from_end else ey
+                if env is None:
+                    return True
+                values = loop_range(loop, env)
+                if values is None or not values:
+                    return False
+                target = values[-1 - j] if from_end else values[j] if j < len(values) else None
+                return j < len(values) and env[loop] == target
+
+            pairs = self._instance_pairs(x, y, hazard.relation, keep=at_boundary)
+            if pairs is not None and (found := self._concrete_overlap(x, y, pairs)) is not None:
+                return found
+            self.solver_calls += 1
             encoder = IndexEncoder()
             constraints, ix, iy = self._constraints(encoder, x, y, hazard.relation)
             inst = ix if from_end else iy
@@ -346,6 +454,29 @@ class HazardAnalysis:
                             lambda: conflicts_at(j)):
                 return j
         return MAX_DISTANCE + 1
+
+
+def _threads_of(grid, offsets, sizes, threads: int):
+    """Owning thread (cooperative mapping) of every buffer element in ``grid``."""
+    strides = _row_major_strides(sizes)
+    linear = sum((g - o) * s for g, o, s in zip(grid, offsets, strides))
+    return linear % threads
+
+
+def _bytes_overlap(x: AccessEntry, ox: list[int], y: AccessEntry, oy: list[int]) -> bool:
+    return _byte_range(x, ox)[0] < _byte_range(y, oy)[1] and _byte_range(y, oy)[0] < _byte_range(x, ox)[1]
+
+
+def _byte_range(entry: AccessEntry, offsets: list[int]) -> tuple[int, int]:
+    buffer_type = entry.buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    strides = _row_major_strides(buffer_type.get_shape())
+    element = buffer_type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    first = sum(o * s for o, s in zip(offsets, strides))
+    last = sum((o + n - 1) * s for o, n, s in zip(offsets, entry.sizes, strides))
+    base = arena_slice(entry.buffer)
+    start = base.start if base is not None else 0
+    return start + first * element, start + (last + 1) * element
 
 
 def _kind(x: AccessEntry, y: AccessEntry) -> HazardKind | None:
@@ -408,6 +539,3 @@ def _owning_thread(encoder, entry: AccessEntry, inst: Instance, coords, threads:
     linear = sum(((c - o) * s for c, o, s in zip(coords, offsets, strides)), z3.IntVal(0))
     return linear % threads
 
-
-def loop_iv(loop: Operation) -> SSAValue:
-    return loop_induction_var(loop)

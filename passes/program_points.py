@@ -32,7 +32,7 @@ from xdsl.dialects import func
 from xdsl.ir import Block, Operation
 from xdsl.traits import IsTerminator
 
-from .symbolic_index import LoopOp, static_trip_count
+from .symbolic_index import LoopOp, enclosing_loops, static_trip_count
 
 Point = tuple[Block, int]
 DEFAULT_TRIP_WEIGHT = 64  # assumed iterations of a loop whose trip count is dynamic
@@ -52,7 +52,14 @@ def _positions(block: Block) -> dict[Operation, int]:
 
 
 def clear_position_cache() -> None:
+    """Forget cached positions and counts (call after the IR changed)."""
     _positions.cache_clear()
+    _prefix_counts.cache_clear()
+    enclosing_loops.cache_clear()
+
+
+def block_length(block: Block) -> int:
+    return len(_positions(block))
 
 
 def position(op: Operation) -> int:
@@ -85,8 +92,8 @@ def point_chain(point: Point) -> list[Level]:
 def end_index(block: Block) -> int:
     last = block.last_op
     if last is not None and last.has_trait(IsTerminator):
-        return len(block.ops) - 1
-    return len(block.ops)
+        return block_length(block) - 1
+    return block_length(block)
 
 
 def block_points(block: Block) -> range:
@@ -156,11 +163,18 @@ def count_ops(
 ) -> int:
     """Counted ops guaranteed to run among ``block.ops[start:stop]``: top-level ones,
     plus those inside loops with a static trip count >= 1 (scaled by it)."""
-    total = 0
-    ops = list(block.ops)
-    for op in ops[max(start, 0) : stop]:
-        total += _guaranteed_count(op, is_counted)
-    return total
+    prefix = _prefix_counts(block, is_counted)
+    stop = min(stop, len(prefix) - 1)
+    start = max(start, 0)
+    return prefix[stop] - prefix[start] if stop > start else 0
+
+
+@lru_cache(maxsize=None)
+def _prefix_counts(block: Block, is_counted: Callable[[Operation], bool]) -> tuple[int, ...]:
+    prefix = [0]
+    for op in block.ops:
+        prefix.append(prefix[-1] + _guaranteed_count(op, is_counted))
+    return tuple(prefix)
 
 
 def _guaranteed_count(op: Operation, is_counted: Callable[[Operation], bool]) -> int:
@@ -170,7 +184,7 @@ def _guaranteed_count(op: Operation, is_counted: Callable[[Operation], bool]) ->
         trips = static_trip_count(op)
         if trips:
             body = op.regions[0].blocks[0]
-            return trips * count_ops(body, 0, len(body.ops), is_counted)
+            return trips * count_ops(body, 0, block_length(body), is_counted)
     return 0
 
 
@@ -194,7 +208,7 @@ def count_on_path(
     split = _split(source, target, relation)
     total = 0
     for level in source[split + 1 :]:
-        total += count_ops(level.block, level.position + 1, len(level.block.ops), is_counted)
+        total += count_ops(level.block, level.position + 1, block_length(level.block), is_counted)
         loop = level.block.parent_op()
         if isinstance(loop, LoopOp):
             total += exit_iterations.get(loop, 0) * _per_iteration(level.block, is_counted)
@@ -209,14 +223,14 @@ def count_on_path(
         total += count_ops(block, a + 1, b, is_counted)
     else:
         per_iteration = _per_iteration(block, is_counted)
-        total += count_ops(block, a + 1, len(block.ops), is_counted)
+        total += count_ops(block, a + 1, block_length(block), is_counted)
         total += (relation.distance - 1) * per_iteration
         total += count_ops(block, 0, b, is_counted)
     return total
 
 
 def _per_iteration(body: Block, is_counted: Callable[[Operation], bool]) -> int:
-    return count_ops(body, 0, len(body.ops), is_counted)
+    return count_ops(body, 0, block_length(body), is_counted)
 
 
 def point_weight(point: Point) -> int:

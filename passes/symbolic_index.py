@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import z3
 from xdsl.dialects import arith, scf
@@ -35,15 +36,17 @@ LoopOp = scf.ForOp | PipelineForOp
 _instance_ids = itertools.count()
 
 
-def enclosing_loops(op: Operation) -> list[Operation]:
-    """The loops around ``op``, outermost first."""
+@lru_cache(maxsize=None)
+def enclosing_loops(op: Operation) -> tuple[Operation, ...]:
+    """The loops around ``op``, outermost first (cached; cleared with the program
+    point caches when the IR changes)."""
     loops: list[Operation] = []
     parent = op.parent_op()
     while parent is not None:
         if isinstance(parent, LoopOp):
             loops.append(parent)
         parent = parent.parent_op()
-    return loops[::-1]
+    return tuple(loops[::-1])
 
 
 def enclosing_conditions(op: Operation) -> list[tuple[SSAValue, bool]]:

@@ -29,6 +29,8 @@ from tilepipe.dialects.pipeline_sync import CommitGroupOp
 from .hazards import Hazard, HazardAnalysis
 from .program_points import (
     Point,
+    chain,
+    end_index,
     Relation,
     count_on_path,
     covering_points,
@@ -84,9 +86,26 @@ class SyncPlanner:
                 list(hazard.source.levels), list(hazard.target.levels), hazard.relation
             )
             if hazard.needs_wait:
-                points = {p for p in points if self.wait_allowance(hazard, p) >= 0}
+                points -= self._before_commit(hazard.source.op)
             self._sets[hazard] = points
         return self._sets[hazard]
+
+    def _before_commit(self, copy: Operation) -> set[Point]:
+        """Points after an async copy but before the commit that closes its group (a
+        wait there cannot land it)."""
+        excluded: set[Point] = set()
+        levels = chain(copy)
+        for depth in range(len(levels) - 1, -1, -1):
+            block, start = levels[depth].block, levels[depth].position
+            ops = list(block.ops)
+            commit = next(
+                (i for i in range(start + 1, len(ops)) if is_commit(ops[i])), None
+            )
+            stop = commit if commit is not None else end_index(block)
+            excluded.update((block, j) for j in range(start + 1, stop + 1))
+            if commit is not None:
+                break
+        return excluded
 
     def wait_allowance(self, hazard: Hazard, point: Point) -> int:
         """Largest pending count a wait at ``point`` may have to land the hazard's
@@ -257,7 +276,7 @@ def _loops_entered(op: Operation, point: Point) -> list[Operation]:
 
 def _loops_around_point(point: Point) -> list[Operation]:
     owner = point[0].parent_op()
-    loops = enclosing_loops(owner) if owner is not None else []
+    loops = list(enclosing_loops(owner)) if owner is not None else []
     if isinstance(owner, LoopOp):
         loops.append(owner)
     return loops

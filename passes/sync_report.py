@@ -83,8 +83,9 @@ class SyncReport:
             "barriers_in_prologue_epilogue": sum(not p.in_loop for p in barriers),
             "waits": len(waits),
             "wait_counts": [p.count for p in waits],
-            "z3_queries": self.analysis.queries,
-            "z3_cache_hits": self.analysis.cache_hits,
+            "queries": self.analysis.queries,
+            "z3_queries": self.analysis.solver_calls,
+            "cache_hits": self.analysis.cache_hits,
             "optimal_cover": self.exact,
         }
 
@@ -99,8 +100,8 @@ class SyncReport:
         lines.append(
             "  totals: {barriers_in_steady_state} barrier(s) in the steady state, "
             "{barriers_in_prologue_epilogue} in prologue/epilogue, {waits} wait(s) "
-            "{wait_counts}, {hazards} hazard(s); Z3 queries {z3_queries}, cache hits "
-            "{z3_cache_hits}".format(**totals)
+            "{wait_counts}, {hazards} hazard(s); {queries} queries ({z3_queries} by Z3), "
+            "{cache_hits} cache hits".format(**totals)
         )
         return "\n".join(lines)
 

@@ -214,7 +214,8 @@ def compile_kernel(
     from tilepipe.lowering.nvvm_kernel import DYNAMIC_SHARED_ATTR
     from tilepipe.lowering.ptxas import PtxasError, PtxasNotFound
     from tilepipe.lowering.ptxas import run_ptxas as ptxas
-    from tilepipe.lowering.upstream import Stage, UpstreamError, run_upstream
+    from tilepipe.lowering.upstream import Stage, UpstreamError
+    from tilepipe.lowering.upstream import run_upstream_isolated as run_upstream
 
     target = get_target(target_name)
     if not isinstance(target, CudaTarget):

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from xdsl.context import Context
 from xdsl.ir import Dialect
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 
 
 def _tile() -> Dialect:
@@ -146,3 +147,21 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     passes["async-copy"] = _async_copy
     passes["thread-sync"] = _thread_sync
     return passes
+
+
+def make_context() -> Context:
+    """A context with xDSL's dialects and tilepipe's (tilepipe's win on a clash)."""
+    from xdsl.dialects import get_all_dialects as xdsl_dialects
+
+    ctx = Context()
+    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
+        if name not in ctx.registered_dialect_names:
+            ctx.register_dialect(name, factory)
+    return ctx
+
+
+def pass_pipeline(spec: str) -> PassPipeline:
+    """A pass pipeline from ``tile-opt -p`` syntax over every registered pass."""
+    from xdsl.transforms import get_all_passes as xdsl_passes
+
+    return PassPipeline.parse_spec({**xdsl_passes(), **get_all_passes()}, spec)

@@ -64,11 +64,12 @@ func.func @reduce_max() attributes {tile.threads = 64 : i64, tile.target = "sm_8
 // consecutive lanes: xor 8, 4, 2, 1.
 // CHECK-LABEL: "gpu.func"
 // CHECK:         "nvgpu.mma.sync"
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-DAG:     %[[TWO:.*]] = arith.constant 2 : i32
 // CHECK-COUNT-15: arith.maximumf
-// CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK:         %[[S1:.*]] = "nvvm.shfl.sync"(%{{.*}}, %[[ACC:.*]], %[[ONE]], %{{.*}}) <{kind = #nvvm<shfl_kind bfly>}> : (i32, f32, i32, i32) -> f32
 // CHECK:         %[[M1:.*]] = arith.maximumf %[[ACC]], %[[S1]] : f32
-// CHECK:         "nvvm.shfl.sync"(%{{.*}}, %[[M1]], %{{.*}}, %{{.*}}) <{kind = #nvvm<shfl_kind bfly>}>
+// CHECK:         "nvvm.shfl.sync"(%{{.*}}, %[[M1]], %[[TWO]], %{{.*}}) <{kind = #nvvm<shfl_kind bfly>}>
 // CHECK:         scf.if
 // CHECK:           memref.store %{{.*}} : memref<64xf32, 3 : i64>
 // CHECK:       }) {sym_name = "fragment_rows"

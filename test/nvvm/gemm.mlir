@@ -33,15 +33,32 @@ func.func @gemm_f16(%C: memref<64x64xf32>)
 // Transposed operands swap the ldmatrix flavours: A^T (KxM) is read with .trans,
 // B^T (NxK) without.
 // CHECK-LABEL: "gpu.func"
-// CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<32x64xbf16, 3 : i64>
-// CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = false}> : (memref<64x32xbf16, 3 : i64>
-// CHECK:         "nvgpu.mma.sync"(%{{.*}}) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>)
-func.func @gemm_bf16_transposed()
+// CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>
+// CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = false}> : (memref<64x32xf16, 3 : i64>
+// CHECK:         "nvgpu.mma.sync"(%{{.*}}) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>)
+func.func @gemm_f16_transposed()
     attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
-  %A_s = memref.alloc() : memref<32x64xbf16, "shared">
-  %B_s = memref.alloc() : memref<64x32xbf16, "shared">
+  %A_s = memref.alloc() : memref<32x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x32xf16, "shared">
   %C_f = memref.alloc() : memref<64x64xf32, "fragment">
-  tile.gemm<64x64x32> %A_s, %B_s -> %C_f transpose_a transpose_b : memref<32x64xbf16, "shared">, memref<64x32xbf16, "shared"> -> memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f transpose_a transpose_b : memref<32x64xf16, "shared">, memref<64x32xf16, "shared"> -> memref<64x64xf32, "fragment">
+  func.return
+}
+
+// -----
+
+// bf16 takes the scalar path: upstream 22.1.8 cannot convert a bf16 nvgpu.mma.sync.
+// CHECK-LABEL: "gpu.func"
+// CHECK-NOT:     nvgpu
+// CHECK:         arith.extf %{{.*}} : bf16 to f32
+// CHECK:         arith.mulf
+// CHECK:       }) {sym_name = "gemm_bf16"
+func.func @gemm_bf16()
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %A_s = memref.alloc() : memref<32x16xbf16, "shared">
+  %B_s = memref.alloc() : memref<16x32xbf16, "shared">
+  %C_f = memref.alloc() : memref<32x32xf32, "fragment">
+  tile.gemm<32x32x16> %A_s, %B_s -> %C_f : memref<32x16xbf16, "shared">, memref<16x32xbf16, "shared"> -> memref<32x32xf32, "fragment">
   func.return
 }
 

@@ -67,3 +67,13 @@ func.func @accumulator_not_the_tile() attributes {tile.threads = 128 : i64, tile
   tile.gemm<64x64x32> %A_s, %B_s -> %C_f[%c0, %c0] : memref<64x32xf16, "shared">, memref<32x64xf16, "shared"> -> memref<128x64xf32, "fragment">
   func.return
 }
+
+// -----
+
+func.func @expect_tx_on_sm80() attributes {tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  // expected-error @+1 {{mbarrier transaction counts need sm_90 (TMA); target sm_80 has no mbarrier.expect_tx}}
+  pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 16384 : memref<1xi64, "shared">
+  func.return
+}

@@ -33,7 +33,7 @@ func.func @cp_async_and_barriers(%A: memref<1024x1024xf16>)
 // CHECK:           %[[PTR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
 // CHECK:           "nvvm.mbarrier.init"(%[[PTR]], %{{.*}}) : (!llvm.ptr<3>, i32) -> ()
 // CHECK:         scf.if
-// CHECK:           "nvvm.mbarrier.arrive.expect_tx"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, i32) -> ()
+// CHECK:           "nvvm.mbarrier.arrive"(%{{.*}}) : (!llvm.ptr<3>) -> i64
 // CHECK:         scf.while
 // CHECK:           %[[DONE:.*]] = "nvvm.mbarrier.test.wait"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, i32) -> i1
 // CHECK:           scf.condition
@@ -44,16 +44,17 @@ func.func @mbarrier_sm80() attributes {tile.threads = 128 : i64, tile.target = "
   %c1 = arith.constant 1 : index
   %bars = memref.alloc() : memref<2xi64, "shared">
   pipeline.mbarrier_init %bars[%c1], arrivals = 1 : memref<2xi64, "shared">
-  pipeline.mbarrier_arrive_expect_tx %bars[%c1], bytes = 16384 : memref<2xi64, "shared">
+  pipeline.mbarrier_arrive %bars[%c1] : memref<2xi64, "shared">
   pipeline.mbarrier_test_wait %bars[%c1], %c0 : memref<2xi64, "shared">
   func.return
 }
 
 // -----
 
-// sm_90: the parity wait is nvvm.mbarrier.try_wait.parity.
+// sm_90: the parity wait is nvvm.mbarrier.try_wait.parity; expect-tx exists.
 // CHECK-LABEL: "gpu.func"
 // CHECK:         "nvvm.mbarrier.arrive"(%{{.*}}) : (!llvm.ptr<3>) -> i64
+// CHECK:         "nvvm.mbarrier.arrive.expect_tx"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, i32) -> ()
 // CHECK:         %[[PARITY:.*]] = arith.index_cast %{{.*}} : index to i32
 // CHECK:         "nvvm.mbarrier.try_wait.parity"(%{{.*}}, %[[PARITY]], %{{.*}}) : (!llvm.ptr<3>, i32, i32) -> ()
 // CHECK-NOT:     test.wait
@@ -62,6 +63,7 @@ func.func @mbarrier_sm90() attributes {tile.threads = 128 : i64, tile.target = "
   %bars = memref.alloc() : memref<1xi64, "shared">
   pipeline.mbarrier_init %bars[%c0], arrivals = 128 : memref<1xi64, "shared">
   pipeline.mbarrier_arrive %bars[%c0] : memref<1xi64, "shared">
+  pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 16384 : memref<1xi64, "shared">
   pipeline.mbarrier_wait_parity %bars[%c0], %c0 : memref<1xi64, "shared">
   func.return
 }

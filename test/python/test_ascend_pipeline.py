@@ -156,7 +156,7 @@ def mutants(text: str):
         yield description, module
 
 
-@pytest.mark.parametrize("name", ["ascend_vadd.mlir", "ascend_matmul.mlir", "guarded"])
+@pytest.mark.parametrize("name", KERNELS)
 def test_every_inserted_sync_is_needed(name):
     text = kernel_text(name, 2)
     inputs = random_inputs(load_module(text))

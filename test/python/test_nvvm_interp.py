@@ -172,3 +172,47 @@ def test_mbarrier_phases(target):
     stuck = MBARRIERS.replace("TARGET", target).replace("%cPARITY", "%c1")
     with pytest.raises(NvvmExecutionError, match="deadlock|did not terminate"):
         run_nvvm_kernel(lowered(stuck), [])
+
+
+FRAGMENT_REDUCTIONS = """
+func.func @row_reductions(%A: memref<64x32xf16>, %B: memref<32x64xf16>, %M: memref<64xf32>,
+                          %X: memref<32x16xf32>, %S: memref<32xf32>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<64x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  %m = memref.alloc() : memref<64xf32, "shared">
+  %x = memref.alloc() : memref<32x16xf32, "fragment">
+  %s = memref.alloc() : memref<32xf32, "shared">
+  tile.copy<64x32> %A -> %A_s : memref<64x32xf16> -> memref<64x32xf16, "shared">
+  tile.copy<32x64> %B -> %B_s : memref<32x64xf16> -> memref<32x64xf16, "shared">
+  pipeline.barrier
+  tile.fill<64x64> %zero -> %C_f : f32 -> memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f : memref<64x32xf16, "shared">, memref<32x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  tile.reduce<64x64> max %C_f -> %m axis 1 : memref<64x64xf32, "fragment"> -> memref<64xf32, "shared">
+  tile.copy<32x16> %X -> %x : memref<32x16xf32> -> memref<32x16xf32, "fragment">
+  tile.reduce<32x16> sum %x -> %s axis 1 : memref<32x16xf32, "fragment"> -> memref<32xf32, "shared">
+  pipeline.barrier
+  tile.copy<64> %m -> %M : memref<64xf32, "shared"> -> memref<64xf32>
+  tile.copy<32> %s -> %S : memref<32xf32, "shared"> -> memref<32xf32>
+  func.return
+}
+"""
+
+
+def test_warp_shuffle_row_reductions_match_the_tile_level_run():
+    """The scores-then-row-max step of attention: rows of an mma accumulator and of a
+    cooperative fragment, reduced with shfl.sync butterflies."""
+    inputs = {
+        "A": RNG.uniform(-1, 1, (64, 32)).astype(np.float16),
+        "B": RNG.uniform(-1, 1, (32, 64)).astype(np.float16),
+        "M": np.zeros(64, np.float32),
+        "X": RNG.uniform(-1, 1, (32, 16)).astype(np.float32),
+        "S": np.zeros(32, np.float32),
+    }
+    tile = run_kernel(FRAGMENT_REDUCTIONS, inputs=inputs)
+    run = run_nvvm_kernel(lowered(FRAGMENT_REDUCTIONS), list(inputs.values()), check_races=True)
+    assert run.races == []
+    np.testing.assert_allclose(run.outputs[2], tile["M"], atol=1e-5)
+    np.testing.assert_allclose(run.outputs[4], tile["S"], atol=1e-5)

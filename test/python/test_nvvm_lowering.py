@@ -41,12 +41,20 @@ def positive_chunks(path):
 @pytest.mark.parametrize(
     "path", [p for p in NVVM_TESTS if positive_chunks(p)], ids=lambda p: p.name
 )
-def test_lowered_kernels_parse_and_verify_upstream(path):
+def test_lowered_kernels_parse_verify_and_assemble(path):
+    """Upstream parses and verifies every lowered lit kernel; ptxas accepts its PTX."""
     for chunk in positive_chunks(path):
+        module = lower(chunk)
         with ir.Context():
-            module = ir.Module.parse(generic_text(lower(chunk)))
-            assert module.operation.verify()
-            assert "gpu.func" in str(module)
+            upstream = ir.Module.parse(generic_text(module))
+            assert upstream.operation.verify()
+            assert "gpu.func" in str(upstream)
+        target = SM_90 if 'tile.target = "sm_90"' in chunk else SM_80
+        try:
+            find_ptxas()
+        except RuntimeError:
+            continue
+        run_ptxas(run_upstream(module, target, Stage.PTX).text, target.name)
 
 
 def with_stages(num_stages: int) -> str:
@@ -184,3 +192,23 @@ def test_cli_reports_bad_input_with_a_location(tmp_path):
     assert "Traceback" not in result.stderr
     assert f"{kernel}:4:" in result.stderr
     assert "cp.async chunks" in result.stderr
+
+
+def test_an_upstream_abort_becomes_a_diagnostic():
+    """A bf16 nvgpu.mma.sync makes 22.1.8's convert-nvgpu-to-nvvm abort the bindings
+    (why bf16 takes the FMA path); isolated, the abort is an UpstreamError."""
+    from tilepipe.lowering.upstream import UpstreamError, run_upstream_isolated
+
+    text = """module attributes {gpu.container_module} {
+      gpu.module @kernels {
+        gpu.func @k() kernel {
+          %a = arith.constant dense<1.0> : vector<4x2xbf16>
+          %b = arith.constant dense<1.0> : vector<2x2xbf16>
+          %c = arith.constant dense<0.0> : vector<2x2xf32>
+          %d = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+          gpu.return
+        }
+      }
+    }"""
+    with pytest.raises(UpstreamError, match="aborted"):
+        run_upstream_isolated(text, SM_90, Stage.PTX)

@@ -16,8 +16,10 @@ DOUBLE_BUFFER = (SEMANTICS / "Inputs" / "double_buffer.mlir").read_text()
 TRIP_COUNTS = (0, 1, 2, 3, 17)
 
 
-def test_double_buffered_loop_equals_the_sequential_loop():
-    assert_equivalent(SEQUENTIAL, DOUBLE_BUFFER, trip_counts=TRIP_COUNTS, seeds=(0, 1))
+@pytest.mark.parametrize("scheduled", ["double_buffer.mlir", "bulk_copy.mlir"])
+def test_scheduled_loops_equal_the_sequential_loop(scheduled):
+    text = (SEMANTICS / "Inputs" / scheduled).read_text()
+    assert_equivalent(SEQUENTIAL, text, trip_counts=TRIP_COUNTS, seeds=(0, 1))
 
 
 def test_a_wrong_slot_is_caught_with_the_first_difference():

@@ -13,7 +13,7 @@
 // CHECK-DAG:       covers WAR tile.gemm {{.*}} -> pipeline.async_copy {{.*}} on %B_s, 1 iteration(s) later
 // CHECK:         wait_group 0 before 'tile.gemm' at {{.*}} (prologue/epilogue)
 // CHECK:         barrier before 'tile.gemm' at {{.*}} (prologue/epilogue)
-// CHECK:         totals: 1 barrier(s) in the steady state, 1 in prologue/epilogue, 2 wait(s) [1, 0], {{[0-9]+}} hazard(s); Z3 queries {{[0-9]+}}, cache hits {{[0-9]+}}
+// CHECK:         totals: 1 barrier(s) in the steady state, 1 in prologue/epilogue, 2 wait(s) [1, 0], {{[0-9]+}} hazard(s); {{[0-9]+}} queries ({{[0-9]+}} by Z3), {{[0-9]+}} cache hits
 
 // JSON:      "function": "gemm"
 // JSON:      "kind": "wait_group"

@@ -156,6 +156,8 @@ class _CurrentOp(Interpreter.Listener):
 
 @dataclass
 class KernelRun:
+    """The final memref arguments by name, and the races found (when checked)."""
+
     outputs: dict[str, np.ndarray]
     races: list[Race]
 
@@ -178,9 +180,7 @@ def execute(
     args, buffers = _bind_arguments(func, inputs or {}, index_args or {}, seed)
     chosen = grid_blocks(grid) if blocks is None else [tuple(b) for b in blocks]
     for block in chosen:
-        if len(block) > len(grid) or any(
-            not 0 <= b < g for b, g in zip(block, grid)
-        ):
+        if len(block) != len(grid) or any(not 0 <= b < g for b, g in zip(block, grid)):
             raise KernelError(func, f"block {block} is outside the grid {tuple(grid)}")
 
     runtime = KernelRuntime()

@@ -164,3 +164,21 @@ func.func @commit_non_token(%x: index) {
   "pipeline.commit_group"(%x) : (index) -> ()
   func.return
 }
+
+// -----
+
+func.func @barrier_id_twice() {
+  // expected-error @+1 {{'id' given twice}}
+  pipeline.barrier id = 1, id = 2
+  func.return
+}
+
+// -----
+
+func.func @mbarrier_unknown_property() {
+  %c0 = arith.constant 0 : index
+  %bars = memref.alloc() : memref<2xi64, "shared">
+  // expected-error @+1 {{expected one of arrivals}}
+  pipeline.mbarrier_init %bars[%c0], count = 1 : memref<2xi64, "shared">
+  func.return
+}
