@@ -158,10 +158,18 @@ def _align(offset: int, alignment: int) -> int:
     return -(-offset // alignment) * alignment
 
 
-def shared_offsets(kernel: func.FuncOp) -> tuple[dict[memref.AllocOp, int], int]:
-    """Offsets of the shared buffers, back to back in program order, and the total."""
+def _alignment(alloc: memref.AllocOp) -> int:
+    """16 bytes, or what the alloc asks for (the arena pass's swizzle alignments)."""
+    asked = alloc.alignment
+    return max(SHARED_ALIGNMENT, asked.value.data if asked is not None else 0)
+
+
+def shared_offsets(kernel: func.FuncOp) -> tuple[dict[memref.AllocOp, int], int, int]:
+    """Offsets of the shared buffers, back to back in program order, the total bytes
+    and the alignment the shared memory buffer needs."""
     offsets: dict[memref.AllocOp, int] = {}
     total = 0
+    base_alignment = SHARED_ALIGNMENT
     for op in kernel.walk():
         if not _is_alloc_in(op, (MemorySpace.SHARED,)):
             continue
@@ -169,10 +177,12 @@ def shared_offsets(kernel: func.FuncOp) -> tuple[dict[memref.AllocOp, int], int]
         assert isinstance(buffer_type, MemRefType)
         if DYNAMIC_INDEX in buffer_type.get_shape():
             raise op_error(op, "shared buffers need a static shape")
-        total = _align(total, SHARED_ALIGNMENT)
+        alignment = _alignment(op)
+        base_alignment = max(base_alignment, alignment)
+        total = _align(total, alignment)
         offsets[op] = total
         total += buffer_type.element_count() * max(1, buffer_type.element_type.bitwidth // 8)
-    return offsets, total
+    return offsets, total, base_alignment
 
 
 def build_kernel(kernel: func.FuncOp, gpu_module_body: Block) -> KernelContext:
@@ -182,7 +192,7 @@ def build_kernel(kernel: func.FuncOp, gpu_module_body: Block) -> KernelContext:
         raise op_error(kernel, f"lower-to-nvvm needs a CUDA target, got '{target.name}'")
     grid, threads = kernel_launch_shape(kernel)
     layouts = fragment_layouts(kernel, threads)
-    offsets, shared_bytes = shared_offsets(kernel)
+    offsets, shared_bytes, base_alignment = shared_offsets(kernel)
     if shared_bytes > target.shared_memory_bytes:
         raise op_error(
             kernel,
@@ -191,7 +201,7 @@ def build_kernel(kernel: func.FuncOp, gpu_module_body: Block) -> KernelContext:
         )
     dynamic = shared_bytes > STATIC_SHARED_LIMIT
     workgroup = (
-        [(MemRefType(i8, [shared_bytes], memory_space=SHARED_ADDRESS_SPACE), SHARED_ALIGNMENT)]
+        [(MemRefType(i8, [shared_bytes], memory_space=SHARED_ADDRESS_SPACE), base_alignment)]
         if shared_bytes and not dynamic
         else []
     )

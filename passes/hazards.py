@@ -40,12 +40,12 @@ from xdsl.ir import Operation, SSAValue
 from tilepipe.diagnostics import op_location
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
-from tilepipe.dialects.pipeline_sync import AsyncTileCopy
+from tilepipe.dialects.pipeline_sync import AsyncTileCopy, BulkCopyOp, MBarrierWaitOp
 from tilepipe.dialects.tile import ElementMapping, TileOp
 
 from .arena_aliasing import arena_slice, underlying_buffer
 from .concrete_index import MAX_INSTANCES, Env, evaluate, executes, instances, loop_range
-from .program_points import Level, Relation, chain
+from .program_points import Level, Relation, chain, covering_points, position
 from .symbolic_index import (
     IndexEncoder,
     Instance,
@@ -62,6 +62,7 @@ class Agent(Enum):
     ALL_THREADS = "all threads"  # every thread touches the whole region
     THREAD_ZERO = "thread 0"
     ASYNC_ENGINE = "async copy engine"  # written by the engine for cooperative issuers
+    BULK_ENGINE = "bulk copy engine"  # a TMA copy issued by thread 0, completing on an mbarrier
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +81,10 @@ class AccessEntry:
     def is_async_write(self) -> bool:
         return self.agent is Agent.ASYNC_ENGINE
 
+    @property
+    def is_bulk_write(self) -> bool:
+        return self.agent is Agent.BULK_ENGINE
+
     def participating_threads(self, threads: int) -> int:
         """How many leading threads take part (the rest idle)."""
         if self.agent in (Agent.COOPERATIVE, Agent.ASYNC_ENGINE):
@@ -87,7 +92,7 @@ class AccessEntry:
             for extent in self.tile_shape:
                 elements *= extent
             return min(threads, elements)
-        if self.agent is Agent.THREAD_ZERO:
+        if self.agent in (Agent.THREAD_ZERO, Agent.BULK_ENGINE):
             return 1
         return threads
 
@@ -104,7 +109,9 @@ def access_entries(op: Operation) -> list[AccessEntry]:
             if not _is_shared(access.buffer):
                 continue
             tile = op.operand_tile_shape(access.operand_name)
-            if isinstance(op, AsyncTileCopy) and access.writes:
+            if isinstance(op, BulkCopyOp) and access.writes:
+                agent = Agent.BULK_ENGINE
+            elif isinstance(op, AsyncTileCopy) and access.writes:
                 agent = Agent.ASYNC_ENGINE
             elif op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
                 agent = Agent.ALL_THREADS
@@ -141,6 +148,9 @@ class Hazard:
     needs_barrier: bool  # different threads: a block barrier must separate them
     needs_wait: bool  # the source is an async write: a wait_group must land it first
     threads: int  # leading threads taking part (for partial barriers)
+    # A bulk (TMA) copy's data is read with no mbarrier wait on every path: only the
+    # copy's mbarrier can order it (thread-sync reports it, it cannot fix it).
+    needs_mbarrier_wait: bool = False
 
     def describe(self) -> str:
         distance = (
@@ -213,12 +223,34 @@ class HazardAnalysis:
             return None
         if not self._intersect(x, y, relation):
             return None
+        if x.is_bulk_write and kind is not HazardKind.WAR:
+            # The data is landed by the copy's mbarrier phase; every thread that
+            # waits on it sees it, so no block barrier is needed.
+            waited = self._mbarrier_waited(x, y, relation)
+            return None if waited else Hazard(
+                kind, x, y, relation, False, False, self.threads, needs_mbarrier_wait=True
+            )
         same_threads = self._same_threads(x, y, relation)
         needs_wait = x.is_async_write
         if same_threads and not needs_wait:
             return None
         threads = max(x.participating_threads(self.threads), y.participating_threads(self.threads))
         return Hazard(kind, x, y, relation, not same_threads, needs_wait, threads)
+
+    def _mbarrier_waited(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
+        """Is there a wait on the bulk copy's mbarrier array on every path x -> y?"""
+        assert isinstance(x.op, BulkCopyOp)
+        probe = Hazard(HazardKind.RAW, x, y, relation, False, False, 1)
+        loops_x, loops_y = set(enclosing_loops(x.op)), set(enclosing_loops(y.op))
+        full = {loop for loop in loops_x - loops_y if self.iterations_from_end(probe, loop)}
+        full |= {loop for loop in loops_y - loops_x if self.iterations_from_start(probe, loop)}
+        points = covering_points(list(x.levels), list(y.levels), relation, full)
+        return any(
+            isinstance(wait, MBarrierWaitOp)
+            and wait.barriers == x.op.barriers
+            and (wait.parent_block(), position(wait)) in points
+            for wait in (use.operation for use in x.op.barriers.uses)
+        )
 
     def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:
         if not (x.writes or y.writes):

@@ -135,15 +135,26 @@ def _split(source: list[Level], target: list[Level], relation: Relation) -> int:
 
 
 def covering_points(
-    source: list[Level], target: list[Level], relation: Relation
+    source: list[Level],
+    target: list[Level],
+    relation: Relation,
+    full_iterations: set[Operation] = frozenset(),  # type: ignore[assignment]
 ) -> set[Point]:
-    """The points on every path from the source to the target (see module doc)."""
+    """The points on every path from the source to the target (see module doc).
+
+    ``full_iterations``: loops the path leaves or enters that are known to run at
+    least one whole iteration between the two (the source is not in the last
+    iteration, or the target not in the first): all their body's points are on it."""
     split = _split(source, target, relation)
     points: set[Point] = set()
     for level in source[split + 1 :]:  # exit
         points.update((level.block, j) for j in range(level.position + 1, end_index(level.block) + 1))
+        if level.block.parent_op() in full_iterations:
+            points.update((level.block, j) for j in block_points(level.block))
     for level in target[split + 1 :]:  # entry
         points.update((level.block, j) for j in range(0, level.position + 1))
+        if level.block.parent_op() in full_iterations:
+            points.update((level.block, j) for j in block_points(level.block))
     block = source[split].block
     a, b = source[split].position, target[split].position
     if relation.carried_loop is None:

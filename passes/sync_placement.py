@@ -158,6 +158,7 @@ class SyncPlanner:
 
     def plan(self) -> SyncPlan:
         plan = SyncPlan()
+        plan.uncovered.extend(h for h in self.hazards if h.needs_mbarrier_wait)
         barrier_hazards = [
             h for h in self.hazards if h.needs_barrier and not self._covered_by_existing(h)
         ]

@@ -95,11 +95,17 @@ def synchronize(function: func.FuncOp) -> SyncReport:
     )
     plan = planner.plan()
     for hazard in plan.uncovered:
-        emit_warning(
-            hazard.target.op,
-            "a barrier would have to be hoisted out of a non-uniform condition; it no "
-            f"longer separates {hazard.describe()}",
-        )
+        if hazard.needs_mbarrier_wait:
+            message = (
+                "reads data of a bulk copy that no mbarrier wait lands on every path "
+                f"({hazard.describe()}); wait on the copy's mbarrier phase first"
+            )
+        else:
+            message = (
+                "a barrier would have to be hoisted out of a non-uniform condition; it "
+                f"no longer separates {hazard.describe()}"
+            )
+        emit_warning(hazard.target.op, message)
     report = SyncReport(function.sym_name.data, analysis, hazards, plan.exact)
     _insert(plan, analysis.threads, report, planner.rank)
     clear_position_cache()

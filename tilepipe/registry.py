@@ -125,6 +125,12 @@ def _async_copy() -> type[ModulePass]:
     return AsyncCopyPass
 
 
+def _tma_copy() -> type[ModulePass]:
+    from tilepipe.passes.tma_copy import TmaCopyPass
+
+    return TmaCopyPass
+
+
 def _thread_sync() -> type[ModulePass]:
     from tilepipe.passes.thread_sync import ThreadSyncPass
 
@@ -146,6 +152,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     passes["lower-to-nvvm"] = _lower_to_nvvm
     passes["async-copy"] = _async_copy
     passes["thread-sync"] = _thread_sync
+    passes["tma-copy"] = _tma_copy
     return passes
 
 

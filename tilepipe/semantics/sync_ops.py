@@ -78,6 +78,12 @@ class SyncFunctions(RuntimeFunctions):
         bars, index = args
         key, _ = self._slot_key(op, bars, index)
         self.machine.mbarrier_init(op, key, op.int_property("arrivals"))
+        # Initialization is a plain write of the barrier word by thread 0: the other
+        # threads may use the barrier only once a block barrier has published it.
+        region = self.scalar_region(op, bars, (index,))
+        event = self.machine.begin(op, threads=[0])
+        thread_zero = Agents(np.zeros(region.sizes, dtype=np.int64))
+        self.machine.track(event, bars, region, False, True, thread_zero)
         return ()
 
     @impl(sync.MBarrierArriveOp)
@@ -99,6 +105,10 @@ class SyncFunctions(RuntimeFunctions):
     def _wait(self, op: sync.MBarrierWaitOp, args) -> tuple:
         bars, index, parity = args
         slot, name = self._slot(op, bars, index)
+        # Every thread reads the (initialized) barrier word.
+        event = self.machine.begin(op)
+        region = self.scalar_region(op, bars, (index,))
+        self.machine.track(event, bars, region, True, False, Agents(None))
         self.machine.wait_parity(op, slot, parity, name)
         return ()
 
