@@ -38,6 +38,9 @@ from xdsl.utils.str_enum import StrEnum
 
 SHARED_ADDRESS_SPACE = 3  # NVPTX addrspace(3): CTA shared memory
 GLOBAL_ADDRESS_SPACE = 1
+# addrspace(7): the cluster's shared memory window; a CTA's own shared::cta address is
+# a valid shared::cluster address (PTX ISA, "State spaces").
+SHARED_CLUSTER_ADDRESS_SPACE = 7
 
 
 def shared_ptr_type() -> LLVMPointerType:
@@ -187,6 +190,33 @@ class CpAsyncWaitGroupOp(IRDLOperation):
             raise VerifyException("the number of pending groups must be >= 0")
 
 
+@irdl_op_definition
+class CpAsyncBulkSharedClusterGlobalOp(IRDLOperation):
+    """``cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`` (sm_90):
+    copy ``size`` contiguous bytes (a multiple of 16, 16-byte aligned) and complete
+    them as transaction bytes on the mbarrier ``mbar``.  ``dstMem`` is a
+    ``!llvm.ptr<7>`` (shared::cluster); with a ``!llvm.ptr<3>`` upstream selects the
+    ``.shared::cta`` form, which needs PTX 8.6."""
+
+    name = "nvvm.cp.async.bulk.shared.cluster.global"
+    dstMem = operand_def(LLVMPointerType)
+    srcMem = operand_def(LLVMPointerType)
+    mbar = operand_def(LLVMPointerType)
+    size = operand_def(i32)
+    multicastMask = opt_operand_def(IntegerType)
+    l2CacheHint = opt_operand_def(IntegerType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        dst: SSAValue | Operation,
+        src: SSAValue | Operation,
+        mbar: SSAValue | Operation,
+        size: SSAValue | Operation,
+    ):
+        super().__init__(operands=[dst, src, mbar, size, [], []])
+
+
 # --------------------------------------------------------------------------- mbarrier
 
 
@@ -304,6 +334,7 @@ NVVM_OPS: list[type[IRDLOperation]] = [
     CpAsyncSharedGlobalOp,
     CpAsyncCommitGroupOp,
     CpAsyncWaitGroupOp,
+    CpAsyncBulkSharedClusterGlobalOp,
     MBarrierInitOp,
     MBarrierArriveOp,
     MBarrierArriveExpectTxOp,

@@ -1,5 +1,7 @@
 """Copies: ``tile.copy`` as per-thread 16-byte vector loads/stores where aligned,
-``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks."""
+``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks, and
+``pipeline.bulk_copy`` (sm_90) as one ``cp.async.bulk`` per tile row, issued by
+thread 0 and completing its bytes on the named mbarrier."""
 
 from __future__ import annotations
 
@@ -7,7 +9,8 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tilepipe.dialects.nvgpu import DeviceAsyncCopyOp
-from tilepipe.dialects.pipeline_sync import AsyncCopyOp
+from tilepipe.dialects import nvvm
+from tilepipe.dialects.pipeline_sync import AsyncCopyOp, BulkCopyOp
 from tilepipe.dialects.tile import CopyOp
 from tilepipe.diagnostics import op_error
 
@@ -15,6 +18,7 @@ from . import nvvm_emit as emit
 from .nvvm_access import TileOperand, for_each_element, tile_operands
 from .nvvm_kernel import KernelContext
 from .nvvm_layout import chunk_elements, element_bytes, for_each_chunk
+from .nvvm_sync import mbarrier_pointer, on_thread_zero
 
 ASYNC_COPY_BYTES = (16, 8, 4)  # cp.async moves 4, 8 or 16 bytes; 16 may bypass L1
 
@@ -108,4 +112,55 @@ class LowerAsyncCopy(RewritePattern):
 
         with emit.emitting(rewriter, op):
             for_each_chunk(self.context.ids, op.tile_shape, chunk, copy_chunk)
+        rewriter.erase(op)
+
+
+BULK_COPY_ALIGNMENT = 16  # cp.async.bulk: 16-byte aligned addresses and sizes
+
+
+class LowerBulkCopy(RewritePattern):
+    """Thread 0 issues ``cp.async.bulk`` for each row of the tile (rows are the
+    contiguous runs of a row-major tile; no tensor map is needed)."""
+
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BulkCopyOp, rewriter: PatternRewriter) -> None:
+        target = self.context.target
+        if not target.has_bulk_tensor_copy:
+            raise op_error(
+                op, f"bulk (TMA) copies need sm_90; target {target.name} has no TMA"
+            )
+        operands = tile_operands(op, self.context)
+        src, dst = operands["src"], operands["dst"]
+        size = element_bytes(src.element_type)
+        row_elements = op.tile_shape[-1]
+        aligned = BULK_COPY_ALIGNMENT // size
+        if (row_elements * size) % BULK_COPY_ALIGNMENT or not (
+            src.vector_aligned(aligned) and dst.vector_aligned(aligned)
+        ):
+            raise op_error(
+                op,
+                "bulk copies move 16-byte aligned rows; cannot prove that for rows of "
+                f"{row_elements} x {size} bytes at these offsets",
+            )
+        rows_shape = op.tile_shape[:-1] or (1,)
+        rows = 1
+        for extent in rows_shape:
+            rows *= extent
+
+        def issue_row(row: SSAValue) -> None:
+            coords = [*emit.delinearize(row, rows_shape)[: len(op.tile_shape) - 1], emit.const(0)]
+            nvvm.CpAsyncBulkSharedClusterGlobalOp(
+                emit.element_pointer(
+                    dst.buffer, dst.indices(coords), nvvm.SHARED_CLUSTER_ADDRESS_SPACE
+                ),
+                emit.element_pointer(src.buffer, src.indices(coords), nvvm.GLOBAL_ADDRESS_SPACE),
+                mbarrier_pointer(op.barriers, op.barrier_slot),
+                emit.const_i32(row_elements * size),
+            )
+
+        with emit.emitting(rewriter, op):
+            on_thread_zero(self.context, lambda: emit.for_range(rows, issue_row))
         rewriter.erase(op)

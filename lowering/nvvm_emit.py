@@ -227,6 +227,32 @@ def vector_store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue])
     )
 
 
+def element_pointer(
+    buffer: SSAValue, indices: Sequence[SSAValue], address_space: int
+) -> SSAValue:
+    """``!llvm.ptr<address_space>`` to ``buffer[indices]`` of a static row-major memref.
+
+    (A generic global address is its global address on NVIDIA GPUs, so the pointer of
+    a kernel argument may be used as ``!llvm.ptr<1>``.)"""
+    from xdsl.dialects import llvm
+    from xdsl.dialects.builtin import IntAttr
+
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    shape = buffer_type.get_shape()
+    linear = const(0)
+    stride = 1
+    for index, extent in reversed(list(zip(indices, shape))):
+        linear = add(linear, mul(index, stride))
+        stride *= extent
+    element_bytes = max(1, buffer_type.element_type.bitwidth // 8)
+    base = memref.ExtractAlignedPointerAsIndexOp.get(buffer).aligned_pointer
+    address = arith.IndexCastOp(add(base, mul(linear, element_bytes)), i64).result
+    return llvm.IntToPtrOp.build(
+        operands=[address], result_types=[llvm.LLVMPointerType(IntAttr(address_space))]
+    ).results[0]
+
+
 def load(buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
     return memref.LoadOp.get(buffer, indices).res
 

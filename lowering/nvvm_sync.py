@@ -9,22 +9,20 @@
   arrive-expect-tx are performed by thread 0 (the elected thread of the semantics);
   parity waits by every thread, as ``nvvm.mbarrier.try_wait.parity`` on targets that
   have it (sm_90) and as a ``nvvm.mbarrier.test.wait`` polling loop on sm_80;
-* ``pipeline.bulk_copy`` (TMA) is rejected with a diagnostic: sm_80 has no TMA, and the
-  sm_90 tensor-map lowering is not implemented.
+* ``pipeline.bulk_copy`` is lowered with the copies (``nvvm_copy``).
 """
 
 from __future__ import annotations
 
 from xdsl.builder import ImplicitBuilder
-from xdsl.dialects import arith, llvm, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, i1, i32, i64
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, i1, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tilepipe.dialects import nvvm
 from tilepipe.dialects.pipeline_sync import (
     BarrierOp,
-    BulkCopyOp,
     CommitGroupOp,
     MBarrierArriveExpectTxOp,
     MBarrierArriveOp,
@@ -38,7 +36,6 @@ from tilepipe.diagnostics import op_error
 from . import nvvm_emit as emit
 from .nvvm_kernel import KernelContext
 
-MBARRIER_BYTES = 8
 TRY_WAIT_TICKS = 1_000_000  # suspend-time hint of mbarrier.try_wait (ns)
 
 
@@ -75,15 +72,10 @@ class LowerWaitGroup(RewritePattern):
 
 def mbarrier_pointer(barriers: SSAValue, slot: SSAValue) -> SSAValue:
     """``!llvm.ptr<3>`` to mbarrier ``slot`` of a shared ``memref<N x i64>``."""
-    base = memref.ExtractAlignedPointerAsIndexOp.get(barriers).aligned_pointer
-    address = emit.add(base, emit.mul(slot, MBARRIER_BYTES))
-    as_int = arith.IndexCastOp(address, i64).result
-    return llvm.IntToPtrOp.build(
-        operands=[as_int], result_types=[nvvm.shared_ptr_type()]
-    ).results[0]
+    return emit.element_pointer(barriers, [slot], nvvm.SHARED_ADDRESS_SPACE)
 
 
-def _on_thread_zero(context: KernelContext, body) -> None:
+def on_thread_zero(context: KernelContext, body) -> None:
     emit.if_then(arith.CmpiOp(context.ids.thread, emit.const(0), "eq").result, body)
 
 
@@ -118,7 +110,7 @@ class LowerMBarrierUpdate(RewritePattern):
                 )
 
         with emit.emitting(rewriter, op):
-            _on_thread_zero(self.context, update)
+            on_thread_zero(self.context, update)
         rewriter.erase(op)
 
 
@@ -154,16 +146,3 @@ def _test_wait_loop(pointer: SSAValue, parity: SSAValue) -> None:
         scf.YieldOp()
     scf.WhileOp([], [], Region(before), Region(after))
 
-
-class RejectBulkCopy(RewritePattern):
-    def __init__(self, context: KernelContext):
-        self.context = context
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: BulkCopyOp, rewriter: PatternRewriter) -> None:
-        target = self.context.target
-        if not target.has_bulk_tensor_copy:
-            raise op_error(
-                op, f"bulk (TMA) copies need sm_90; target {target.name} has no TMA"
-            )
-        raise op_error(op, "lower-to-nvvm does not lower bulk (TMA) copies yet")

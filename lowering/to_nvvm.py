@@ -33,7 +33,7 @@ from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
 from tilepipe.dialects.tile import TileOp
 from tilepipe.diagnostics import op_error
 
-from .nvvm_copy import LowerAsyncCopy, LowerCopy
+from .nvvm_copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
 from .nvvm_elementwise import LowerElementwise, LowerReduce
 from .nvvm_gemm import LowerGemm
 from .nvvm_kernel import KernelContext, lower_kernels
@@ -43,7 +43,6 @@ from .nvvm_sync import (
     LowerMBarrierUpdate,
     LowerMBarrierWait,
     LowerWaitGroup,
-    RejectBulkCopy,
 )
 
 
@@ -54,7 +53,6 @@ def sync_patterns(context: KernelContext) -> list[RewritePattern]:
         LowerWaitGroup(),
         LowerMBarrierUpdate(context),
         LowerMBarrierWait(context),
-        RejectBulkCopy(context),
     ]
 
 
@@ -62,6 +60,7 @@ def tile_patterns(context: KernelContext) -> list[RewritePattern]:
     return [
         LowerCopy(context),
         LowerAsyncCopy(context),
+        LowerBulkCopy(context),
         LowerGemm(context),
         LowerElementwise(context),
         LowerReduce(context),

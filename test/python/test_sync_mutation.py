@@ -4,6 +4,7 @@ original computes; deleting any single sync op, or letting any wait leave one mo
 group in flight, makes the detector report a race.  A sync whose deletion went
 unnoticed would be superfluous, which the pass must not insert."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,16 +17,20 @@ from tilepipe.semantics import find_races
 from tilepipe.testing import assert_equivalent, sync_mutants
 
 CUDA = "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
+TMA = "pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
 EXAMPLES_CUDA = ["gemm.mlir", "gemm_epilogue.mlir"]
 ONE_BLOCK = [(0, 0)]
 
 
-def compiled(name: str, num_stages: int, trip_count: int = 6):
+def compiled(name: str, num_stages: int, trip_count: int = 6, target: str | None = None):
     """The example at ``num_stages``, its K loop cut to ``trip_count`` iterations
-    (enough for prologue, a steady state and the epilogue at depth 4) for speed."""
+    (enough for prologue, a steady state and the epilogue at depth 4) for speed; with
+    ``target = "sm_90"`` through the TMA flow."""
     text = with_num_stages((EXAMPLES / name).read_text(), num_stages)
     text = text.replace("%c16 = arith.constant 16", f"%c16 = arith.constant {trip_count}")
-    return text, apply_passes(text, CUDA)
+    if target is not None:
+        text = re.sub(r'tile.target = "sm_\d+"', f'tile.target = "{target}"', text)
+    return text, apply_passes(text, TMA if target == "sm_90" else CUDA)
 
 
 def loosened_waits(module):
@@ -39,9 +44,12 @@ def loosened_waits(module):
 
 
 @pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
-@pytest.mark.parametrize("name", EXAMPLES_CUDA)
-def test_examples_are_race_free_equivalent_and_every_sync_is_needed(name, num_stages):
-    original, module = compiled(name, num_stages)
+@pytest.mark.parametrize(
+    "name, target",
+    [(name, None) for name in EXAMPLES_CUDA] + [("gemm.mlir", "sm_90")],
+)
+def test_examples_are_race_free_equivalent_and_every_sync_is_needed(name, target, num_stages):
+    original, module = compiled(name, num_stages, target=target)
     assert find_races(module, blocks=ONE_BLOCK) == []
     assert_equivalent(original, module, blocks=ONE_BLOCK)
     unnoticed = [
