@@ -251,7 +251,7 @@ class LoopAccessAnalysis:
 
     loop: ForOp
     max_distance: int = 16
-    _intersect_cache: dict[tuple[int, int, int | None], bool] = field(
+    _intersect_cache: dict[tuple[RegionAccess, RegionAccess, int | None], bool] = field(
         default_factory=dict, repr=False
     )
 
@@ -295,7 +295,9 @@ class LoopAccessAnalysis:
             return True
         if first.buffer is not second.buffer:
             return False
-        key = (id(first), id(second), distance)
+        # The accesses themselves (hashed by identity) key the cache: keeping them
+        # alive here means an id can never be reused by another access.
+        key = (first, second, distance)
         if key not in self._intersect_cache:
             self._intersect_cache[key] = self._solve_intersection(first, second, distance)
         return self._intersect_cache[key]

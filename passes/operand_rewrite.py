@@ -36,10 +36,12 @@ def with_operands(
     properties = dict(op.properties)
     if SEGMENT_SIZES in properties:
         properties[SEGMENT_SIZES] = DenseArrayBase.from_list(i32, sizes)
-    return type(op).create(
+    rebuilt = type(op).create(
         operands=operands,
         result_types=[r.type for r in op.results],
         properties=properties,
         attributes=dict(op.attributes),
         regions=[region.clone() for region in op.regions],
     )
+    rebuilt.location = op.location  # diagnostics and reports keep pointing at the source
+    return rebuilt

@@ -77,3 +77,14 @@ func.func @expect_tx_on_sm80() attributes {tile.target = "sm_80"} {
   pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 16384 : memref<1xi64, "shared">
   func.return
 }
+
+// -----
+
+func.func @bulk_copy_unaligned_rows(%A: memref<1024x1024xf16>) attributes {tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %A_s = memref.alloc() : memref<64x4xf16, "shared">
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  // expected-error @+1 {{bulk copies move 16-byte aligned rows; cannot prove that for rows of 4 x 2 bytes at these offsets}}
+  pipeline.bulk_copy<64x4> %A[%c0, %c0] -> %A_s, %bars[%c0] : memref<1024x1024xf16> -> memref<64x4xf16, "shared">, memref<1xi64, "shared">
+  func.return
+}

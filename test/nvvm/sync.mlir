@@ -67,3 +67,27 @@ func.func @mbarrier_sm90() attributes {tile.threads = 128 : i64, tile.target = "
   pipeline.mbarrier_wait_parity %bars[%c0], %c0 : memref<1xi64, "shared">
   func.return
 }
+
+// -----
+
+// sm_90 bulk copies: thread 0 issues one cp.async.bulk per 128-byte row into the
+// shared::cluster window (!llvm.ptr<7>), completing on the mbarrier.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         scf.if
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK:             %[[DST:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<7>
+// CHECK:             %[[SRC:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK:             %[[BAR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK:             "nvvm.cp.async.bulk.shared.cluster.global"(%[[DST]], %[[SRC]], %[[BAR]], %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>}> : (!llvm.ptr<7>, !llvm.ptr<1>, !llvm.ptr<3>, i32) -> ()
+func.func @bulk_copy(%A: memref<1024x1024xf16>) attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %A_s = memref.alloc() : memref<2x64x64xf16, "shared">
+  %bars = memref.alloc() : memref<2xi64, "shared">
+  pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<2xi64, "shared">
+  pipeline.barrier
+  pipeline.bulk_copy<64x64> %A[%c64, %c0] -> %A_s[%c0, %c0, %c0], %bars[%c0] : memref<1024x1024xf16> -> memref<2x64x64xf16, "shared">, memref<2xi64, "shared">
+  pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 8192 : memref<2xi64, "shared">
+  pipeline.mbarrier_wait_parity %bars[%c0], %c0 : memref<2xi64, "shared">
+  func.return
+}

@@ -82,6 +82,7 @@ def nvvm_ops(args, c0, one):
     nvvm.CpAsyncSharedGlobalOp(dst, src, 4, nvvm.LoadCacheModifier.CA)
     nvvm.CpAsyncCommitGroupOp()
     nvvm.CpAsyncWaitGroupOp(2)
+    nvvm.CpAsyncBulkSharedClusterGlobalOp(dst, src, bar, one)
     nvvm.MBarrierInitOp(bar, one)
     state = nvvm.MBarrierArriveOp(bar)
     nvvm.MBarrierTestWaitOp(bar, state)

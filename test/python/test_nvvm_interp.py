@@ -240,3 +240,38 @@ def test_gemm_epilogue_is_race_free_per_thread():
         lowered(text, CUDA_FLOW), [a, b, np.zeros((256, 256), np.float16)], check_races=True
     )
     assert run.races == []
+
+
+BULK_COPY = """
+func.func @bulk(%A: memref<256x256xf16>, %C: memref<64x64xf16>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %A_s = memref.alloc() : memref<2x64x64xf16, "shared">
+  %bars = memref.alloc() : memref<2xi64, "shared">
+  pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<2xi64, "shared">
+  pipeline.barrier
+  pipeline.bulk_copy<64x64> %A[%c64, %c64] -> %A_s[%c0, %c0, %c0], %bars[%c0] : memref<256x256xf16> -> memref<2x64x64xf16, "shared">, memref<2xi64, "shared">
+  pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 8192 : memref<2xi64, "shared">
+  WAIT
+  tile.copy<64x64> %A_s[%c0, %c0, %c0] -> %C : memref<2x64x64xf16, "shared"> -> memref<64x64xf16>
+  func.return
+}
+"""
+PARITY_WAIT = 'pipeline.mbarrier_wait_parity %bars[%c0], %c0 : memref<2xi64, "shared">'
+
+
+def test_bulk_copies_complete_on_the_mbarrier():
+    a = RNG.uniform(-1, 1, (256, 256)).astype(np.float16)
+    run = run_nvvm_kernel(
+        lowered(BULK_COPY.replace("WAIT", PARITY_WAIT)),
+        [a, np.zeros((64, 64), np.float16)],
+        check_races=True,
+    )
+    assert run.races == []
+    np.testing.assert_array_equal(run.outputs[1], a[64:128, 64:128])
+    unordered = run_nvvm_kernel(
+        lowered(BULK_COPY.replace("WAIT", "")), [a, np.zeros((64, 64), np.float16)],
+        check_races=True,
+    )
+    assert any("cp.async.bulk" in race for race in unordered.races)

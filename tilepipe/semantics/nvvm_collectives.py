@@ -15,7 +15,14 @@ from xdsl.ir import Operation
 
 from tilepipe.diagnostics import op_location
 
-from .nvvm_interp import WARP, BlockExecution, MemRef, NvvmExecutionError, handles
+from .nvvm_interp import (
+    SHARED_ADDRESS_BASE,
+    WARP,
+    BlockExecution,
+    MemRef,
+    NvvmExecutionError,
+    handles,
+)
 
 
 @dataclass
@@ -34,6 +41,14 @@ class MBarrierState:
     pending: int
     phase: int = 0
     tx_bytes: int = 0
+    landed: list[tuple[int, int]] = field(default_factory=list)  # bulk bytes, this phase
+    completed: list[tuple[int, int]] = field(default_factory=list)  # ... last phase
+
+    def maybe_complete(self) -> None:
+        if self.pending <= 0 and self.tx_bytes == 0:
+            self.phase += 1
+            self.pending = self.count
+            self.completed, self.landed = self.landed, []
 
 
 @dataclass
@@ -100,6 +115,10 @@ class SharedRaceDetector:
         self.races.append(
             f"{op_location(op) or '<unknown>'}: race on shared byte {byte} in '{op.name}': {message}"
         )
+
+    def forget_writes(self, start: int, size: int) -> None:
+        """Writes of an engine whose completion the current threads waited for."""
+        self.writer[start : start + size] = -1
 
     def barrier(self, threads: np.ndarray | None) -> None:
         if threads is None:
@@ -255,9 +274,7 @@ def _arrive(ex, op, mask, tx_bytes: int = 0) -> None:
         raise NvvmExecutionError(op, "arrives on an uninitialised mbarrier")
     state.tx_bytes += tx_bytes
     state.pending -= int(mask.sum())
-    if state.pending <= 0 and state.tx_bytes == 0:
-        state.phase += 1
-        state.pending = state.count
+    state.maybe_complete()
 
 
 @handles("nvvm.mbarrier.arrive")
@@ -272,11 +289,17 @@ def _mbarrier_expect_tx(ex, op, mask):
 
 
 def _phase_completed(ex, op) -> bool:
+    """Has the phase of the given parity completed?  A completed wait orders the bulk
+    copies that completed that phase before the waiting threads' later accesses."""
     _, state = _mbarrier(ex, op)
     if state is None:
         raise NvvmExecutionError(op, "waits on an uninitialised mbarrier")
     parity = ex.uniform(op, op.operands[1])
-    return state.phase % 2 != parity % 2
+    done = state.phase % 2 != parity % 2
+    if done and ex.races is not None:
+        for start, size in state.completed:
+            ex.races.forget_writes(start, size)
+    return done
 
 
 @handles("nvvm.mbarrier.test.wait")
@@ -307,3 +330,23 @@ def _shuffle(ex, op, mask):
     for warp in _warps(ex, op, mask):
         result[warp] = value[warp][source]
     return [result]
+
+
+@handles("nvvm.cp.async.bulk.shared.cluster.global")
+def _bulk_copy(ex, op, mask):
+    """The copy lands at once (lockstep) and completes its bytes on the mbarrier; it
+    is ordered before the threads that wait for the phase it completes."""
+    for thread in np.flatnonzero(mask):
+        dst, src, bar, size = (int(ex[v][thread]) for v in op.operands[:4])
+        offset = dst - SHARED_ADDRESS_BASE
+        if not 0 <= offset <= ex.shared.size - size:
+            raise NvvmExecutionError(op, "writes outside the block's shared memory")
+        ex.shared[offset : offset + size] = ex.global_bytes(src, size)
+        if ex.races is not None:
+            ex.races.access(op, np.array([thread]), np.array([offset]), size, write=True)
+        state = ex.mbarriers.get(bar)
+        if state is None:
+            raise NvvmExecutionError(op, "completes on an uninitialised mbarrier")
+        state.tx_bytes -= size
+        state.landed.append((offset, size))
+        state.maybe_complete()

@@ -49,7 +49,8 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilepipe.diagnostics import op_location
 
-SHARED_ADDRESS_BASE = 1 << 40  # fake addresses of shared memory, for mbarrier pointers
+SHARED_ADDRESS_BASE = 1 << 40  # fake addresses of shared memory (mbarriers, bulk copies)
+GLOBAL_ADDRESS_STRIDE = 1 << 40  # global argument i lives at (i + 2) << 40
 WARP = 32
 WHILE_LIMIT = 100_000
 
@@ -108,6 +109,7 @@ class BlockExecution:
             from .nvvm_collectives import SharedRaceDetector
 
             self.races = SharedRaceDetector(shared_bytes, self.threads)
+        self.global_arrays = list(args)
         for arg, array in zip(entry.args[:inputs], args):
             self.values[arg] = MemRef(array, "global")
         for arg in entry.args[inputs:]:
@@ -135,6 +137,21 @@ class BlockExecution:
                 for result, value in zip(op.results, results):
                     self.values[result] = value
         return []
+
+    def global_address(self, array: np.ndarray) -> int:
+        """The (model) address of a global argument's first byte."""
+        for index, candidate in enumerate(self.global_arrays):
+            if candidate is array:
+                return (index + 2) * GLOBAL_ADDRESS_STRIDE
+        raise KeyError("not a kernel argument")
+
+    def global_bytes(self, address: int, size: int) -> np.ndarray:
+        """The bytes ``[address, address + size)`` of a global argument."""
+        index, offset = divmod(address, GLOBAL_ADDRESS_STRIDE)
+        raw = self.global_arrays[index - 2].reshape(-1).view(np.uint8)
+        if not 0 <= offset <= raw.size - size:
+            raise IndexError(f"out-of-bounds access of {size} global bytes")
+        return raw[offset : offset + size]
 
     def __getitem__(self, value: SSAValue):
         return self.values[value]
@@ -359,9 +376,11 @@ def _extract(ex, op, mask):
 @handles("memref.extract_aligned_pointer_as_index")
 def _pointer(ex, op, mask):
     memref: MemRef = ex[op.operands[0]]
-    if memref.space != "shared":
-        raise NvvmExecutionError(op, "pointers are only modelled for shared memory")
-    return [np.full(ex.threads, SHARED_ADDRESS_BASE + memref.byte_offset, np.int64)]
+    if memref.space == "shared":
+        return [np.full(ex.threads, SHARED_ADDRESS_BASE + memref.byte_offset, np.int64)]
+    if memref.space == "global":
+        return [np.full(ex.threads, ex.global_address(memref.array), np.int64)]
+    raise NvvmExecutionError(op, "has no address in the model (private memory)")
 
 
 @handles("llvm.inttoptr")
