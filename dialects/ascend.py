@@ -22,23 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    AnyFloat,
-    DenseArrayBase,
-    Float32Type,
-    IndexType,
-    IntegerType,
-    MemRefType,
-    i64,
-)
+from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType
 from xdsl.ir import Dialect, Operation, SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    var_operand_def,
-)
+from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_operand_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -46,15 +32,8 @@ from xdsl.utils.exceptions import VerifyException
 from .ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, ascend_space, core_of
 from .ascend_sync import ASCEND_SYNC_OPS
 from .memory_space import MemorySpace
-from .tile import BinaryElementwiseOp, SrcDstSyntax, TileOp, UnaryElementwiseOp
-from .tile_syntax import (
-    parse_region_operand,
-    parse_signature,
-    parse_tile_shape,
-    print_region_operand,
-    print_tile_shape,
-    resolve_region_operand,
-)
+from .tile import BinaryElementwiseOp, TileOp, UnaryElementwiseOp
+from .tile_forms import MatmulForm, SrcDstForm, ValueDstForm, shape_property
 
 UB_ONLY = frozenset({MemorySpace.UB})
 
@@ -75,31 +54,12 @@ class AscendTileOp(TileOp):
         return core_of(self.pipe, spaces)
 
 
-class MoveOp(SrcDstSyntax, AscendTileOp):
+class MoveOp(SrcDstForm, AscendTileOp):
     """A copy between two memories; the pair of memories selects the pipe."""
-
-    src = operand_def(MemRefType)
-    src_offsets = var_operand_def(IndexType)
-    dst = operand_def(MemRefType)
-    dst_offsets = var_operand_def(IndexType)
-    REGION_OPERANDS: ClassVar = (("src", "src_offsets", "src"), ("dst", "dst_offsets", "dst"))
 
     # The pipes this op may run on (each names its memory pairs in COPY_PIPES).
     MOVE_PIPES: ClassVar[frozenset[Pipe]] = frozenset()
     SAME_ELEMENT_TYPE: ClassVar[bool] = True
-
-    def __init__(
-        self,
-        src: SSAValue | Operation,
-        src_offsets: Sequence[SSAValue | Operation],
-        dst: SSAValue | Operation,
-        dst_offsets: Sequence[SSAValue | Operation],
-        shape: Sequence[int],
-    ):
-        super().__init__(
-            operands=[src, src_offsets, dst, dst_offsets],
-            properties={"shape": DenseArrayBase.from_list(i64, shape)},
-        )
 
     @property
     def spaces(self) -> tuple[MemorySpace, MemorySpace]:
@@ -151,7 +111,7 @@ class FixpipeOp(MoveOp):
 
 
 @irdl_op_definition
-class MmadOp(AscendTileOp):
+class MmadOp(MatmulForm, AscendTileOp):
     """``Mmad``: C (+)= A * B on the cube, A in L0A, B in L0B, C in L0C (f32).
 
     With ``init %flag`` the product overwrites C when ``%flag`` is true
@@ -159,20 +119,9 @@ class MmadOp(AscendTileOp):
     accumulates."""
 
     name = "ascend.mmad"
-    a = operand_def(MemRefType)
-    a_offsets = var_operand_def(IndexType)
-    b = operand_def(MemRefType)
-    b_offsets = var_operand_def(IndexType)
-    c = operand_def(MemRefType)
-    c_offsets = var_operand_def(IndexType)
     init = opt_operand_def(IntegerType(1))
 
     PIPE: ClassVar = Pipe.M
-    REGION_OPERANDS: ClassVar = (
-        ("a", "a_offsets", "a"),
-        ("b", "b_offsets", "b"),
-        ("c", "c_offsets", "c"),
-    )
     LEGAL_SPACES: ClassVar = {
         "a": frozenset({MemorySpace.L0A}),
         "b": frozenset({MemorySpace.L0B}),
@@ -191,26 +140,17 @@ class MmadOp(AscendTileOp):
         init: SSAValue | Operation | None = None,
     ):
         super().__init__(
-            operands=[a, a_offsets, b, b_offsets, c, c_offsets, [] if init is None else [init]],
-            properties={"shape": DenseArrayBase.from_list(i64, shape)},
+            # The op's own ``init`` comes before the form's operands in the definition.
+            operands=[[] if init is None else [init], a, a_offsets, b, b_offsets, c, c_offsets],
+            properties=shape_property(shape),
         )
-
-    @property
-    def mnk(self) -> tuple[int, int, int]:
-        m, n, k = self.tile_shape
-        return m, n, k
 
     def operand_tile_shape(self, role: str) -> tuple[int, ...]:
         m, n, k = self.mnk
         return {"a": (m, k), "b": (k, n), "c": (m, n)}[role]
 
-    def reads_and_writes(self, role: str) -> tuple[bool, bool]:
-        # C is read unless the product always overwrites it (it may, with init).
-        return (True, role == "c")
-
     def verify_(self) -> None:
-        if len(self.tile_shape) != 3:
-            raise VerifyException(f"mmad tile shape must be MxNxK, got {self._shape_str()}")
+        self.verify_matmul_shape()
         super().verify_()
 
     def verify_tile_op(self) -> None:
@@ -220,42 +160,16 @@ class MmadOp(AscendTileOp):
         if not isinstance(c_t, Float32Type):
             raise VerifyException(f"mmad accumulates in f32, got {c_t}")
 
-    def print(self, printer: Printer) -> None:
-        print_tile_shape(printer, self.tile_shape)
-        printer.print_string(" ")
-        print_region_operand(printer, self.a, self.a_offsets)
-        printer.print_string(", ")
-        print_region_operand(printer, self.b, self.b_offsets)
-        printer.print_string(" -> ")
-        print_region_operand(printer, self.c, self.c_offsets)
+    def print_modifiers(self, printer: Printer) -> None:
         if self.init is not None:
             printer.print_string(" init ")
             printer.print_operand(self.init)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.a.type}, {self.b.type} -> {self.c.type}")
 
     @classmethod
-    def parse(cls, parser: Parser) -> MmadOp:
-        shape = parse_tile_shape(parser)
-        a = parse_region_operand(parser)
-        parser.parse_punctuation(",")
-        b = parse_region_operand(parser)
-        parser.parse_punctuation("->")
-        c = parse_region_operand(parser)
-        init = None
-        if parser.parse_optional_keyword("init") is not None:
-            init = parser.parse_operand()
-        attrs = parser.parse_optional_attr_dict()
-        a_type, b_type, c_type = parse_signature(parser, 2)
-        op = cls(
-            *resolve_region_operand(parser, a, a_type),
-            *resolve_region_operand(parser, b, b_type),
-            *resolve_region_operand(parser, c, c_type),
-            shape,
-            init,
-        )
-        op.attributes |= attrs
-        return op
+    def parse_modifiers(cls, parser: Parser) -> dict[str, SSAValue]:
+        if parser.parse_optional_keyword("init") is None:
+            return {}
+        return {"init": parser.parse_operand(IntegerType(1))}
 
 
 class VectorBinaryOp(AscendTileOp, BinaryElementwiseOp):
@@ -297,61 +211,12 @@ class ExpOp(VectorUnaryOp):
 
 
 @irdl_op_definition
-class DuplicateOp(AscendTileOp):
+class DuplicateOp(ValueDstForm, AscendTileOp):
     """``Duplicate(dst, value, n)``: fill a UB tile with a scalar."""
 
     name = "ascend.duplicate"
-    value = operand_def()
-    dst = operand_def(MemRefType)
-    dst_offsets = var_operand_def(IndexType)
-
     PIPE: ClassVar = Pipe.V
-    REGION_OPERANDS: ClassVar = (("dst", "dst_offsets", "dst"),)
     LEGAL_SPACES: ClassVar = {"dst": UB_ONLY}
-
-    def __init__(
-        self,
-        value: SSAValue | Operation,
-        dst: SSAValue | Operation,
-        dst_offsets: Sequence[SSAValue | Operation],
-        shape: Sequence[int],
-    ):
-        super().__init__(
-            operands=[value, dst, dst_offsets],
-            properties={"shape": DenseArrayBase.from_list(i64, shape)},
-        )
-
-    def verify_tile_op(self) -> None:
-        if self.value.type != self.element_type("dst"):
-            raise VerifyException(
-                f"value of type {self.value.type} does not match the element type "
-                f"{self.element_type('dst')}"
-            )
-
-    def print(self, printer: Printer) -> None:
-        print_tile_shape(printer, self.tile_shape)
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(" -> ")
-        print_region_operand(printer, self.dst, self.dst_offsets)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.value.type} -> {self.dst.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> DuplicateOp:
-        shape = parse_tile_shape(parser)
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation("->")
-        dst = parse_region_operand(parser)
-        attrs = parser.parse_optional_attr_dict()
-        value_type, dst_type = parse_signature(parser, 1)
-        op = cls(
-            parser.resolve_operand(value, value_type),
-            *resolve_region_operand(parser, dst, dst_type),
-            shape,
-        )
-        op.attributes |= attrs
-        return op
 
 
 VECTOR_OPS: list[type[AscendTileOp]] = [AddOp, SubOp, MulOp, MaxOp, ExpOp, DuplicateOp]

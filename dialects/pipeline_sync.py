@@ -60,7 +60,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from .kernel_attrs import kernel_launch_shape
 from .memory_space import MemorySpace, UnknownMemorySpace, memory_space
-from .tile import SrcDstSyntax
+from .tile_forms import SrcDstForm
 from .tile_base import ON_CHIP, TileOp, constant_index
 from .tile_syntax import (
     parse_region_operand,
@@ -104,7 +104,7 @@ class AsyncTileCopy(TileOp):
 
 
 @irdl_op_definition
-class AsyncCopyOp(SrcDstSyntax, AsyncTileCopy):
+class AsyncCopyOp(SrcDstForm, AsyncTileCopy):
     """Issue an asynchronous global -> on-chip tile copy (``cp.async``).
 
     The destination is written when a ``wait_group`` covering the copy's commit group
@@ -112,10 +112,6 @@ class AsyncCopyOp(SrcDstSyntax, AsyncTileCopy):
     """
 
     name = "pipeline.async_copy"
-    src = operand_def(MemRefType)
-    src_offsets = var_operand_def(IndexType)
-    dst = operand_def(MemRefType)
-    dst_offsets = var_operand_def(IndexType)
     token = result_def(TokenType)
 
     def __init__(
@@ -126,11 +122,7 @@ class AsyncCopyOp(SrcDstSyntax, AsyncTileCopy):
         dst_offsets: Sequence[SSAValue | Operation],
         shape: Sequence[int],
     ):
-        super().__init__(
-            operands=[src, src_offsets, dst, dst_offsets],
-            properties={"shape": DenseArrayBase.from_list(i64, shape)},
-            result_types=[TokenType()],
-        )
+        super().__init__(src, src_offsets, dst, dst_offsets, shape, result_types=[TokenType()])
 
 
 def _verify_mbarrier_slot(barriers: SSAValue, index: SSAValue | None) -> None:

@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -53,7 +53,6 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .memory_space import MemorySpace
 from .tile_base import (  # noqa: F401  (re-exported: the tile dialect's public API)
     ACCUMULATOR_SPACES,
     ANY_SPACE,
@@ -65,71 +64,18 @@ from .tile_base import (  # noqa: F401  (re-exported: the tile dialect's public 
     constant_index,
     region_sizes,
 )
-from .tile_syntax import (
-    parse_region_operand,
-    parse_signature,
-    parse_tile_shape,
-    print_region_operand,
-    print_tile_shape,
-    resolve_region_operand,
-)
+from .tile_forms import BinaryForm, MatmulForm, SrcDstForm, ValueDstForm, shape_property
+from .tile_syntax import parse_region_operand, parse_signature, parse_tile_shape
+from .tile_syntax import print_region_operand, print_tile_shape, resolve_region_operand
 
 # --------------------------------------------------------------------------- ops
 
 
-class SrcDstSyntax:
-    """``tile.<op><shape> %src[offs] -> %dst[offs] : T -> T`` for one-input ops."""
-
-    def print(self, printer: Printer) -> None:
-        print_tile_shape(printer, self.tile_shape)
-        printer.print_string(" ")
-        print_region_operand(printer, self.src, self.src_offsets)
-        printer.print_string(" -> ")
-        print_region_operand(printer, self.dst, self.dst_offsets)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.src.type} -> {self.dst.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        shape = parse_tile_shape(parser)
-        src = parse_region_operand(parser)
-        parser.parse_punctuation("->")
-        dst = parse_region_operand(parser)
-        attrs = parser.parse_optional_attr_dict()
-        src_type, dst_type = parse_signature(parser, 1)
-        op = cls(
-            *resolve_region_operand(parser, src, src_type),
-            *resolve_region_operand(parser, dst, dst_type),
-            shape,
-        )
-        op.attributes |= attrs
-        return op
-
-
 @irdl_op_definition
-class CopyOp(SrcDstSyntax, TileOp):
+class CopyOp(SrcDstForm, TileOp):
     """Copy a tile between any two memory spaces (same element type)."""
 
     name = "tile.copy"
-    src = operand_def(MemRefType)
-    src_offsets = var_operand_def(IndexType)
-    dst = operand_def(MemRefType)
-    dst_offsets = var_operand_def(IndexType)
-
-    REGION_OPERANDS: ClassVar = (("src", "src_offsets", "src"), ("dst", "dst_offsets", "dst"))
-
-    def __init__(
-        self,
-        src: SSAValue | Operation,
-        src_offsets: Sequence[SSAValue | Operation],
-        dst: SSAValue | Operation,
-        dst_offsets: Sequence[SSAValue | Operation],
-        shape: Sequence[int],
-    ):
-        super().__init__(
-            operands=[src, src_offsets, dst, dst_offsets],
-            properties={"shape": DenseArrayBase.from_list(i64, shape)},
-        )
 
     def verify_tile_op(self) -> None:
         if self.element_type("src") != self.element_type("dst"):
@@ -141,24 +87,17 @@ class CopyOp(SrcDstSyntax, TileOp):
 
 
 @irdl_op_definition
-class GemmOp(TileOp):
+class GemmOp(MatmulForm, TileOp):
     """``C += op(A) * op(B)`` on an ``MxNxK`` tile (shape = [M, N, K]).
 
     f16/bf16 inputs accumulate in f32; f32 inputs accumulate in f32.
     """
 
     name = "tile.gemm"
-    a = operand_def(MemRefType)
-    a_offsets = var_operand_def(IndexType)
-    b = operand_def(MemRefType)
-    b_offsets = var_operand_def(IndexType)
-    c = operand_def(MemRefType)
-    c_offsets = var_operand_def(IndexType)
     transpose_a = opt_prop_def(UnitAttr)
     transpose_b = opt_prop_def(UnitAttr)
 
     ELEMENT_MAPPING: ClassVar = ElementMapping.WARP_TILED
-    REGION_OPERANDS: ClassVar = (("a", "a_offsets", "a"), ("b", "b_offsets", "b"), ("c", "c_offsets", "c"))
     LEGAL_SPACES: ClassVar = {
         "a": MATMUL_INPUT_SPACES,
         "b": MATMUL_INPUT_SPACES,
@@ -177,7 +116,7 @@ class GemmOp(TileOp):
         transpose_a: bool = False,
         transpose_b: bool = False,
     ):
-        props: dict[str, Attribute] = {"shape": DenseArrayBase.from_list(i64, shape)}
+        props = shape_property(shape)
         if transpose_a:
             props["transpose_a"] = UnitAttr()
         if transpose_b:
@@ -185,11 +124,6 @@ class GemmOp(TileOp):
         super().__init__(
             operands=[a, a_offsets, b, b_offsets, c, c_offsets], properties=props
         )
-
-    @property
-    def mnk(self) -> tuple[int, int, int]:
-        m, n, k = self.tile_shape
-        return m, n, k
 
     def operand_tile_shape(self, role: str) -> tuple[int, ...]:
         m, n, k = self.mnk
@@ -199,14 +133,8 @@ class GemmOp(TileOp):
             return (n, k) if self.transpose_b else (k, n)
         return (m, n)
 
-    def reads_and_writes(self, role: str) -> tuple[bool, bool]:
-        return (True, role == "c")
-
     def verify_(self) -> None:
-        if len(self.tile_shape) != 3:
-            raise VerifyException(
-                f"gemm tile shape must be MxNxK, got {self._shape_str()}"
-            )
+        self.verify_matmul_shape()
         super().verify_()
 
     def verify_tile_op(self) -> None:
@@ -218,100 +146,26 @@ class GemmOp(TileOp):
         if not isinstance(c_t, Float32Type):
             raise VerifyException(f"gemm accumulates in f32, got {c_t}")
 
-    def print(self, printer: Printer) -> None:
-        print_tile_shape(printer, self.tile_shape)
-        printer.print_string(" ")
-        print_region_operand(printer, self.a, self.a_offsets)
-        printer.print_string(", ")
-        print_region_operand(printer, self.b, self.b_offsets)
-        printer.print_string(" -> ")
-        print_region_operand(printer, self.c, self.c_offsets)
+    def print_modifiers(self, printer: Printer) -> None:
         if self.transpose_a:
             printer.print_string(" transpose_a")
         if self.transpose_b:
             printer.print_string(" transpose_b")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.a.type}, {self.b.type} -> {self.c.type}")
 
     @classmethod
-    def parse(cls, parser: Parser) -> GemmOp:
-        shape = parse_tile_shape(parser)
-        a = parse_region_operand(parser)
-        parser.parse_punctuation(",")
-        b = parse_region_operand(parser)
-        parser.parse_punctuation("->")
-        c = parse_region_operand(parser)
-        ta = parser.parse_optional_keyword("transpose_a") is not None
-        tb = parser.parse_optional_keyword("transpose_b") is not None
-        attrs = parser.parse_optional_attr_dict()
-        a_type, b_type, c_type = parse_signature(parser, 2)
-        op = cls(
-            *resolve_region_operand(parser, a, a_type),
-            *resolve_region_operand(parser, b, b_type),
-            *resolve_region_operand(parser, c, c_type),
-            shape,
-            ta,
-            tb,
-        )
-        op.attributes |= attrs
-        return op
+    def parse_modifiers(cls, parser: Parser) -> dict[str, bool]:
+        return {
+            "transpose_a": parser.parse_optional_keyword("transpose_a") is not None,
+            "transpose_b": parser.parse_optional_keyword("transpose_b") is not None,
+        }
 
 
 @irdl_op_definition
-class FillOp(TileOp):
+class FillOp(ValueDstForm, TileOp):
     """Fill a tile with a scalar of the buffer's element type."""
 
     name = "tile.fill"
-    value = operand_def()
-    dst = operand_def(MemRefType)
-    dst_offsets = var_operand_def(IndexType)
-
-    REGION_OPERANDS: ClassVar = (("dst", "dst_offsets", "dst"),)
     LEGAL_SPACES: ClassVar = {"dst": ON_CHIP}
-
-    def __init__(
-        self,
-        value: SSAValue | Operation,
-        dst: SSAValue | Operation,
-        dst_offsets: Sequence[SSAValue | Operation],
-        shape: Sequence[int],
-    ):
-        super().__init__(
-            operands=[value, dst, dst_offsets],
-            properties={"shape": DenseArrayBase.from_list(i64, shape)},
-        )
-
-    def verify_tile_op(self) -> None:
-        if self.value.type != self.element_type("dst"):
-            raise VerifyException(
-                f"fill value of type {self.value.type} does not match the "
-                f"element type {self.element_type('dst')}"
-            )
-
-    def print(self, printer: Printer) -> None:
-        print_tile_shape(printer, self.tile_shape)
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(" -> ")
-        print_region_operand(printer, self.dst, self.dst_offsets)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.value.type} -> {self.dst.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> FillOp:
-        shape = parse_tile_shape(parser)
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation("->")
-        dst = parse_region_operand(parser)
-        attrs = parser.parse_optional_attr_dict()
-        value_type, dst_type = parse_signature(parser, 1)
-        op = cls(
-            parser.resolve_operand(value, value_type),
-            *resolve_region_operand(parser, dst, dst_type),
-            shape,
-        )
-        op.attributes |= attrs
-        return op
 
 
 class ElementwiseOp(TileOp):
@@ -334,86 +188,12 @@ class ElementwiseOp(TileOp):
             raise VerifyException(f"{self.name} needs a float element type, got {elem}")
 
 
-class BinaryElementwiseOp(ElementwiseOp):
-    lhs = operand_def(MemRefType)
-    lhs_offsets = var_operand_def(IndexType)
-    rhs = operand_def(MemRefType)
-    rhs_offsets = var_operand_def(IndexType)
-    dst = operand_def(MemRefType)
-    dst_offsets = var_operand_def(IndexType)
-
-    REGION_OPERANDS: ClassVar = (
-        ("lhs", "lhs_offsets", "lhs"),
-        ("rhs", "rhs_offsets", "rhs"),
-        ("dst", "dst_offsets", "dst"),
-    )
-
-    def __init__(
-        self,
-        lhs: SSAValue | Operation,
-        lhs_offsets: Sequence[SSAValue | Operation],
-        rhs: SSAValue | Operation,
-        rhs_offsets: Sequence[SSAValue | Operation],
-        dst: SSAValue | Operation,
-        dst_offsets: Sequence[SSAValue | Operation],
-        shape: Sequence[int],
-    ):
-        super().__init__(
-            operands=[lhs, lhs_offsets, rhs, rhs_offsets, dst, dst_offsets],
-            properties={"shape": DenseArrayBase.from_list(i64, shape)},
-        )
-
-    def print(self, printer: Printer) -> None:
-        print_tile_shape(printer, self.tile_shape)
-        printer.print_string(" ")
-        print_region_operand(printer, self.lhs, self.lhs_offsets)
-        printer.print_string(", ")
-        print_region_operand(printer, self.rhs, self.rhs_offsets)
-        printer.print_string(" -> ")
-        print_region_operand(printer, self.dst, self.dst_offsets)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(f" : {self.lhs.type}, {self.rhs.type} -> {self.dst.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        shape = parse_tile_shape(parser)
-        lhs = parse_region_operand(parser)
-        parser.parse_punctuation(",")
-        rhs = parse_region_operand(parser)
-        parser.parse_punctuation("->")
-        dst = parse_region_operand(parser)
-        attrs = parser.parse_optional_attr_dict()
-        lhs_type, rhs_type, dst_type = parse_signature(parser, 2)
-        op = cls(
-            *resolve_region_operand(parser, lhs, lhs_type),
-            *resolve_region_operand(parser, rhs, rhs_type),
-            *resolve_region_operand(parser, dst, dst_type),
-            shape,
-        )
-        op.attributes |= attrs
-        return op
+class BinaryElementwiseOp(BinaryForm, ElementwiseOp):
+    pass
 
 
-class UnaryElementwiseOp(SrcDstSyntax, ElementwiseOp):
-    src = operand_def(MemRefType)
-    src_offsets = var_operand_def(IndexType)
-    dst = operand_def(MemRefType)
-    dst_offsets = var_operand_def(IndexType)
-
-    REGION_OPERANDS: ClassVar = (("src", "src_offsets", "src"), ("dst", "dst_offsets", "dst"))
-
-    def __init__(
-        self,
-        src: SSAValue | Operation,
-        src_offsets: Sequence[SSAValue | Operation],
-        dst: SSAValue | Operation,
-        dst_offsets: Sequence[SSAValue | Operation],
-        shape: Sequence[int],
-    ):
-        super().__init__(
-            operands=[src, src_offsets, dst, dst_offsets],
-            properties={"shape": DenseArrayBase.from_list(i64, shape)},
-        )
+class UnaryElementwiseOp(SrcDstForm, ElementwiseOp):
+    pass
 
 
 @irdl_op_definition

@@ -1,7 +1,7 @@
 """The CUDA compilation driver behind ``tilepipe compile``: tile level to PTX.
 
 It runs the registered passes of the CUDA flow in order (``pipeline-planning``,
-``inject-software-pipeline``, ``merge-shared-memory``, ``async-copy``, ``thread-sync``,
+``tma-copy`` (sm_90), ``inject-software-pipeline``, ``merge-shared-memory``, ``async-copy``, ``thread-sync``,
 ``lower-to-nvvm``), hands the result to upstream MLIR (``lowering/upstream.py``) and
 checks the PTX with ``ptxas -v``.  Each stage leaves a one-line account of what it did
 (:class:`StageReport`), read off the IR it produced.
@@ -41,6 +41,7 @@ from tilepipe.targets import CudaTarget, get_target
 
 CUDA_FLOW = (
     "pipeline-planning",
+    "tma-copy",
     "inject-software-pipeline",
     "merge-shared-memory",
     "async-copy",
@@ -168,6 +169,7 @@ def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
 
 DESCRIBE = {
     "pipeline-planning": _describe_planning,
+    "tma-copy": _describe_syncs,
     "inject-software-pipeline": _describe_versions,
     "merge-shared-memory": _describe_arena,
     "async-copy": _describe_syncs,

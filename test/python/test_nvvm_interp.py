@@ -59,12 +59,17 @@ def test_lowered_gemm_matches_the_tile_level_run():
     np.testing.assert_allclose(run.outputs[2], EXACT, atol=1e-4)
 
 
-@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
-def test_pipelined_gemm_is_correct_and_race_free_per_thread(num_stages):
+@pytest.mark.parametrize(
+    "target, num_stages",
+    [("sm_80", 1), ("sm_80", 2), ("sm_80", 3), ("sm_80", 4), ("sm_90", 2), ("sm_90", 3)],
+)
+def test_pipelined_gemm_is_correct_and_race_free_per_thread(target, num_stages):
+    """sm_80: cp.async groups and barriers; sm_90: bulk copies and mbarrier parities."""
     missing = [p for p in CUDA_FLOW if p not in get_all_passes()]
     if missing:
         pytest.skip(f"not registered yet: {', '.join(missing)}")
-    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", str(num_stages)), CUDA_FLOW)
+    text = REDUCED_GEMM.replace("NUM_STAGES", str(num_stages))
+    module = lowered(text.replace('"sm_80"', f'"{target}"'), CUDA_FLOW)
     run = run_nvvm_kernel(module, [A, B, np.zeros((128, 128), np.float32)], check_races=True)
     assert run.races == []
     np.testing.assert_allclose(run.outputs[2], EXACT, atol=1e-4)

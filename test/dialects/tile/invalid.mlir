@@ -143,7 +143,7 @@ func.func @gemm_f16_accumulator() {
 func.func @fill_type() {
   %one = arith.constant 1.000000e+00 : f16
   %x = memref.alloc() : memref<64x64xf32, "fragment">
-  // expected-error @+1 {{fill value of type f16 does not match the element type f32}}
+  // expected-error @+1 {{value of type f16 does not match the element type f32}}
   tile.fill<64x64> %one -> %x : f16 -> memref<64x64xf32, "fragment">
   func.return
 }
