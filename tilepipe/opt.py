@@ -134,9 +134,15 @@ class TileOptMain(xDSLOptMain):
                 print("\n", file=sys.stderr)
             timer[0] = time.perf_counter()
 
-        self.pipeline = PassPipeline.parse_spec(
-            self.available_passes, self.args.passes, callback
-        )
+        try:
+            self.pipeline = PassPipeline.parse_spec(
+                self.available_passes, self.args.passes, callback
+            )
+        except (ValueError, TypeError, ParseError) as err:
+            # An unknown pass or option is a usage error, not an internal one.
+            print(f"tile-opt: error: bad pass pipeline '{self.args.passes}': {err}",
+                  file=sys.stderr)
+            sys.exit(1)
 
     # -- driver
 
