@@ -50,6 +50,23 @@ def region_sizes(buffer_type: MemRefType, tile_shape: Sequence[int]) -> tuple[in
     return (1,) * (rank - len(tile_shape)) + tuple(tile_shape)
 
 
+VECTOR_BYTES = 16  # the widest per-thread vector access (ld/st.v4.b32, cp.async 16)
+
+
+def element_bytes(element_type: Attribute) -> int:
+    return max(1, element_type.bitwidth // 8)  # type: ignore[attr-defined]
+
+
+def chunk_elements(shape: Sequence[int], element_type: Attribute) -> int:
+    """Elements per cooperative chunk: the widest of 16/8/4/2/1 bytes dividing a row."""
+    size = element_bytes(element_type)
+    for chunk_bytes in (16, 8, 4, 2, 1):
+        elements = chunk_bytes // size
+        if elements >= 1 and shape[-1] % elements == 0:
+            return elements
+    return 1
+
+
 def constant_index(value: SSAValue) -> int | None:
     """The value of an ``arith.constant`` index/integer, else None."""
     owner = value.owner
@@ -64,12 +81,17 @@ def constant_index(value: SSAValue) -> int | None:
 class ElementMapping(Enum):
     """How a tile op's elements map onto the threads of a block.
 
-    COOPERATIVE: the tile's elements, in row-major order, are dealt to the block's
-    threads (element e goes to thread e mod num_threads); every buffer the op touches
-    is touched with the same mapping, so two cooperative ops over the same tile shape
-    touch each element from the same thread.
+    This is a contract between the lowering (which threads execute which elements),
+    the race detector and sync insertion (which must agree with it):
+
+    COOPERATIVE: the tile's elements, in row-major order, are cut into chunks of
+    ``TileOp.cooperative_chunk()`` elements (16 bytes when the row length allows, so
+    the lowering can use vector accesses) and chunk ``c`` goes to thread ``c mod T``;
+    every buffer the op touches is touched with the same mapping.  An op that touches
+    a register fragment (``"fragment"``/``"local"``) cannot choose: it follows the
+    fragment's layout (``TileOp.touches_registers()``).
     WARP_TILED: a matrix op; every warp reads its operands' whole tiles and writes its
-    own sub-tile of the accumulator.
+    own sub-tile of the accumulator (a fragment layout).
     """
 
     COOPERATIVE = "cooperative"
@@ -180,6 +202,21 @@ class TileOp(IRDLOperation):
                     f"{role} region [{start}, {start + size}) is out of bounds "
                     f"in dimension {d} of size {dim}"
                 )
+
+    # -- thread mapping (see ElementMapping)
+
+    def chunk_element_type(self) -> Attribute:
+        """The element type that sets the cooperative chunk: the last region's."""
+        return self.element_type(self.REGION_OPERANDS[-1][2])
+
+    def cooperative_chunk(self) -> int:
+        return chunk_elements(self.tile_shape, self.chunk_element_type())
+
+    def touches_registers(self) -> bool:
+        return any(
+            memory_space(buffer.type).is_thread_private
+            for _, buffer, _ in self.tile_regions()
+        )
 
     def element_type(self, role: str) -> Attribute:
         for r, buffer, _ in self.tile_regions():

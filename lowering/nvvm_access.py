@@ -16,11 +16,12 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Attribute, SSAValue
 
 from tilepipe.dialects.tile import TileOp
+from tilepipe.dialects.tile_base import chunk_elements
 from tilepipe.diagnostics import op_error
 
 from . import nvvm_emit as emit
 from .nvvm_kernel import KernelContext
-from .nvvm_layout import FragmentLayout, chunk_elements, for_each_chunk
+from .nvvm_layout import FragmentLayout, for_each_chunk
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,13 @@ from tilepipe.dialects.nvgpu import DeviceAsyncCopyOp
 from tilepipe.dialects import nvvm
 from tilepipe.dialects.pipeline_sync import AsyncCopyOp, BulkCopyOp
 from tilepipe.dialects.tile import CopyOp
+from tilepipe.dialects.tile_base import chunk_elements, element_bytes
 from tilepipe.diagnostics import op_error
 
 from . import nvvm_emit as emit
 from .nvvm_access import TileOperand, for_each_element, tile_operands
 from .nvvm_kernel import KernelContext
-from .nvvm_layout import chunk_elements, element_bytes, for_each_chunk
+from .nvvm_layout import for_each_chunk
 from .nvvm_sync import mbarrier_pointer, on_thread_zero
 
 ASYNC_COPY_BYTES = (16, 8, 4)  # cp.async moves 4, 8 or 16 bytes; 16 may bypass L1

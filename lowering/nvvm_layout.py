@@ -33,24 +33,9 @@ MMA_M, MMA_N, MMA_K = 16, 8, 16
 # lower a bf16 nvgpu.mma.sync (it reports an error without failing, which aborts the
 # Python bindings), so bf16 gemms take the scalar FMA path.
 TENSOR_CORE_INPUTS = (Float16Type,)
-VECTOR_BYTES = 16
 
 ElementBody = Callable[[SSAValue, list[SSAValue]], None]
 """``body(register_index, tile_coordinates)`` for one element a thread owns."""
-
-
-def element_bytes(element_type: Attribute) -> int:
-    return max(1, element_type.bitwidth // 8)
-
-
-def chunk_elements(shape: Sequence[int], element_type: Attribute) -> int:
-    """Elements per cooperative chunk: the widest of 16/8/4/2/1 bytes dividing a row."""
-    size = element_bytes(element_type)
-    for chunk_bytes in (16, 8, 4, 2, 1):
-        elements = chunk_bytes // size
-        if elements >= 1 and shape[-1] % elements == 0:
-            return elements
-    return 1
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,10 @@ except (the chapter's exemptions):
   contents depend on timing, and the race detector says so;
 * different buffers -- after arena packing, different *byte ranges* of the arena;
 * the same threads touching the same elements in the same order (proved with Z3:
-  no element of the common region has different owning threads).
+  no element of the common region has different owning threads under the tile
+  dialect's cooperative chunk mapping, ``ElementMapping``).  Ops touching register
+  fragments follow the fragments' layouts, which the lowering chooses (mma
+  accumulator layouts), so they are never exempt.
 
 Each conflict becomes a :class:`Hazard` between an earlier and a later access: in
 program order within one iteration, or loop-carried (the later one ``d`` iterations of
@@ -63,6 +66,7 @@ class Agent(Enum):
     THREAD_ZERO = "thread 0"
     ASYNC_ENGINE = "async copy engine"  # written by the engine for cooperative issuers
     BULK_ENGINE = "bulk copy engine"  # a TMA copy issued by thread 0, completing on an mbarrier
+    FRAGMENT = "fragment layout"  # an op touching registers follows their layout
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,6 +80,7 @@ class AccessEntry:
     writes: bool
     agent: Agent
     levels: tuple[Level, ...] = field(default=(), compare=False)
+    chunk: int = 1  # cooperative chunk (elements per thread-contiguous piece)
 
     @property
     def is_async_write(self) -> bool:
@@ -91,7 +96,7 @@ class AccessEntry:
             elements = 1
             for extent in self.tile_shape:
                 elements *= extent
-            return min(threads, elements)
+            return min(threads, -(-elements // self.chunk))
         if self.agent in (Agent.THREAD_ZERO, Agent.BULK_ENGINE):
             return 1
         return threads
@@ -115,11 +120,14 @@ def access_entries(op: Operation) -> list[AccessEntry]:
                 agent = Agent.ASYNC_ENGINE
             elif op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
                 agent = Agent.ALL_THREADS
+            elif op.touches_registers():
+                agent = Agent.FRAGMENT
             else:
                 agent = Agent.COOPERATIVE
             entries.append(
                 AccessEntry(op, access.buffer, access.offsets, access.sizes, tile,
-                            access.reads, access.writes, agent, tuple(chain(op)))
+                            access.reads, access.writes, agent, tuple(chain(op)),
+                            op.cooperative_chunk())
             )
     elif isinstance(op, memref.LoadOp | memref.StoreOp) and _is_shared(op.memref):
         indices = tuple(op.indices)
@@ -374,8 +382,8 @@ class HazardAnalysis:
             if any(h <= l for l, h in zip(lo, hi)):
                 continue
             grid = np.meshgrid(*[np.arange(l, h) for l, h in zip(lo, hi)], indexing="ij")
-            tx = _threads_of(grid, ox, x.sizes, self.threads)
-            ty = _threads_of(grid, oy, y.sizes, self.threads)
+            tx = _threads_of(grid, ox, x.sizes, self.threads, x.chunk)
+            ty = _threads_of(grid, oy, y.sizes, self.threads, y.chunk)
             if not np.array_equal(tx, ty):
                 return False
         return True
@@ -488,11 +496,11 @@ class HazardAnalysis:
         return MAX_DISTANCE + 1
 
 
-def _threads_of(grid, offsets, sizes, threads: int):
+def _threads_of(grid, offsets, sizes, threads: int, chunk: int):
     """Owning thread (cooperative mapping) of every buffer element in ``grid``."""
     strides = _row_major_strides(sizes)
     linear = sum((g - o) * s for g, o, s in zip(grid, offsets, strides))
-    return linear % threads
+    return (linear // chunk) % threads
 
 
 def _bytes_overlap(x: AccessEntry, ox: list[int], y: AccessEntry, oy: list[int]) -> bool:
@@ -569,5 +577,5 @@ def _owning_thread(encoder, entry: AccessEntry, inst: Instance, coords, threads:
     offsets = _offset_terms(encoder, entry, inst)
     strides = _row_major_strides(entry.sizes)
     linear = sum(((c - o) * s for c, o, s in zip(coords, offsets, strides)), z3.IntVal(0))
-    return linear % threads
+    return (linear / entry.chunk) % threads
 

@@ -81,9 +81,10 @@ def test_ascend_arenas_compute_the_same():
 
 
 def test_race_detector_sees_the_hazard_reuse_creates():
-    # The scheduled kernel has no syncs yet, so it races anyway; packing adds exactly
-    # one new kind of race: C_shared's first write (tile.cast) against the last read of
-    # A_shared's bytes (the epilogue gemm).  Sync insertion must order this WAR.
+    # The scheduled kernel has no syncs yet, so it races anyway; packing adds the
+    # races of C_shared's first write (tile.cast, in its fragment's layout) against the
+    # last read (the epilogue gemm) and the last write (the copy) of A_shared's bytes.
+    # Sync insertion must order these.
     find_races = pytest.importorskip("tilepipe.semantics.runner").find_races
     scheduled = scheduled_gemm(2, "epilogue")
     merged = tile_opt(scheduled, "merge-shared-memory")
@@ -95,5 +96,6 @@ def test_race_detector_sees_the_hazard_reuse_creates():
         }
 
     assert races(merged) - races(scheduled) == {
-        ("WAR", "%C_shared", "tile.gemm", "tile.cast")
+        ("WAR", "%C_shared", "tile.gemm", "tile.cast"),
+        ("WAW", "%C_shared", "tile.copy", "tile.cast"),
     }

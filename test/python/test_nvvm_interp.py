@@ -225,13 +225,10 @@ def test_warp_shuffle_row_reductions_match_the_tile_level_run():
     np.testing.assert_allclose(run.outputs[4], tile["S"], atol=1e-5)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="thread-sync exempts tile.cast -> tile.copy on C_s as 'same thread mapping' "
-    "(both COOPERATIVE at tile level), but the cast runs in the mma accumulator layout "
-    "of its source fragment and the copy in 16-byte chunks: the lowered kernel races",
-)
 def test_gemm_epilogue_is_race_free_per_thread():
+    """The cast out of the accumulator runs in the mma fragment layout and the copy
+    in 16-byte chunks: thread-sync must not take them for the same thread mapping
+    (ElementMapping makes ops touching registers follow the fragment's layout)."""
     missing = [p for p in CUDA_FLOW if p not in get_all_passes()]
     if missing:
         pytest.skip(f"not registered yet: {', '.join(missing)}")

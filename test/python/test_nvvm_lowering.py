@@ -14,7 +14,8 @@ from conftest import EXAMPLES, ROOT
 
 from tilepipe.compile import compile_kernel, make_context, parse_kernel
 from tilepipe.lowering.nvvm_kernel import DYNAMIC_SHARED_ATTR, STATIC_SHARED_LIMIT
-from tilepipe.lowering.nvvm_layout import chunk_elements, choose_warp_grid
+from tilepipe.dialects.tile_base import chunk_elements
+from tilepipe.lowering.nvvm_layout import choose_warp_grid
 from tilepipe.lowering.ptxas import find_ptxas, parse_ptxas_log, run_ptxas
 from tilepipe.lowering.to_nvvm import LowerToNVVM
 from tilepipe.lowering.upstream import Stage, generic_text, run_upstream

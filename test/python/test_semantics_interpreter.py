@@ -205,6 +205,7 @@ def test_strided_subview_reads_through_its_source():
     """
     A = np.arange(32, dtype=np.float32).reshape(4, 8)
     np.testing.assert_array_equal(run_kernel(kernel, inputs={"A": A})["C"], A[1::2, 2:5])
-    # Element (0, 0) of the view is element 10 of %S: written by thread 10, read by 0.
+    # Element (0, 0) of the view is element 10 of %S: in 16-byte chunks of 4 f32
+    # (chunk 2) written by thread 2, read by thread 0.
     (race,) = find_races(kernel)
-    assert (race.kind, race.buffer, race.first.agent) == ("RAW", "%v", "thread 10")
+    assert (race.kind, race.buffer, race.first.agent) == ("RAW", "%v", "thread 2")

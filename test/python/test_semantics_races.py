@@ -126,7 +126,7 @@ func.func @k(%A: memref<32xf32>, %B: memref<64xf16>, %C: memref<64xf16>)
   %arena = memref.alloc() : memref<128xi8, "shared">
   %words = memref.view %arena[%c0][] : memref<128xi8, "shared"> to memref<32xf32, "shared">
   %halves = memref.view %arena[%c0][] : memref<128xi8, "shared"> to memref<64xf16, "shared">
-  tile.copy<32> %A -> %words : memref<32xf32> -> memref<32xf32, "shared">
+  tile.copy<30> %A -> %words : memref<32xf32> -> memref<32xf32, "shared">
   BARRIER
   tile.copy<64> %B -> %halves : memref<64xf16> -> memref<64xf16, "shared">
   tile.copy<64> %halves -> %C : memref<64xf16, "shared"> -> memref<64xf16>
@@ -136,10 +136,11 @@ func.func @k(%A: memref<32xf32>, %B: memref<64xf16>, %C: memref<64xf16>)
 
 
 def test_views_of_one_arena_conflict_on_shared_bytes():
-    # Word j (thread j) overlaps halves 2j and 2j+1 (threads 2j, 2j+1).
+    # 30 words go in 8-byte chunks (word j: thread j // 2), 64 halves in 16-byte chunks
+    # (half i: thread i // 8): word 2 (thread 1) overlaps halves 4, 5 (thread 0).
     races = find_races(ARENA.replace("BARRIER", ""))
     assert {(r.kind, r.buffer) for r in races} == {("WAW", "%halves")}
-    assert races[0].first.agent == "thread 0" and races[0].second.agent == "thread 1"
+    assert races[0].first.agent == "thread 1" and races[0].second.agent == "thread 0"
     assert find_races(ARENA.replace("BARRIER", "pipeline.barrier")) == []
 
 

@@ -84,8 +84,8 @@ class BlockMachine:
                 event, buffer, region, reads=reads, writes=writes, agents=agents
             )
 
-    def cooperative(self, region: Region, engine: bool = False) -> Agents:
-        return Agents(cooperative_threads(region.sizes, self.threads), engine)
+    def cooperative(self, region: Region, engine: bool = False, chunk: int = 1) -> Agents:
+        return Agents(cooperative_threads(region.sizes, self.threads, chunk), engine)
 
     def barrier(self, threads: int | None) -> None:
         if self.tracker is not None:
@@ -97,7 +97,8 @@ class BlockMachine:
         self, op: Operation, event: int, dst: Buffer, region: Region, stored: np.ndarray
     ) -> Token:
         copy = PendingCopy(
-            op, dst, region, stored, event, cooperative_threads(region.sizes, self.threads)
+            op, dst, region, stored, event,
+            cooperative_threads(region.sizes, self.threads, op.cooperative_chunk()),
         )
         self.uncommitted.append(copy)
         return Token(copy)

@@ -4,9 +4,11 @@ Agents are the block's threads ``0 .. T-1`` and, for every thread ``t``, the asy
 copy engine lane ``T + t`` that performs the copies ``t`` issued.  Which agent touches
 which element of a tile op is fixed by the op's element mapping:
 
-* COOPERATIVE ops (copy, fill, elementwise, reduce, async copy): element ``e`` of the
-  operand's tile (row-major) goes to thread ``e mod T``; an async copy's element is
-  written and read by that thread's engine lane; a bulk copy by thread 0's lane.
+* COOPERATIVE ops (copy, fill, elementwise, reduce, async copy): chunk ``c`` of the
+  operand's tile (``op.cooperative_chunk()`` consecutive elements, row-major) goes to
+  thread ``c mod T``; an async copy's element is written and read by that thread's
+  engine lane; a bulk copy by thread 0's lane.  An op that touches a register
+  fragment follows the fragment's layout (the accumulator layout below for matrices).
 * WARP_TILED ``tile.gemm``: every thread reads the whole A and B tiles; C is split in
   row blocks, warp ``w`` owns rows ``[w*M/W, (w+1)*M/W)`` (``W = T/32`` warps) and the
   element at ``(i, j)`` of its block belongs to lane ``(i_local*N + j) mod 32``.
@@ -367,9 +369,18 @@ class RaceTracker:
             )
 
 
-def cooperative_threads(sizes: tuple[int, ...], threads: int) -> np.ndarray:
-    """Element ``e`` (row-major) of a tile goes to thread ``e mod threads``."""
-    return (np.arange(int(np.prod(sizes))) % threads).reshape(sizes)
+def cooperative_threads(sizes: tuple[int, ...], threads: int, chunk: int = 1) -> np.ndarray:
+    """Chunk ``c`` of ``chunk`` consecutive elements (row-major) of a tile goes to
+    thread ``c mod threads`` (the tile dialect's COOPERATIVE mapping)."""
+    return ((np.arange(int(np.prod(sizes))) // chunk) % threads).reshape(sizes)
+
+
+def fragment_threads(shape: tuple[int, ...], threads: int) -> np.ndarray:
+    """Owner of each element of a register-fragment tile: the accumulator layout for
+    matrices (as a gemm's C), elements dealt to threads otherwise."""
+    if len(shape) == 2:
+        return warp_tiled_threads(shape[0], shape[1], threads)
+    return cooperative_threads(shape, threads)
 
 
 def warp_tiled_threads(m: int, n: int, threads: int) -> np.ndarray:

@@ -31,12 +31,10 @@ class SyncFunctions(RuntimeFunctions):
         event = self.machine.begin(op)
         # Performed by the issuing threads' copy engines, unordered with what the
         # threads do next until a wait_group covers the copy.
-        self.machine.track(
-            event, src, src_region, True, False, self.machine.cooperative(src_region, True)
-        )
-        self.machine.track(
-            event, dst, dst_region, False, True, self.machine.cooperative(dst_region, True)
-        )
+        chunk = op.cooperative_chunk()
+        for buffer, region, reads in ((src, src_region, True), (dst, dst_region, False)):
+            agents = self.machine.cooperative(region, True, chunk)
+            self.machine.track(event, buffer, region, reads, not reads, agents)
         stored = self.read_stored(op, src, src_region)
         return (self.machine.issue_copy(op, event, dst, dst_region, stored),)
 

@@ -24,7 +24,7 @@ from tilepipe.dialects.tile_base import ElementMapping, TileOp
 
 from .errors import KernelError
 from .memory import Buffer, Region
-from .races import Agents, warp_tiled_threads
+from .races import Agents, fragment_threads, warp_tiled_threads
 from .runtime import RuntimeFunctions
 
 ELEMENTWISE = {
@@ -60,15 +60,21 @@ class TileOperands:
         buffer.write(region, values)
 
     def track(self, event: int, agents_of=None) -> None:
-        """Record every access with the op's element mapping."""
+        """Record every access with the op's element mapping (ElementMapping): the
+        given one, the fragment's layout for ops touching registers, else chunks."""
         machine = self.functions.machine
+        registers = self.op.touches_registers()
+        chunk = self.op.cooperative_chunk()
         for access in self.op.buffer_accesses():
             buffer, region = self.regions[access.operand_name]
-            agents = (
-                agents_of(access.operand_name, region)
-                if agents_of is not None
-                else machine.cooperative(region)
-            )
+            if agents_of is not None:
+                agents = agents_of(access.operand_name, region)
+            elif registers:
+                shape = self.op.operand_tile_shape(access.operand_name)
+                owners = fragment_threads(shape, machine.threads)
+                agents = Agents(owners.reshape(region.sizes))
+            else:
+                agents = machine.cooperative(region, chunk=chunk)
             machine.track(event, buffer, region, access.reads, access.writes, agents)
 
 
