@@ -19,26 +19,17 @@ import sys
 import time
 from pathlib import Path
 
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects as xdsl_dialects
 from xdsl.dialects.func import FuncOp
 from xdsl.parser import Parser
 
 from tilepipe.passes.arena_packing import Interval, pack
 from tilepipe.passes.merge_shared_memory import plan_arenas
-from tilepipe.registry import get_all_dialects
+from tilepipe.registry import make_context
 
 ROOT = Path(__file__).resolve().parents[1]
 PIPELINE = "pipeline-planning,inject-software-pipeline"
 
 
-def context() -> Context:
-    ctx = Context(allow_unregistered=True)
-    for name in ("builtin", "func", "arith", "memref", "scf"):
-        ctx.register_dialect(name, xdsl_dialects()[name])
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    return ctx
 
 
 def scheduled(text: str) -> str | None:
@@ -61,7 +52,7 @@ def quality() -> None:
             if pipelined is None:
                 print(f"{path.name:24} {stages:>6}  (pipelining failed)")
                 continue
-            module = Parser(context(), pipelined).parse_module()
+            module = Parser(make_context(), pipelined).parse_module()
             for func_op in module.walk():
                 if not isinstance(func_op, FuncOp):
                     continue

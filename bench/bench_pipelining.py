@@ -17,30 +17,22 @@ import sys
 import time
 from pathlib import Path
 
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects as xdsl_dialects
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 
-from tilepipe.registry import get_all_dialects, get_all_passes
+from tilepipe.registry import get_all_passes, make_context
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSES = "pipeline-planning,inject-software-pipeline"
 TILE = 16
 
 
-def _context() -> Context:
-    ctx = Context()
-    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
-        if name not in ctx.registered_dialect_names:
-            ctx.register_dialect(name, factory)
-    return ctx
 
 
 def time_passes(text: str, repeat: int) -> float:
     """Median seconds of planning + pipelining one parsed module."""
-    ctx = _context()
+    ctx = make_context()
     pipeline = PassPipeline.parse_spec(get_all_passes(), PASSES)
     samples = []
     for _ in range(repeat):

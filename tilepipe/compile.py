@@ -13,8 +13,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects as xdsl_dialects
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     DictionaryAttr,
@@ -36,7 +34,7 @@ from tilepipe.diagnostics import (
     diagnostic_of_exception,
     verify_module,
 )
-from tilepipe.registry import get_all_dialects, get_all_passes
+from tilepipe.registry import get_all_passes, make_context
 from tilepipe.targets import CudaTarget, get_target
 
 CUDA_FLOW = (
@@ -75,14 +73,6 @@ class CompileResult:
     ptxas: list = field(default_factory=list)  # PtxasReport per kernel
     dynamic_shared_bytes: dict[str, int] = field(default_factory=dict)
     warnings: list[Diagnostic] = field(default_factory=list)
-
-
-def make_context() -> Context:
-    ctx = Context()
-    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
-        if name not in ctx.registered_dialect_names:
-            ctx.register_dialect(name, factory)
-    return ctx
 
 
 def _shared_buffers(module: ModuleOp) -> dict[str, MemRefType]:

@@ -7,21 +7,16 @@ import re
 from collections.abc import Mapping
 
 from xdsl.context import Context
-from xdsl.dialects import get_all_dialects as xdsl_dialects
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
-from tilepipe.registry import get_all_dialects, get_all_passes
+from tilepipe.registry import get_all_passes, make_context
 
 PIPELINE = "pipeline-planning,inject-software-pipeline"
 
 
 def context() -> Context:
-    ctx = Context()
-    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
-        if name not in ctx.registered_dialect_names:
-            ctx.register_dialect(name, factory)
-    return ctx
+    return make_context()
 
 
 def parse(text: str) -> ModuleOp:

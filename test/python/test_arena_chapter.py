@@ -7,15 +7,13 @@ import subprocess
 import sys
 
 import pytest
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects as xdsl_dialects
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from tilepipe.diagnostics import OpDiagnosticError
 from tilepipe.passes.arena_aliasing import ARENA_ATTR, arena_slice, may_alias, reused_bytes
 from tilepipe.passes.merge_shared_memory import MergeSharedMemory, plan_arenas
-from tilepipe.registry import get_all_dialects
+from tilepipe.registry import make_context
 
 KiB = 1024
 TILE_OPT = [sys.executable, "-m", "tilepipe"]
@@ -108,17 +106,10 @@ def scheduled_gemm(num_stages: int, scenario: str, target: str = "sm_90") -> str
     return "\n".join(body) + "\n"
 
 
-def context() -> Context:
-    ctx = Context()
-    for name in ("builtin", "func", "arith", "memref", "scf"):
-        ctx.register_dialect(name, xdsl_dialects()[name])
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    return ctx
 
 
 def parse(text: str) -> ModuleOp:
-    module = Parser(context(), text).parse_module()
+    module = Parser(make_context(), text).parse_module()
     module.verify()
     return module
 
@@ -168,7 +159,7 @@ def test_carry_scenario_reuses_nothing(num_stages):
 def test_carry_at_five_stages_fails_at_compile_time_naming_the_knob():
     module = parse(scheduled_gemm(5, "carry"))
     with pytest.raises(OpDiagnosticError) as err:
-        MergeSharedMemory().apply(context(), module)
+        MergeSharedMemory().apply(make_context(), module)
     message = err.value.diagnostic.message
     assert "245760 bytes (240.0 KiB) exceeds the sm_90 budget of 232448 bytes" in message
     assert "A_shared 5 x 16384 B, B_shared 5 x 16384 B, S_shared 5 x 16384 B" in message
@@ -217,7 +208,7 @@ def test_arena_form_parses_in_upstream_mlir():
 
 def test_views_expose_the_aliasing_for_sync_insertion():
     module = parse(scheduled_gemm(2, "epilogue"))
-    MergeSharedMemory().apply(context(), module)
+    MergeSharedMemory().apply(make_context(), module)
     views = {
         op.result.name_hint: op.result
         for op in module.walk()

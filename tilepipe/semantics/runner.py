@@ -11,7 +11,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.context import Context
 from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
@@ -21,6 +20,7 @@ from xdsl.utils.exceptions import InterpretationError, ParseError
 
 from tilepipe.diagnostics import Diagnostic, SourceLocation, verify_module
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.registry import make_context
 
 from .errors import KernelError
 from .grid_races import GridConflicts
@@ -33,18 +33,6 @@ from .sync_ops import SyncFunctions
 from .tile_ops import TileFunctions
 
 
-def _context() -> Context:
-    from xdsl.dialects import get_all_dialects as xdsl_dialects
-
-    from tilepipe.registry import get_all_dialects
-
-    ctx = Context()
-    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
-        if name not in ctx.registered_dialect_names:
-            ctx.register_dialect(name, factory)
-    return ctx
-
-
 def load_module(module_or_text: ModuleOp | str, file_name: str = "<input>") -> ModuleOp:
     """Parse (with op locations) and verify; errors become :class:`KernelError`."""
     if isinstance(module_or_text, ModuleOp):
@@ -53,7 +41,7 @@ def load_module(module_or_text: ModuleOp | str, file_name: str = "<input>") -> M
         from tilepipe.opt import LocatingParser
 
         try:
-            module = LocatingParser(_context(), module_or_text, file_name).parse_module()
+            module = LocatingParser(make_context(), module_or_text, file_name).parse_module()
         except ParseError as err:
             loc = err.span.get_location()
             raise KernelError.at(
