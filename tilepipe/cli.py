@@ -1,11 +1,14 @@
 """``tilepipe``: the end-to-end driver.
 
     tilepipe compile KERNEL.mlir --target sm_80|sm_90 --emit nvvm|llvm|ptx -o OUT [--num-stages N]
+    tilepipe compile KERNEL.mlir --target ascend910b --emit ascend|ascendc -o OUT [--syntax-check]
 
 compiles a tile-level kernel through every registered pass of the CUDA flow, upstream
 MLIR and ``ptxas``, writes the requested stage to OUT (stdout without ``-o``) and prints
 a one-screen summary to stderr: what each stage did (stages, versions, arena bytes,
-syncs), the time it took, and registers / shared memory from ``ptxas -v``.
+syncs), the time it took, and registers / shared memory from ``ptxas -v``.  For an
+Ascend target it runs the Ascend passes (§3.5 order) and emits the ``ascend`` dialect
+or AscendC source, with a summary of versions, buffers, sync points and flag ids.
 """
 
 from __future__ import annotations
@@ -15,10 +18,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tilepipe.compile import CompileError, CompileResult, compile_kernel
+from xdsl.dialects.builtin import StringAttr
+from xdsl.utils.exceptions import DiagnosticException
+
+from tilepipe.compile import CompileError, CompileResult, compile_kernel, parse_kernel
+from tilepipe.diagnostics import diagnostic_of_exception
 from tilepipe.targets import TARGETS, CudaTarget
 
-CUDA_TARGETS = sorted(name for name, t in TARGETS.items() if isinstance(t, CudaTarget))
+CUDA_EMITS = ("nvvm", "llvm", "ptx")
+ASCEND_EMITS = ("ascend", "ascendc")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,8 +34,15 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     compile_cmd = commands.add_parser("compile", help="compile a tile kernel to NVVM/LLVM/PTX")
     compile_cmd.add_argument("kernel", help="tile-level kernel (.mlir)")
-    compile_cmd.add_argument("--target", choices=CUDA_TARGETS, default="sm_80")
-    compile_cmd.add_argument("--emit", choices=("nvvm", "llvm", "ptx"), default="ptx")
+    compile_cmd.add_argument("--target", choices=sorted(TARGETS), default="sm_80")
+    compile_cmd.add_argument(
+        "--emit", choices=CUDA_EMITS + ASCEND_EMITS,
+        help="ptx (default for CUDA targets), nvvm, llvm; ascendc (default for Ascend), ascend",
+    )
+    compile_cmd.add_argument(
+        "--syntax-check", action="store_true",
+        help="Ascend: check the emitted AscendC with g++ -fsyntax-only",
+    )
     compile_cmd.add_argument("-o", "--output", help="output file (default: stdout)")
     compile_cmd.add_argument(
         "--num-stages", type=int, help="override num_stages of every pipelined loop"
@@ -63,20 +78,65 @@ def format_summary(result: CompileResult, kernel_path: str) -> str:
     return "\n".join(lines)
 
 
+def _write(output: str | None, text: str) -> None:
+    if output:
+        Path(output).write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+def compile_for_ascend(args, path: Path, text: str) -> int:
+    from tilepipe.lowering.ascend_pipeline import ascend_summary, compile_ascend
+    from tilepipe.lowering.ascendc import emit_ascendc, syntax_check
+
+    try:
+        module = parse_kernel(text, str(path))
+        for kernel in module.walk():
+            if "tile.target" in kernel.attributes:
+                kernel.attributes["tile.target"] = StringAttr(args.target)
+        compile_ascend(module)
+    except CompileError as err:
+        for diagnostic in err.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return 1
+    except DiagnosticException as err:
+        print(diagnostic_of_exception(err), file=sys.stderr)
+        return 1
+    if (args.emit or "ascendc") == "ascend":
+        _write(args.output, str(module) + "\n")
+    else:
+        source = emit_ascendc(module)
+        _write(args.output, source)
+        if args.syntax_check and (result := syntax_check(source)).returncode != 0:
+            sys.stderr.write(result.stderr)
+            return 1
+    if not args.quiet:
+        print(f"tilepipe compile {path} --target {args.target}", file=sys.stderr)
+        print(ascend_summary(module), file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     path = Path(args.kernel)
+    ascend = not isinstance(TARGETS[args.target], CudaTarget)
+    emits = ASCEND_EMITS if ascend else CUDA_EMITS
+    if args.emit is not None and args.emit not in emits:
+        parser.error(f"--emit {args.emit} is not for target {args.target} (choose from {', '.join(emits)})")
     try:
         text = path.read_text()
     except OSError as err:
         print(f"tilepipe: error: cannot read {path}: {err.strerror}", file=sys.stderr)
         return 1
+    if ascend:
+        return compile_for_ascend(args, path, text)
     try:
         result = compile_kernel(
             text,
             str(path),
             args.target,
-            emit=args.emit,
+            emit=args.emit or "ptx",
             num_stages=args.num_stages,
             run_ptxas=not args.no_ptxas,
         )
@@ -84,10 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for diagnostic in err.diagnostics:
             print(diagnostic, file=sys.stderr)
         return 1
-    if args.output:
-        Path(args.output).write_text(result.output)
-    else:
-        sys.stdout.write(result.output)
+    _write(args.output, result.output)
     if not args.quiet:
         print(format_summary(result, str(path)), file=sys.stderr)
     return 0
