@@ -35,16 +35,20 @@ FLOW = [
 TILE = 32
 
 
-def generate(streams: int, num_stages: int, trips: int = 16) -> str:
+def generate(streams: int, num_stages: int, trips: int = 16, dynamic: bool = False) -> str:
+    """``dynamic``: the trip count is a kernel argument (sync insertion needs Z3)."""
     args = ", ".join(f"%A{i}: memref<{trips * TILE}x{TILE}xf16>" for i in range(streams))
+    if dynamic:
+        args += ", %n: index"
     lines = [
         f"func.func @streams({args}) attributes {{tile.threads = 128 : i64, "
         'tile.target = "sm_90"} {',
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
-        f"  %n = arith.constant {trips} : index",
         f"  %ct = arith.constant {TILE} : index",
     ]
+    if not dynamic:
+        lines.append(f"  %n = arith.constant {trips} : index")
     for i in range(streams):
         lines.append(f'  %S{i} = memref.alloc() : memref<{TILE}x{TILE}xf16, "shared">')
         lines.append(f'  %F{i} = memref.alloc() : memref<{TILE}x{TILE}xf32, "fragment">')
@@ -100,7 +104,7 @@ def growth_exponent(xs: list[float], ys: list[float]) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="2,4,8,16")
+    parser.add_argument("--sizes", default="2,4,8,16,32")
     parser.add_argument("--depths", default="2,3,4,6,8")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--check", action="store_true")
@@ -129,6 +133,18 @@ def main() -> int:
         times, totals = time_flow(generate(2, depth), args.repeat)
         print(f"{depth:>10} " + " ".join(f"{times[n]:>25.4f}" for n in FLOW)
               + _query_columns(totals))
+
+    print("\ngrowth with body size, dynamic trip count (num_stages = 3), seconds per pass")
+    print(header)
+    dynamic: list[float] = []
+    for streams in sizes[:4]:
+        times, totals = time_flow(generate(streams, 3, dynamic=True), args.repeat)
+        dynamic.append(times["thread-sync"])
+        print(f"{2 * streams:>10} " + " ".join(f"{times[n]:>25.4f}" for n in FLOW)
+              + _query_columns(totals))
+    exponent = growth_exponent(statements[:4], dynamic)
+    print(f"thread-sync growth exponent vs statements (dynamic): {exponent:.2f}")
+    exponents["thread-sync (dynamic)"] = exponent
 
     if args.check and any(e > 2.0 for e in exponents.values()):
         print("FAIL: a pass grows faster than quadratically", file=sys.stderr)
