@@ -153,15 +153,22 @@ COPY_PIPES: dict[tuple[MemorySpace, MemorySpace], Pipe] = {
 CUBE_SPACES = frozenset({MemorySpace.L1, MemorySpace.L0A, MemorySpace.L0B, MemorySpace.L0C})
 
 
+def pipe_core(pipe: Pipe) -> Core | None:
+    """The core a pipe exists on, or None for the pipes of both cores (S, MTE2, ALL)."""
+    if pipe in (Pipe.MTE1, Pipe.M, Pipe.FIX):
+        return Core.CUBE
+    if pipe in (Pipe.V, Pipe.MTE3):
+        return Core.VECTOR
+    return None
+
+
 def core_of(pipe: Pipe, spaces: frozenset[MemorySpace]) -> Core:
     """The core that runs an op on ``pipe`` touching ``spaces``.
 
     MTE2 exists on both cores: it belongs to the core whose memory it fills."""
-    if pipe in (Pipe.MTE1, Pipe.M, Pipe.FIX):
-        return Core.CUBE
-    if pipe == Pipe.MTE2 and spaces & CUBE_SPACES:
-        return Core.CUBE
-    return Core.VECTOR
+    if (core := pipe_core(pipe)) is not None:
+        return core
+    return Core.CUBE if spaces & CUBE_SPACES else Core.VECTOR
 
 
 # Cross-core flag modes of CrossCoreSetFlag<mode, pipe>: 0 all AI cores, 1 the AIVs of

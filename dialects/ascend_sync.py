@@ -10,6 +10,11 @@
     ascend.get_buf[MTE2] 9 non_block      // lock-pool slot 9 taken by MTE2 (no stall)
     ascend.rls_buf[V] %b block            // lock-pool slot released by V
 
+In a mixed cube + vector kernel every sync op runs on one core.  Its pipes usually say
+which (MTE1, M and FIX are the cube's, V and MTE3 the vector core's); where they do not
+(MTE2, S and ALL exist on both) the discardable attribute ``ascend.core = "cube"`` or
+``"vector"`` names it, see :func:`sync_op_core`.
+
 An event/flag/slot id is either static (an integer, checked against the target's
 limits by the verifier) or dynamic (an ``index`` SSA value, e.g. ``iter mod versions +
 base`` for a multi-buffer ring; ``ascend-flag-budget`` proves its range).  Limits come
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, UnitAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr, UnitAttr, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (
@@ -36,7 +41,19 @@ from xdsl.utils.exceptions import VerifyException
 
 from tilepipe.targets import ASCEND_910B, AscendTarget, UnknownTarget, target_of
 
-from .ascend_pipes import CROSS_CORE_MODES, HardEvent, Pipe, PipeAttr, hard_event_problem
+from .ascend_pipes import (
+    CROSS_CORE_MODES,
+    Core,
+    HardEvent,
+    Pipe,
+    PipeAttr,
+    hard_event_problem,
+    pipe_core,
+)
+
+# Discardable attribute naming the core of an op (tile ops: set by ascend-resolve-core;
+# sync ops: set by ascend-insert-sync where the pipes leave the core open).
+CORE_ATTR = "ascend.core"
 
 
 def ascend_target_of(op: Operation) -> AscendTarget:
@@ -59,6 +76,39 @@ def ascend_target_of(op: Operation) -> AscendTarget:
 
 def _parse_pipe(parser: Parser) -> Pipe:
     return parser.parse_str_enum(Pipe)
+
+
+def _pipes_of(op: Operation) -> tuple[Pipe, ...]:
+    if isinstance(op, FlagOp):
+        return (op.hard_event.producer, op.hard_event.consumer)
+    if isinstance(op, PipeBarrierOp | CrossCoreFlagOp | LockOp):
+        return (op.pipe.data,)
+    return ()
+
+
+def sync_op_core(op: Operation) -> Core | None:
+    """The core that runs a sync op: its ``ascend.core`` attribute, else the core its
+    pipes live on; None when neither says (the kernel then has a single core)."""
+    attr = op.attributes.get(CORE_ATTR)
+    if isinstance(attr, StringAttr):
+        return Core(attr.data)
+    cores = {pipe_core(pipe) for pipe in _pipes_of(op)} - {None}
+    return cores.pop() if len(cores) == 1 else None
+
+
+def verify_core_attribute(op: Operation) -> None:
+    """``ascend.core`` must name a core, and the core of the op's pipes if they have one."""
+    attr = op.attributes.get(CORE_ATTR)
+    if attr is None:
+        return
+    names = [core.value for core in Core]
+    if not isinstance(attr, StringAttr) or attr.data not in names:
+        raise VerifyException(f"{CORE_ATTR} must be one of {', '.join(names)}")
+    for pipe in _pipes_of(op):
+        if (core := pipe_core(pipe)) is not None and core.value != attr.data:
+            raise VerifyException(
+                f"PIPE_{pipe.value} runs on the {core.value} core, not the {attr.data} core"
+            )
 
 
 class IdOperandOp(IRDLOperation):
@@ -135,6 +185,7 @@ class FlagOp(IdOperandOp):
         if (problem := hard_event_problem(self.hard_event)) is not None:
             raise VerifyException(problem)
         self.verify_id()
+        verify_core_attribute(self)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f"[{self.producer.data.value}, {self.consumer.data.value}]")
@@ -184,6 +235,7 @@ class PipeBarrierOp(IRDLOperation):
                 "PIPE_S cannot be barriered (scalar order is kept by the hardware; "
                 "PipeBarrier<PIPE_S> is a hardware error)"
             )
+        verify_core_attribute(self)
 
 
 class CrossCoreFlagOp(IdOperandOp):
@@ -212,6 +264,7 @@ class CrossCoreFlagOp(IdOperandOp):
         if self.pipe.data == Pipe.ALL:
             raise VerifyException("a cross-core flag needs a pipe, not PIPE_ALL")
         self.verify_id()
+        verify_core_attribute(self)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f"[{self.mode_value}, {self.pipe.data.value}]")
@@ -267,6 +320,7 @@ class LockOp(IdOperandOp):
         if self.pipe.data == Pipe.ALL:
             raise VerifyException("a lock is taken by one pipe, not PIPE_ALL")
         self.verify_id()
+        verify_core_attribute(self)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f"[{self.pipe.data.value}]")

@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -230,72 +230,70 @@ class CastOp(UnaryElementwiseOp):
     SAME_ELEMENT_TYPES: ClassVar = False
 
 
+@irdl_op_definition
+class DivOp(BinaryElementwiseOp):
+    name = "tile.div"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
 class ReduceKind(Enum):
     SUM = "sum"
     MAX = "max"
 
 
-@irdl_op_definition
-class ReduceOp(TileOp):
-    """Reduce a tile along one axis: ``dst[...] (op)= reduce(src, axis)``.
+class AlongAxisOp(TileOp):
+    """A tile op between a tile and the same tile without one axis.
 
-    The destination tile is the source tile with ``axis`` removed; its previous
-    contents are overwritten (``clear`` semantics, as TileLang's default).
+    ``shape`` is the full tile; the operand named ``COLLAPSED_ROLE`` is the tile with
+    ``axis`` removed (a reduction's destination, a broadcast's source).  Syntax:
+    ``op<shape> [word] %src[offs] -> %dst[offs] axis N : S -> D``, where the optional
+    word (a reduction's kind) comes from ``print_keyword``/``parse_keyword``.
     """
 
-    name = "tile.reduce"
     src = operand_def(MemRefType)
     src_offsets = var_operand_def(IndexType)
     dst = operand_def(MemRefType)
     dst_offsets = var_operand_def(IndexType)
-    kind = prop_def(StringAttr)
     axis = prop_def(IntegerAttr[IntegerType])
 
     REGION_OPERANDS: ClassVar = (("src", "src_offsets", "src"), ("dst", "dst_offsets", "dst"))
     LEGAL_SPACES: ClassVar = {"src": ON_CHIP, "dst": ON_CHIP}
+    COLLAPSED_ROLE: ClassVar[str]
+    AXIS_NAME: ClassVar[str] = "axis"  # in diagnostics
 
     def __init__(
         self,
-        kind: ReduceKind | str,
         src: SSAValue | Operation,
         src_offsets: Sequence[SSAValue | Operation],
         dst: SSAValue | Operation,
         dst_offsets: Sequence[SSAValue | Operation],
         shape: Sequence[int],
         axis: int,
+        properties: dict[str, Attribute] | None = None,
     ):
-        kind_name = kind.value if isinstance(kind, ReduceKind) else kind
         super().__init__(
             operands=[src, src_offsets, dst, dst_offsets],
             properties={
                 "shape": DenseArrayBase.from_list(i64, shape),
-                "kind": StringAttr(kind_name),
                 "axis": IntegerAttr(axis, i64),
+                **(properties or {}),
             },
         )
 
     @property
-    def reduce_axis(self) -> int:
+    def along_axis(self) -> int:
         return self.axis.value.data
-
-    @property
-    def reduce_kind(self) -> ReduceKind:
-        return ReduceKind(self.kind.data)
 
     def operand_tile_shape(self, role: str) -> tuple[int, ...]:
         shape = self.tile_shape
-        if role == "dst":
-            return shape[: self.reduce_axis] + shape[self.reduce_axis + 1 :]
+        if role == self.COLLAPSED_ROLE:
+            return shape[: self.along_axis] + shape[self.along_axis + 1 :]
         return shape
 
     def verify_(self) -> None:
-        if self.kind.data not in {k.value for k in ReduceKind}:
+        if not 0 <= self.along_axis < len(self.tile_shape):
             raise VerifyException(
-                f"unknown reduction '{self.kind.data}' (expected sum or max)"
-            )
-        if not 0 <= self.reduce_axis < len(self.tile_shape):
-            raise VerifyException(
-                f"reduction axis {self.reduce_axis} is out of range for a "
+                f"{self.AXIS_NAME} {self.along_axis} is out of range for a "
                 f"{self._shape_str()} tile"
             )
         super().verify_()
@@ -304,20 +302,29 @@ class ReduceOp(TileOp):
         if self.element_type("src") != self.element_type("dst"):
             raise VerifyException("source and destination element types differ")
 
+    def print_keyword(self, printer: Printer) -> None:
+        pass
+
+    @classmethod
+    def parse_keyword(cls, parser: Parser) -> dict[str, str]:
+        """Constructor keyword arguments parsed after the shape."""
+        return {}
+
     def print(self, printer: Printer) -> None:
         print_tile_shape(printer, self.tile_shape)
-        printer.print_string(f" {self.kind.data} ")
+        self.print_keyword(printer)
+        printer.print_string(" ")
         print_region_operand(printer, self.src, self.src_offsets)
         printer.print_string(" -> ")
         print_region_operand(printer, self.dst, self.dst_offsets)
-        printer.print_string(f" axis {self.reduce_axis}")
+        printer.print_string(f" axis {self.along_axis}")
         printer.print_op_attributes(self.attributes)
         printer.print_string(f" : {self.src.type} -> {self.dst.type}")
 
     @classmethod
-    def parse(cls, parser: Parser) -> ReduceOp:
+    def parse(cls, parser: Parser):
         shape = parse_tile_shape(parser)
-        kind = parser.parse_identifier()
+        keywords = cls.parse_keyword(parser)
         src = parse_region_operand(parser)
         parser.parse_punctuation("->")
         dst = parse_region_operand(parser)
@@ -326,14 +333,84 @@ class ReduceOp(TileOp):
         attrs = parser.parse_optional_attr_dict()
         src_type, dst_type = parse_signature(parser, 1)
         op = cls(
-            kind,
             *resolve_region_operand(parser, src, src_type),
             *resolve_region_operand(parser, dst, dst_type),
             shape,
             axis,
+            **keywords,
         )
         op.attributes |= attrs
         return op
+
+
+@irdl_op_definition
+class ReduceOp(AlongAxisOp):
+    """Reduce a tile along one axis: ``dst[...] = reduce(src, axis)``.
+
+    The destination tile is the source tile with ``axis`` removed; its previous
+    contents are overwritten (``clear`` semantics, as TileLang's default).
+    """
+
+    name = "tile.reduce"
+    kind = prop_def(StringAttr)
+
+    COLLAPSED_ROLE: ClassVar = "dst"
+    AXIS_NAME: ClassVar = "reduction axis"
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        src_offsets: Sequence[SSAValue | Operation],
+        dst: SSAValue | Operation,
+        dst_offsets: Sequence[SSAValue | Operation],
+        shape: Sequence[int],
+        axis: int,
+        kind: ReduceKind | str,
+    ):
+        kind_name = kind.value if isinstance(kind, ReduceKind) else kind
+        super().__init__(
+            src, src_offsets, dst, dst_offsets, shape, axis, {"kind": StringAttr(kind_name)}
+        )
+
+    @property
+    def reduce_axis(self) -> int:
+        return self.along_axis
+
+    @property
+    def reduce_kind(self) -> ReduceKind:
+        return ReduceKind(self.kind.data)
+
+    def verify_(self) -> None:
+        if self.kind.data not in {k.value for k in ReduceKind}:
+            raise VerifyException(
+                f"unknown reduction '{self.kind.data}' (expected sum or max)"
+            )
+        super().verify_()
+
+    def print_keyword(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data}")
+
+    @classmethod
+    def parse_keyword(cls, parser: Parser) -> dict[str, str]:
+        return {"kind": parser.parse_identifier()}
+
+
+@irdl_op_definition
+class BroadcastOp(AlongAxisOp):
+    """Materialize a tile by repeating ``src`` along ``axis``:
+    ``dst[i, j] = src[i]`` for ``axis 1`` (a row statistic over its row).
+
+    The source tile is the destination tile with ``axis`` removed.  Every thread that
+    writes a destination element reads the source element it repeats, so the source
+    is read by all threads (``ROLES_READ_BY_ALL_THREADS``), not in the op's element
+    mapping.
+    """
+
+    name = "tile.broadcast"
+
+    COLLAPSED_ROLE: ClassVar = "src"
+    AXIS_NAME: ClassVar = "broadcast axis"
+    ROLES_READ_BY_ALL_THREADS: ClassVar = frozenset({"src"})
 
 
 @irdl_op_definition
@@ -383,8 +460,10 @@ TILE_OPS: list[type[IRDLOperation]] = [
     MulOp,
     MaxOp,
     ExpOp,
+    DivOp,
     CastOp,
     ReduceOp,
+    BroadcastOp,
 ]
 
 Tile = Dialect("tile", TILE_OPS, [])

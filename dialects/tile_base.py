@@ -92,6 +92,9 @@ class ElementMapping(Enum):
     fragment's layout (``TileOp.touches_registers()``).
     WARP_TILED: a matrix op; every warp reads its operands' whole tiles and writes its
     own sub-tile of the accumulator (a fragment layout).
+
+    Either way, the roles in ``TileOp.ROLES_READ_BY_ALL_THREADS`` (a broadcast's
+    source) are read by every thread.
     """
 
     COOPERATIVE = "cooperative"
@@ -110,6 +113,9 @@ class TileOp(IRDLOperation):
     REGION_OPERANDS: ClassVar[tuple[tuple[str, str, str], ...]] = ()
     # Memory spaces each role may live in.
     LEGAL_SPACES: ClassVar[dict[str, frozenset[MemorySpace]]] = {}
+    # Roles every thread reads (whole) instead of following the element mapping: a
+    # broadcast's source, whose element each thread owning a repetition reads.
+    ROLES_READ_BY_ALL_THREADS: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def tile_shape(self) -> tuple[int, ...]:

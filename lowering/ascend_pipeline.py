@@ -8,14 +8,19 @@ one-screen summary of its result (for a ``tilepipe compile --target ascend`` dri
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import PassPipeline
 
 from tilepipe.dialects.ascend_pipes import ascend_space, buffer_bytes
 from tilepipe.dialects.ascend_sync import GetBufOp, PipeBarrierOp
 from tilepipe.passes.ascend_flag_blocks import coalesce, plan_flag_budget
-from tilepipe.passes.ascend_multi_buffer import VERSIONS_ATTR, on_chip_allocs
+from tilepipe.passes.ascend_multi_buffer import (
+    COUNTER_MODE,
+    INDEX_MODE_ATTR,
+    VERSIONS_ATTR,
+    on_chip_allocs,
+)
 from tilepipe.registry import get_all_passes
 from tilepipe.targets import AscendTarget, target_of
 
@@ -29,19 +34,24 @@ ASCEND_PASSES = (
 )
 
 
-def ascend_pipeline_spec(flag_budget_options: str = "") -> str:
+def ascend_pipeline_spec(flag_budget_options: str = "", index_mode: str = "iteration") -> str:
     """The pipeline as a ``-p`` argument; ``flag_budget_options`` like
-    ``"ids_per_event=2 report=true"`` go to ``ascend-flag-budget``."""
+    ``"ids_per_event=2 report=true"`` go to ``ascend-flag-budget``; ``index_mode`` is
+    the default index mode of ``ascend-prepare-multi-buffer``."""
     passes = list(ASCEND_PASSES)
+    passes[0] += "{index_mode=" + index_mode + "}"
     if flag_budget_options:
         passes[-1] += "{" + flag_budget_options + "}"
     return ",".join(passes)
 
 
-def compile_ascend(module: ModuleOp, flag_budget_options: str = "") -> ModuleOp:
+def compile_ascend(
+    module: ModuleOp, flag_budget_options: str = "", index_mode: str = "iteration"
+) -> ModuleOp:
     """Run the Ascend pipeline on a tile-level module, in place; returns it."""
     available = {name: thunk for name, thunk in get_all_passes().items()}
-    pipeline = PassPipeline.parse_spec(available, ascend_pipeline_spec(flag_budget_options))
+    spec = ascend_pipeline_spec(flag_budget_options, index_mode)
+    pipeline = PassPipeline.parse_spec(available, spec)
     pipeline.apply(Context(), module)
     return module
 
@@ -68,7 +78,9 @@ def _kernel_summary(kernel: FuncOp) -> list[str]:
         used[space] = used.get(space, 0) + buffer_bytes(alloc.memref.type)
         count = alloc.attributes.get(VERSIONS_ATTR)
         number = count.value.data if isinstance(count, IntegerAttr) else 1
-        versions.append(f"{alloc.memref.name_hint or '?'} x{number}")
+        mode = alloc.attributes.get(INDEX_MODE_ATTR)
+        counted = " (counter)" if isinstance(mode, StringAttr) and mode.data == COUNTER_MODE else ""
+        versions.append(f"{alloc.memref.name_hint or '?'} x{number}{counted}")
     lines.append("  versions: " + (", ".join(versions) or "-"))
     lines.append(
         "  on-chip: "

@@ -5,7 +5,11 @@ One C++ statement per op: buffers become ``TBuf``/``LocalTensor`` (on chip) and
 barriers ``PipeBarrier<PIPE_X>()``, cross-core flags ``CrossCoreSetFlag<mode,
 PIPE_X>(id)``, lock-pool slots ``asc_lock/asc_unlock`` (the chapter's spelling), data
 movement ``DataCopy``/``LoadData``/``Fixpipe``, the cube ``Mmad`` and vector calls.
-Scalar control flow (``scf.for``/``scf.if``) and index arithmetic become C++.
+Scalar control flow (``scf.for``/``scf.if``), index arithmetic and scalar cells
+(``memref.alloca`` of a 0-d memref, e.g. the epoch counter of the ``counter`` index
+mode) become C++.  A mixed cube + vector kernel is split into an ``if ASCEND_IS_AIC``
+and an ``if ASCEND_IS_AIV`` section (see :mod:`tilepipe.lowering.ascendc_cores`), each
+with the scalar code its ops need, and is declared ``KERNEL_TYPE_MIX_AIC_1_2``.
 
 :func:`syntax_check` compiles the source with ``g++ -fsyntax-only`` against
 ``ascendc_stub/kernel_operator.h``, a declarations-only header of the API surface used
@@ -40,7 +44,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects import ascend
-from tilepipe.dialects.ascend_pipes import ascend_space, element_bytes
+from tilepipe.dialects.ascend_pipes import Core, ascend_space, element_bytes
 from tilepipe.dialects.ascend_sync import (
     CrossCoreSetFlagOp,
     CrossCoreWaitFlagOp,
@@ -53,6 +57,8 @@ from tilepipe.dialects.ascend_sync import (
 )
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile import BlockIdOp, BufferAccess
+
+from .ascendc_cores import core_section, tile_op_cores
 
 STUB_DIR = Path(__file__).parent / "ascendc_stub"
 
@@ -126,6 +132,8 @@ class AscendCPrinter:
         self.indent = 0
         self.names: dict[SSAValue, str] = {}
         self.taken: set[str] = set()
+        # The ops of the core section being printed (None: a single-core kernel).
+        self.section: set[Operation] | None = None
 
     # -- names and expressions
 
@@ -191,10 +199,20 @@ class AscendCPrinter:
             + ") {"
         )
         self.indent += 1
+        mixed = len(tile_op_cores(func)) > 1
+        if mixed:
+            self.emit("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);")
         self.emit("AscendC::TPipe pipe;")
         for arg in func.body.block.args:
             self._declare_global(arg)
-        self.print_block(func.body.block)
+        if mixed:
+            for core, guard in ((Core.CUBE, "ASCEND_IS_AIC"), (Core.VECTOR, "ASCEND_IS_AIV")):
+                self.section = core_section(func, core)
+                self.emit(f"if {guard} {{")
+                self._nested(func.body.block)
+            self.section = None
+        else:
+            self.print_block(func.body.block)
         self.indent -= 1
         self.emit("}")
         return "\n".join(self.lines)
@@ -210,9 +228,14 @@ class AscendCPrinter:
         self.emit(f"AscendC::GlobalTensor<{element}> {tensor};")
         self.emit(f"{tensor}.SetGlobalBuffer((__gm__ {element} *){raw});")
 
+    def selected(self, op: Operation) -> bool:
+        """Is ``op`` printed (in the current core section, if any)?"""
+        return self.section is None or op in self.section
+
     def print_block(self, block: Block) -> None:
         for op in block.ops:
-            self.print_op(op)
+            if self.selected(op):
+                self.print_op(op)
 
     # -- ops
 
@@ -223,6 +246,8 @@ class AscendCPrinter:
             return  # inlined by expr()
         if isinstance(op, memref.AllocOp):
             return self._alloc(op)
+        if isinstance(op, memref.AllocaOp | memref.LoadOp | memref.StoreOp):
+            return self._scalar_cell(op)
         if isinstance(op, scf.ForOp):
             return self._for(op)
         if isinstance(op, scf.IfOp):
@@ -265,6 +290,18 @@ class AscendCPrinter:
         self.emit(f"pipe.InitBuffer({name}_buf, {size});")
         self.emit(f"AscendC::LocalTensor<{element}> {name} = {name}_buf.Get<{element}>();")
 
+    def _scalar_cell(self, op: memref.AllocaOp | memref.LoadOp | memref.StoreOp) -> None:
+        """A 0-d ``memref.alloca`` is a scalar variable of the scalar unit."""
+        cell = op.memref
+        assert isinstance(cell.type, MemRefType)
+        if cell.type.get_shape():
+            raise op_error(op, "only 0-d scalar cells have an AscendC form")
+        if isinstance(op, memref.AllocaOp):
+            return self.emit(f"{cpp_type(cell.type.element_type)} {self.name(cell)};")
+        if isinstance(op, memref.LoadOp):
+            return self._assign(op, self.name(cell))
+        self.emit(f"{self.name(cell)} = {self.expr(op.value)};")
+
     def _for(self, op: scf.ForOp) -> None:
         iv = self.name(op.body.block.args[0])
         lb, ub, step = self.expr(op.lb), self.expr(op.ub), self.expr(op.step)
@@ -276,7 +313,8 @@ class AscendCPrinter:
         self.indent += 1
         self.print_block(op.true_region.block)
         self.indent -= 1
-        if op.false_region.blocks and list(op.false_region.block.ops)[:-1]:
+        otherwise = list(op.false_region.block.ops)[:-1] if op.false_region.blocks else []
+        if any(self.selected(o) for o in otherwise):
             self.emit("} else {")
             self._nested(op.false_region.block)
         else:

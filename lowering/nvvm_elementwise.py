@@ -1,9 +1,11 @@
-"""Fill, elementwise and reduce tile ops as per-thread loops over owned elements.
+"""Fill, elementwise, reduce and broadcast tile ops as per-thread loops over owned elements.
 
 Elementwise ops iterate under their fragments' layout (or in cooperative chunks when
 all operands are in memory).  ``tile.reduce`` of a source in shared or global memory
 gives each thread the destination elements it owns and loops over the reduced axis;
-row reductions of register fragments use warp shuffles (``nvvm_reduce``).
+row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
+their results in shared memory; ``tile.broadcast`` reads them back into the threads
+owning each row of a fragment.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from tilepipe.dialects.tile import (
     AddOp,
+    BroadcastOp,
     CastOp,
+    DivOp,
     ExpOp,
     FillOp,
     MaxOp,
@@ -44,6 +48,7 @@ def combine(kind: type, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         SubOp: (arith.SubfOp, arith.SubiOp),
         MulOp: (arith.MulfOp, arith.MuliOp),
         MaxOp: (arith.MaximumfOp, arith.MaxSIOp),
+        DivOp: (arith.DivfOp, arith.DivSIOp),
     }[kind]
     return (ops[0] if floating else ops[1])(lhs, rhs).result
 
@@ -64,7 +69,7 @@ class LowerElementwise(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: FillOp | AddOp | SubOp | MulOp | MaxOp | ExpOp | CastOp,
+        op: FillOp | AddOp | SubOp | MulOp | MaxOp | DivOp | ExpOp | CastOp,
         rewriter: PatternRewriter,
     ) -> None:
         operands = tile_operands(op, self.context)
@@ -96,6 +101,35 @@ class LowerElementwise(RewritePattern):
                     compute(coords, register), coords, register
                 ),
             )
+        rewriter.erase(op)
+
+
+class LowerBroadcast(RewritePattern):
+    """Every thread reads, for each destination element it owns, the source element
+    it repeats -- a row statistic that a fragment reduction left in shared memory
+    reaches exactly the threads holding that row of the destination fragment."""
+
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BroadcastOp, rewriter: PatternRewriter) -> None:
+        operands = tile_operands(op, self.context)
+        src, dst = operands["src"], operands["dst"]
+        if src.is_fragment:
+            raise op_error(
+                op,
+                "lower-to-nvvm broadcasts from shared or global memory only (a thread "
+                "cannot read another thread's registers)",
+            )
+        axis = op.along_axis
+
+        def repeat(coords: list[SSAValue], register: SSAValue | None) -> None:
+            value = src.load([*coords[:axis], *coords[axis + 1 :]], None)
+            dst.store(value, coords, register)
+
+        with emit.emitting(rewriter, op):
+            for_each_element(op, self.context, [dst], op.tile_shape, dst.element_type, repeat)
         rewriter.erase(op)
 
 

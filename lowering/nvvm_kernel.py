@@ -13,7 +13,8 @@ What moves where:
   (``gpu.dynamic_shared_memory``) and the kernel records the bytes to launch with in
   ``tilepipe.dynamic_shared_memory``;
 * register fragments become per-thread ``memref.alloca``s holding the elements the
-  thread owns under the fragment's layout (``nvvm_layout``);
+  thread owns under the fragment's layout (``nvvm_layout``): a gemm accumulator's mma
+  layout, propagated to the fragments combined with it elementwise;
 * ``tile.block_id`` -> ``gpu.block_id``, ``pipeline.for`` -> ``scf.for``.
 """
 
@@ -41,7 +42,7 @@ from tilepipe.dialects.gpu_upstream import DynamicSharedMemoryOp, KernelFuncOp, 
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
-from tilepipe.dialects.tile import BlockIdOp, GemmOp, ReduceOp
+from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, ReduceOp, TileOp
 from tilepipe.diagnostics import op_error
 from tilepipe.targets import CudaTarget, target_of
 
@@ -119,7 +120,34 @@ def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, Fragme
                 raise op_error(gemm, "two gemms give this accumulator different layouts")
             layout = mma
         layouts[buffer] = layout
+    _propagate_accumulator_layouts(kernel, layouts)
     return layouts
+
+
+def _propagate_accumulator_layouts(
+    kernel: func.FuncOp, layouts: dict[SSAValue, FragmentLayout]
+) -> None:
+    """A fragment no gemm accumulates into takes the layout of the accumulator it is
+    combined with (``O * broadcast(alpha)``), so that every op over fragments runs in
+    one layout; fragments meeting two different accumulator layouts keep theirs and
+    the op combining them is diagnosed by the lowering."""
+    fixed = {b for b, layout in layouts.items() if isinstance(layout, MmaAccumulatorLayout)}
+    changed = True
+    while changed:
+        changed = False
+        for op in kernel.walk():
+            if not isinstance(op, TileOp) or op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
+                continue
+            fragments = [b for _, b, _ in op.tile_regions() if b in layouts]
+            chosen = {layouts[b] for b in fragments if b in fixed}
+            if len(chosen) != 1:
+                continue
+            (layout,) = chosen
+            for buffer in fragments:
+                if buffer not in fixed and tuple(layouts[buffer].shape) == tuple(layout.shape):
+                    layouts[buffer] = layout
+                    fixed.add(buffer)
+                    changed = True
 
 
 def _reduced_along_rows(buffer: SSAValue) -> bool:

@@ -34,7 +34,7 @@ from tilepipe.dialects.tile import TileOp
 from tilepipe.diagnostics import op_error
 
 from .nvvm_copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
-from .nvvm_elementwise import LowerElementwise, LowerReduce
+from .nvvm_elementwise import LowerBroadcast, LowerElementwise, LowerReduce
 from .nvvm_gemm import LowerGemm
 from .nvvm_kernel import KernelContext, lower_kernels
 from .nvvm_sync import (
@@ -64,6 +64,7 @@ def tile_patterns(context: KernelContext) -> list[RewritePattern]:
         LowerGemm(context),
         LowerElementwise(context),
         LowerReduce(context),
+        LowerBroadcast(context),
     ]
 
 

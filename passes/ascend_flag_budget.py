@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -36,12 +36,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects.ascend_sync import (
+    CORE_ATTR,
     FlagOp,
     GetBufOp,
     IdOperandOp,
     RlsBufOp,
     SetFlagOp,
     ascend_target_of,
+    sync_op_core,
 )
 from tilepipe.dialects.tile import constant_index
 from tilepipe.targets import AscendTarget
@@ -104,8 +106,12 @@ def _spill(block: IdBlock, slot_base: int, shifter: IdShifter) -> None:
         event = op.hard_event
         pipe = event.producer if is_set else event.consumer
         lock_ops = [cls(pipe, slot, blocking=not is_set) for cls in (GetBufOp, RlsBufOp)]
+        core = sync_op_core(op)
         for lock_op in lock_ops:
             lock_op.attributes |= op.attributes
+            # A lock on MTE2 no longer says which core's MTE2 it is.
+            if core is not None and sync_op_core(lock_op) is None:
+                lock_op.attributes[CORE_ATTR] = StringAttr(core.value)
         Rewriter.replace_op(op, lock_ops, new_results=[])
 
 

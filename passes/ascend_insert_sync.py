@@ -9,8 +9,10 @@ Sync points come from :mod:`passes.ascend_sync_analysis`; each materializes as
 * otherwise ``set_flag[P, C]`` after the producer and ``wait_flag[P, C]`` before the
   consumer, on the canonical hard event (MTE2_M -> MTE2_MTE1, ...).
 
-Inside a loop the event id is ``iteration mod versions + base`` (one id per version
-of the ring; ``base`` numbers the sync points of a hard event consecutively).  A
+Inside a loop the event id is ``epoch mod versions + base`` (one id per version of
+the ring; ``base`` numbers the sync points of a hard event consecutively); the epoch
+is the iteration, or for ``counter``-mode storage the count of executed epochs of its
+guarded branch -- the same clock that picks the storage's slot.  A
 loop-carried sync point is a ring: it is primed before its loop (``versions`` sets, so
 the first iterations do not wait for iterations that never ran) and drained after it
 (``versions`` waits, so no flag is left set -- this also keeps zero-trip loops
@@ -21,7 +23,8 @@ Guarded epochs: when both ends of a sync point are in one branch of an ``scf.if`
 loop body, its set and wait stay in that branch (skipped together, the ring stays
 balanced; the slot follows the iteration).  Otherwise an end inside a guard moves to the
 guard's boundary -- the set after the ``scf.if``, the wait before it -- so it runs in
-every iteration whether or not the branch did.
+every iteration whether or not the branch did.  Sync ops on a pipe both cores have
+(MTE2) carry ``ascend.core``.
 
 Ids are emitted as ``index`` values; ``ascend-flag-budget`` proves their ranges, fits
 each hard event into its 8 ids and folds constant ids into static ones.  Every sync op
@@ -40,17 +43,19 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tilepipe.dialects.ascend_pipes import Core
 from tilepipe.dialects.ascend_sync import (
+    CORE_ATTR,
     CrossCoreSetFlagOp,
     CrossCoreWaitFlagOp,
     PipeBarrierOp,
     SetFlagOp,
     WaitFlagOp,
+    sync_op_core,
 )
-from tilepipe.dialects.pipeline import ForOp
 
 from .ascend_flag_blocks import SYNC_POINT_ATTR
-from .ascend_multi_buffer import iteration_slot, loop_top_builder, read_plan
+from .ascend_multi_buffer import EpochSlots, read_plan
 from .ascend_resolve_core import is_ascend_kernel
 from .ascend_sync_analysis import SyncKind, SyncPoint, sync_points
 from .index_arith import Index, IndexBuilder
@@ -58,21 +63,13 @@ from .index_arith import Index, IndexBuilder
 CROSS_CORE_MODE = 2  # AIC <-> both AIVs
 
 
-def _set_anchor(point: SyncPoint) -> Operation:
-    """The op the set follows: the producer, its guard when the consumer is not in the
-    same branch (so the set runs in every iteration), or its top-level item."""
-    edge = point.edge
-    if not edge.in_loop:
-        return edge.src.item
-    return edge.src.op if edge.src.same_guard(edge.dst) else edge.src.statement
-
-
-def _wait_anchor(point: SyncPoint) -> Operation:
-    """The op the wait (or barrier) precedes, mirroring :func:`_set_anchor`."""
-    edge = point.edge
-    if not edge.in_loop:
-        return edge.dst.item
-    return edge.dst.op if edge.src.same_guard(edge.dst) else edge.dst.statement
+def _annotated(op: Operation, point: SyncPoint, core: Core) -> Operation:
+    """``op`` tagged with its sync point, and with its core where its pipes leave the
+    core open (MTE2, e.g. a cross-core wait before a vector core's copy-in)."""
+    op.attributes[SYNC_POINT_ATTR] = StringAttr(point.edge.name)
+    if sync_op_core(op) != core:
+        op.attributes[CORE_ATTR] = StringAttr(core.value)
+    return op
 
 
 class SyncMaterializer:
@@ -81,7 +78,7 @@ class SyncMaterializer:
     def __init__(self, kernel: FuncOp):
         self.kernel = kernel
         self.next_base: dict[str, int] = {}
-        self.loop_builders: dict[ForOp, IndexBuilder] = {}
+        self.slots = EpochSlots()
         # Static ids join the kernel's leading constants.
         block = kernel.body.block
         first = next((o for o in block.ops if not isinstance(o, arith.ConstantOp)), None)
@@ -93,11 +90,9 @@ class SyncMaterializer:
         self.next_base[namespace] = base + versions
         return base
 
-    def _ring_id(self, loop: ForOp, versions: int, base: int) -> Index:
-        if loop not in self.loop_builders:
-            self.loop_builders[loop] = loop_top_builder(loop)
-        builder = self.loop_builders[loop]
-        return builder.value(builder.add(iteration_slot(builder, loop, versions), base))
+    def _ring_id(self, point: SyncPoint, base: int) -> Index:
+        assert point.edge.clock is not None
+        return self.slots.slot(point.edge.clock, point.versions, base)
 
     def _static_id(self, value: int) -> Index:
         return self.kernel_builder.value(value)
@@ -110,31 +105,24 @@ class SyncMaterializer:
             op = cls(CROSS_CORE_MODE, pipe, id)
         else:
             op = (SetFlagOp if is_set else WaitFlagOp)(point.event, id)
-        op.attributes[SYNC_POINT_ATTR] = StringAttr(edge.name)
-        return op
+        return _annotated(op, point, edge.src.core if is_set else edge.dst.core)
 
     def materialize(self, point: SyncPoint) -> None:
         edge = point.edge
         if point.kind == SyncKind.NONE:
             return
         if point.kind == SyncKind.BARRIER:
-            barrier = PipeBarrierOp(edge.src.pipe)
-            barrier.attributes[SYNC_POINT_ATTR] = StringAttr(edge.name)
-            Rewriter.insert_op(barrier, InsertPoint.before(_wait_anchor(point)))
+            barrier = _annotated(PipeBarrierOp(edge.src.pipe), point, edge.dst.core)
+            Rewriter.insert_op(barrier, InsertPoint.before(edge.wait_anchor))
             return
         namespace = "cross_core" if point.kind == SyncKind.CROSS_CORE else str(point.event)
         base = self._base(namespace, point.versions)
-        if not edge.in_loop:
-            id = self._static_id(base)
-            Rewriter.insert_op(self._make(point, True, id), InsertPoint.after(edge.src.item))
-            Rewriter.insert_op(self._make(point, False, id), InsertPoint.before(edge.dst.item))
-            return
-        loop = edge.src.loop
-        assert loop is not None
-        id = self._ring_id(loop, point.versions, base)
-        Rewriter.insert_op(self._make(point, True, id), InsertPoint.after(_set_anchor(point)))
-        Rewriter.insert_op(self._make(point, False, id), InsertPoint.before(_wait_anchor(point)))
+        id = self._ring_id(point, base) if edge.in_loop else self._static_id(base)
+        Rewriter.insert_op(self._make(point, True, id), InsertPoint.after(edge.set_anchor))
+        Rewriter.insert_op(self._make(point, False, id), InsertPoint.before(edge.wait_anchor))
         if point.is_ring:
+            loop = edge.src.loop
+            assert loop is not None
             for version in range(point.versions):
                 prime = self._make(point, True, self._static_id(base + version))
                 Rewriter.insert_op(prime, InsertPoint.before(loop))

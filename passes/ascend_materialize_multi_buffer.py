@@ -4,8 +4,10 @@ Runs after ``ascend-insert-sync`` (§3.5: the protocol is decided on logical sto
 the memory layout afterwards).  Every storage with ``ascend.versions = V > 1`` becomes
 one buffer with a leading version dimension (``memref<A x B>`` -> ``memref<V x A x B>``)
 and every access in its owner loop gets the slot of its epoch prepended to its offsets:
-``iteration mod V`` in ``iteration`` mode.  The slot is the same expression the flag
-rings use, so the id of a ring and the slot it protects always agree.
+``iteration mod V`` in ``iteration`` mode, ``counter mod V`` in ``counter`` mode (the
+count of executed epochs of the guarded branch holding the storage, read at the top
+of the branch).  The slot is the same expression the flag rings use, so the id of a
+ring and the slot it protects always agree.
 """
 
 from __future__ import annotations
@@ -20,35 +22,24 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.diagnostics import op_error
-from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
 
-from .ascend_multi_buffer import (
-    COUNTER_MODE,
-    MultiBuffer,
-    iteration_slot,
-    loop_top_builder,
-    read_plan,
-)
+from .ascend_multi_buffer import EpochSlots, MultiBuffer, epoch_clock, read_plan
 from .ascend_resolve_core import is_ascend_kernel
-from .index_arith import IndexBuilder
 from .multi_buffer import versioned_memref_type
+from .index_arith import IndexBuilder
 from .operand_rewrite import with_operands
 
 
-def materialize(buffer: MultiBuffer, builder: IndexBuilder) -> None:
-    storage, loop = buffer.storage, buffer.owner
-    assert loop is not None and isinstance(storage.type, MemRefType)
-    if buffer.index_mode == COUNTER_MODE:
-        raise op_error(
-            buffer.alloc, "the counter index mode is not materialized yet (guarded epochs)"
-        )
+def materialize(buffer: MultiBuffer, slots: EpochSlots) -> None:
+    storage = buffer.storage
+    assert isinstance(storage.type, MemRefType)
     versioned = memref.AllocOp([], [], versioned_memref_type(storage.type, buffer.versions))
     versioned.memref.name_hint = storage.name_hint
     versioned.attributes |= buffer.alloc.attributes
     Rewriter.insert_op(versioned, InsertPoint.after(buffer.alloc))
-    slot = builder.value(iteration_slot(builder, loop, buffer.versions))
-    zero = builder.value(0)
+    slot = slots.slot(epoch_clock(buffer), buffer.versions)
+    zero = IndexBuilder(InsertPoint.before(versioned)).value(0)
     for op in list(dict.fromkeys(use.operation for use in storage.uses)):
         if not isinstance(op, TileOp):
             raise op_error(op, "cannot address a slot of a multi-buffered storage")
@@ -77,9 +68,7 @@ class AscendMaterializeMultiBuffer(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in op.walk():
             if isinstance(kernel, FuncOp) and is_ascend_kernel(kernel):
-                builders: dict[ForOp, IndexBuilder] = {}
+                slots = EpochSlots()
                 for buffer in read_plan(kernel).values():
                     if buffer.versions > 1 and buffer.owner is not None:
-                        if buffer.owner not in builders:
-                            builders[buffer.owner] = loop_top_builder(buffer.owner)
-                        materialize(buffer, builders[buffer.owner])
+                        materialize(buffer, slots)

@@ -10,7 +10,11 @@
   ``memref.alloc`` as ``ascend.versions``.
 * The *index mode* says which clock selects the slot: ``iteration`` (the lexical
   iteration number) or ``counter`` (the number of epochs actually executed; it differs
-  from the iteration on loops whose epochs are guarded).
+  from the iteration on loops whose epochs are guarded).  The clock of a storage is an
+  :class:`EpochClock`; :class:`EpochSlots` builds its slot expressions.  A counter is a
+  scalar cell of the scalar unit (``memref.alloca() : memref<index>``, as HIVM lowers
+  its ``multi_buffer_counter``): zeroed before the loop, read and incremented at the
+  top of the guarded branch, so only executed epochs advance it.
 
 ``ascend-insert-sync`` reads the plan to give sync points their versions (one event id
 per version); ``ascend-materialize-multi-buffer`` turns (storage, epoch) into a slot of
@@ -21,11 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr, UnitAttr, i64
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.dialects.ascend_pipes import ascend_space, buffer_bytes
 from tilepipe.dialects.memory_space import ON_CHIP_ASCEND_SPACES, MemorySpace
@@ -38,6 +42,10 @@ VERSIONS_ATTR = "ascend.versions"
 INDEX_MODE_ATTR = "ascend.index_mode"
 ITERATION_MODE = "iteration"
 COUNTER_MODE = "counter"
+INDEX_MODES = (ITERATION_MODE, COUNTER_MODE)
+# Marks the read of an epoch counter at the top of its branch (found again by
+# ascend-insert-sync and ascend-materialize-multi-buffer).
+EPOCH_COUNTER_ATTR = "ascend.epoch_counter"
 
 
 @dataclass(frozen=True)
@@ -132,14 +140,92 @@ def capacity_problem(
     return None
 
 
-def iteration_slot(loop_body_builder: IndexBuilder, loop: ForOp, versions: int) -> Index:
-    """``((iv - lb) / step) mod versions``: the slot of the current iteration."""
-    b = loop_body_builder
-    iteration = b.div(b.sub(loop.induction_var, loop.lb), loop.step)
-    return b.rem(iteration, versions)
-
-
 def loop_top_builder(loop: ForOp) -> IndexBuilder:
     """An index builder at the top of ``loop``'s body, constants hoisted before it."""
     outer = IndexBuilder(InsertPoint.before(loop))
     return outer.nested(InsertPoint.at_start(loop.body.block))
+
+
+def guarded_branch(storage: SSAValue, loop: ForOp) -> Block | None:
+    """The branch of an ``scf.if`` in ``loop``'s body holding every access of
+    ``storage`` (its epochs are guarded), or None when the epochs run every iteration."""
+    blocks = {use.operation.parent_block() for use in storage.uses}
+    if len(blocks) != 1:
+        return None
+    (block,) = blocks
+    guard = block.parent_op() if block is not None else None
+    if isinstance(guard, scf.IfOp) and guard.parent_op() is loop:
+        return block
+    return None
+
+
+@dataclass(frozen=True)
+class EpochClock:
+    """What numbers the epochs of a storage: the iterations of ``loop`` (``branch``
+    None), or the executed epochs of a guarded ``branch`` (the counter mode)."""
+
+    loop: ForOp
+    branch: Block | None
+
+
+def epoch_clock(buffer: MultiBuffer) -> EpochClock:
+    """The clock of an owned storage.  Without a guard both modes count iterations."""
+    assert buffer.owner is not None
+    branch = None
+    if buffer.index_mode == COUNTER_MODE:
+        branch = guarded_branch(buffer.storage, buffer.owner)
+    return EpochClock(buffer.owner, branch)
+
+
+class EpochSlots:
+    """Builds ``epoch mod versions`` (+ base) for each clock, computed once at the top
+    of the loop body or of the guarded branch."""
+
+    def __init__(self) -> None:
+        self._epochs: dict[EpochClock, tuple[IndexBuilder, Index]] = {}
+
+    def _epoch(self, clock: EpochClock) -> tuple[IndexBuilder, Index]:
+        if clock not in self._epochs:
+            self._epochs[clock] = (
+                self._counter(clock) if clock.branch is not None else self._iteration(clock)
+            )
+        return self._epochs[clock]
+
+    @staticmethod
+    def _iteration(clock: EpochClock) -> tuple[IndexBuilder, Index]:
+        loop = clock.loop
+        b = loop_top_builder(loop)
+        return b, b.div(b.sub(loop.induction_var, loop.lb), loop.step)
+
+    @staticmethod
+    def _counter(clock: EpochClock) -> tuple[IndexBuilder, Index]:
+        """The branch's counter value before this epoch (created on first use)."""
+        branch, loop = clock.branch, clock.loop
+        assert branch is not None
+        outer = IndexBuilder(InsertPoint.before(loop))
+        read = branch.first_op
+        if not (isinstance(read, memref.LoadOp) and EPOCH_COUNTER_ATTR in read.attributes):
+            cell = memref.AllocaOp.get(IndexType(), shape=[])
+            cell.memref.name_hint = "epochs"
+            Rewriter.insert_op(cell, InsertPoint.before(loop))
+            Rewriter.insert_op(
+                memref.StoreOp.get(outer.value(0), cell.memref, []), InsertPoint.before(loop)
+            )
+            read = memref.LoadOp.get(cell.memref, [])
+            read.attributes[EPOCH_COUNTER_ATTR] = UnitAttr()
+            read.res.name_hint = "epoch"
+            Rewriter.insert_op(read, InsertPoint.at_start(branch))
+            next_epoch = arith.AddiOp(read.res, outer.value(1))
+            Rewriter.insert_op(next_epoch, InsertPoint.after(read))
+            Rewriter.insert_op(
+                memref.StoreOp.get(next_epoch.result, cell.memref, []),
+                InsertPoint.after(next_epoch),
+            )
+        after_counter = read.next_op.next_op  # the increment and its store
+        assert after_counter is not None
+        return outer.nested(InsertPoint.after(after_counter)), read.res
+
+    def slot(self, clock: EpochClock, versions: int, base: int = 0) -> SSAValue:
+        """``epoch mod versions + base`` of the current epoch of ``clock``."""
+        builder, epoch = self._epoch(clock)
+        return builder.value(builder.add(builder.rem(epoch, versions), base))

@@ -26,12 +26,12 @@ from xdsl.passes import ModulePass
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, ascend_space, core_of
+from tilepipe.dialects.ascend_sync import CORE_ATTR
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile import CopyOp, FillOp, GemmOp, TileOp
 from tilepipe.targets import AscendTarget, UnknownTarget, target_of
 
 PIPE_ATTR = "ascend.pipe"
-CORE_ATTR = "ascend.core"
 
 _GEMM_SPACES = (MemorySpace.L0A, MemorySpace.L0B, MemorySpace.L0C)
 

@@ -11,10 +11,15 @@
   (straight-line ops and whole loops) edges have distance 0.
   Two sites in the two branches of one ``scf.if`` never run in the same iteration.
 * Redundant edges are pruned by a transitive closure, tightest edges first (smaller
-  distance, later producer, earlier consumer): an edge is implied when a path of kept
+  distance, later producer, earlier consumer; then kept edges that later ones imply
+  are dropped again): an edge is implied when a path of kept
   edges and same-pipe issue order -- with at least one kept edge, since issue order
   alone does not order MTE/FIX completions -- has a total distance <= its own.  A kept
-  edge whose syncs sit inside a guard only counts for edges inside that same branch.
+  edge whose syncs sit inside a guard only counts for edges inside that same branch, or
+  for same-iteration edges with an end in it (the branch ran in that iteration).
+  Distances add only where their clocks agree: k iterations hold at most k executed
+  epochs of a guarded branch, so a path of iteration distances bounds an edge measured
+  in that branch's epochs (the counter mode), but epoch distances bound nothing else.
 * A *sync point* is a kept edge with the versions of its ring and how it
   materializes: nothing (same S/V/M pipe), a ``pipe_barrier`` (same MTE/FIX pipe), a
   cross-core flag (different cores) or a set/wait pair on the canonical hard event.
@@ -36,7 +41,7 @@ from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
 
 from .access_analysis import LoopAccessAnalysis, RegionAccess, op_accesses
-from .ascend_multi_buffer import MultiBuffer
+from .ascend_multi_buffer import EpochClock, MultiBuffer, epoch_clock
 from .ascend_resolve_core import op_core, op_pipe
 
 
@@ -76,6 +81,9 @@ class DepEdge:
     distance: int
     buffer: SSAValue
     kind: str  # raw, war, waw
+    # What the distance counts (in-loop edges): iterations, or a branch's executed
+    # epochs; ring ids follow the same clock.
+    clock: EpochClock | None = None
 
     @property
     def in_loop(self) -> bool:
@@ -90,6 +98,22 @@ class DepEdge:
         """Are the edge's sync ops inside a guard (both ends in one branch)?  Otherwise
         they sit at the guards' boundaries and run in every iteration."""
         return self.src.guard is not None and self.src.same_guard(self.dst)
+
+    @property
+    def set_anchor(self) -> Operation:
+        """The op a set follows: the producer, its guard when the consumer is not in
+        the same branch (so the set runs in every iteration), or, between top-level
+        items, the producer's item."""
+        if not self.in_loop:
+            return self.src.item
+        return self.src.op if self.src.same_guard(self.dst) else self.src.statement
+
+    @property
+    def wait_anchor(self) -> Operation:
+        """The op a wait (or barrier) precedes, mirroring :attr:`set_anchor`."""
+        if not self.in_loop:
+            return self.dst.item
+        return self.dst.op if self.src.same_guard(self.dst) else self.dst.statement
 
 
 class SyncKind(Enum):
@@ -207,13 +231,15 @@ def _loop_edges(
             kind = _kind(a, b)
             if kind is None or a.buffer is not b.buffer:
                 continue
+            info = plan.get(a.buffer)
+            owned = info is not None and info.owner is analysis.loop
+            clock = epoch_clock(info) if owned else EpochClock(analysis.loop, None)
             same_iteration = src.position < dst.position and not src.excludes(dst)
             if same_iteration and analysis.may_intersect(a, b, 0):
-                edges.append(DepEdge(src, dst, 0, a.buffer, kind))
+                edges.append(DepEdge(src, dst, 0, a.buffer, kind, clock))
             elif analysis.may_intersect(a, b, None):
-                info = plan.get(a.buffer)
-                owned = info is not None and info.owner is analysis.loop
-                edges.append(DepEdge(src, dst, info.versions if owned else 1, a.buffer, kind))
+                distance = info.versions if owned else 1
+                edges.append(DepEdge(src, dst, distance, a.buffer, kind, clock))
     return edges
 
 
@@ -252,11 +278,45 @@ def _issue_order_distance(x: SyncSite, y: SyncSite) -> int | None:
     return None
 
 
+def _bounds(kept: EpochClock | None, target: EpochClock | None) -> bool:
+    """May a loop-carried kept edge measured by ``kept`` be part of a path implying an
+    edge measured by ``target``?  Iterations bound the epochs of the same loop."""
+    if kept == target:
+        return True
+    return (
+        kept is not None and target is not None
+        and kept.branch is None and kept.loop is target.loop
+    )
+
+
+def _runs_with(kept: DepEdge, target: DepEdge) -> bool:
+    """Do the syncs of ``kept`` run whenever ``target`` must be ordered?  Syncs in a
+    guard run in the iterations that take its branch: those where the target's ends
+    in that branch run, or -- for a same-iteration target -- either end."""
+    if not kept.is_guarded:
+        return True
+    in_branch = [target.src.same_guard(kept.src), target.dst.same_guard(kept.src)]
+    return all(in_branch) or (target.distance == 0 and any(in_branch))
+
+
+def _anchored_sites(
+    anchor: Operation, end: SyncSite, sites: Sequence[SyncSite]
+) -> list[SyncSite]:
+    """The sites on ``end``'s pipe that ``anchor`` (an op, a guard or a loop) holds."""
+    return [
+        s for s in sites
+        if s.pipe == end.pipe and s.core == end.core
+        and (s.op is anchor or anchor.is_ancestor(s.op))
+    ]
+
+
 def implied_distance(
-    src: SyncSite, dst: SyncSite, sites: Sequence[SyncSite], kept: Sequence[DepEdge]
+    target: DepEdge, sites: Sequence[SyncSite], kept: Sequence[DepEdge]
 ) -> int:
-    """The smallest total distance of a path src -> dst that uses at least one kept
-    edge (INFINITY when there is none)."""
+    """The smallest total distance of a path target.src -> target.dst that uses at
+    least one kept edge (INFINITY when there is none); kept edges count only where
+    their syncs run with the target and their clock bounds the target's."""
+    src, dst = target.src, target.dst
     n = len(sites)
     # best[0][i]: no kept edge used yet; best[1][i]: at least one.
     best = [[INFINITY] * n, [INFINITY] * n]
@@ -268,10 +328,15 @@ def implied_distance(
             if d is not None:
                 out_edges[x.position].append((y.position, d, False))
     for edge in kept:
-        # A sync inside a guard only orders iterations that take that branch.
-        if edge.is_guarded and not (src.same_guard(edge.src) and dst.same_guard(edge.src)):
+        if not _runs_with(edge, target):
             continue
-        out_edges[edge.src.position].append((edge.dst.position, edge.distance, True))
+        if edge.distance >= 1 and not _bounds(edge.clock, target.clock):
+            continue
+        # A set after a guard (or a loop) follows every site of its pipe in it; a wait
+        # before one holds back every site of its pipe in it.
+        for a in _anchored_sites(edge.set_anchor, edge.src, sites):
+            for b in _anchored_sites(edge.wait_anchor, edge.dst, sites):
+                out_edges[a.position].append((b.position, edge.distance, True))
     # Bellman-Ford: distances are non-negative and the graph is small.
     for _ in range(2 * n):
         changed = False
@@ -280,9 +345,9 @@ def implied_distance(
                 if best[layer][u] >= INFINITY:
                     continue
                 for v, d, explicit in out_edges[u]:
-                    target = 1 if (layer or explicit) else 0
-                    if best[layer][u] + d < best[target][v]:
-                        best[target][v] = best[layer][u] + d
+                    reached = 1 if (layer or explicit) else 0
+                    if best[layer][u] + d < best[reached][v]:
+                        best[reached][v] = best[layer][u] + d
                         changed = True
         if not changed:
             break
@@ -296,9 +361,15 @@ def prune_redundant(edges: Sequence[DepEdge], sites: Sequence[SyncSite]) -> list
     for edge in order:
         if sync_kind(edge.src, edge.dst) == SyncKind.NONE:
             continue
-        if implied_distance(edge.src, edge.dst, sites, kept) <= edge.distance:
+        if implied_distance(edge, sites, kept) <= edge.distance:
             continue
         kept.append(edge)
+    # An edge kept early can be implied by edges kept after it (a guarded edge by a
+    # ring at the guard's boundary): drop those, loosest first.
+    for edge in reversed(list(kept)):
+        others = [e for e in kept if e is not edge]
+        if implied_distance(edge, sites, others) <= edge.distance:
+            kept = others
     return kept
 
 

@@ -2,7 +2,8 @@
 
 An *access entry* is one region of one shared buffer touched by one op, with who
 touches it: the threads of a cooperative tile op (element ``e`` of the tile, row-major,
-by thread ``e mod T``), every thread (the operands of a warp-tiled ``tile.gemm``),
+by thread ``e mod T``), every thread (the operands of a warp-tiled ``tile.gemm``, a
+``tile.broadcast``'s source: ``TileOp.ROLES_READ_BY_ALL_THREADS``),
 thread 0 (scalar ``memref.load``/``store``), or the async copy engine on behalf of the
 issuing threads (``pipeline.async_copy``).
 
@@ -118,7 +119,10 @@ def access_entries(op: Operation) -> list[AccessEntry]:
                 agent = Agent.BULK_ENGINE
             elif isinstance(op, AsyncTileCopy) and access.writes:
                 agent = Agent.ASYNC_ENGINE
-            elif op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
+            elif (
+                op.ELEMENT_MAPPING is ElementMapping.WARP_TILED
+                or access.operand_name in op.ROLES_READ_BY_ALL_THREADS
+            ):
                 agent = Agent.ALL_THREADS
             elif op.touches_registers():
                 agent = Agent.FRAGMENT

@@ -41,6 +41,9 @@ from .program_points import (
 from .symbolic_index import LoopOp, enclosing_loops
 
 EXACT_LIMIT = 400  # candidate points beyond which the greedy cover is used
+# z3 resource units (deterministic, unlike a timeout) for one cover problem; beyond
+# them the cheapest cover without the preference for late points is used.
+TIE_BREAK_RESOURCES = 500_000
 
 
 def is_commit(op: Operation) -> bool:
@@ -195,20 +198,36 @@ class SyncPlanner:
         )
         if len(candidates) > EXACT_LIMIT:
             return self._greedy_cover(hazards), False
+        # Among equally cheap covers prefer points late in the program (right before
+        # the consumers, so producers overlap as long as possible) ...
+        found = self._solve_cover(candidates, hazards, prefer_late=True)
+        if found is None:
+            # ... unless that tie-break is too hard for z3 (weighted MaxSAT alone is
+            # quick where the lexicographic problem can take minutes).
+            found = self._solve_cover(candidates, hazards, prefer_late=False)
+        if found is None:
+            return self._greedy_cover(hazards), False
+        return found, True
+
+    def _solve_cover(
+        self, candidates: list[Point], hazards: list[Hazard], prefer_late: bool
+    ) -> set[Point] | None:
+        """The cheapest set of candidate points hitting every hazard, or None when z3
+        gives up within TIE_BREAK_RESOURCES."""
         chosen = z3.Optimize()
+        chosen.set(rlimit=TIE_BREAK_RESOURCES)
         var = {p: z3.Bool(f"p{i}") for i, p in enumerate(candidates)}
         for h in hazards:
             chosen.add(z3.Or([var[p] for p in self.points(h) if p in var]))
-        cost = z3.Sum([z3.If(var[p], point_weight(p), 0) for p in candidates])
-        chosen.minimize(cost)
-        # Among equally cheap covers prefer points late in the program (right before
-        # the consumers, so producers overlap as long as possible).
-        lateness = z3.Sum([z3.If(var[p], self.rank[p], 0) for p in candidates])
-        chosen.maximize(lateness)
+        for p in candidates:
+            chosen.add_soft(z3.Not(var[p]), point_weight(p), id="cost")
+        if prefer_late:
+            lateness = z3.Sum([z3.If(var[p], self.rank[p], 0) for p in candidates])
+            chosen.maximize(lateness)
         if chosen.check() != z3.sat:
-            return self._greedy_cover(hazards), False
+            return None
         model = chosen.model()
-        return {p for p in candidates if z3.is_true(model[var[p]])}, True
+        return {p for p in candidates if z3.is_true(model[var[p]])}
 
     def _greedy_cover(self, hazards: list[Hazard]) -> set[Point]:
         """Earliest-ending first, each hit at its latest point (optimal on a line)."""

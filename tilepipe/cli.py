@@ -43,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
         "--syntax-check", action="store_true",
         help="Ascend: check the emitted AscendC with g++ -fsyntax-only",
     )
+    compile_cmd.add_argument(
+        "--index-mode", choices=("iteration", "counter"), default="iteration",
+        help="Ascend: multi-buffer slot clock of guarded storage that names none",
+    )
     compile_cmd.add_argument("-o", "--output", help="output file (default: stdout)")
     compile_cmd.add_argument(
         "--num-stages", type=int, help="override num_stages of every pipelined loop"
@@ -94,7 +98,7 @@ def compile_for_ascend(args, path: Path, text: str) -> int:
         for kernel in module.walk():
             if "tile.target" in kernel.attributes:
                 kernel.attributes["tile.target"] = StringAttr(args.target)
-        compile_ascend(module)
+        compile_ascend(module, index_mode=args.index_mode)
     except CompileError as err:
         for diagnostic in err.diagnostics:
             print(diagnostic, file=sys.stderr)

@@ -5,6 +5,9 @@ It runs the registered passes of the CUDA flow in order (``pipeline-planning``,
 ``lower-to-nvvm``), hands the result to upstream MLIR (``lowering/upstream.py``) and
 checks the PTX with ``ptxas -v``.  Each stage leaves a one-line account of what it did
 (:class:`StageReport`), read off the IR it produced.
+
+The same upstream stages are ``tile-opt`` output targets (:data:`UPSTREAM_TARGETS`):
+``-t ptx{chip=sm_90}`` and ``-t nvvm-llvm`` after a pipeline ending in ``lower-to-nvvm``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import IO, ClassVar
 
+from xdsl.context import Context
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     DictionaryAttr,
@@ -23,6 +28,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.target import Target
 
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
@@ -35,7 +41,7 @@ from tilepipe.diagnostics import (
     verify_module,
 )
 from tilepipe.registry import get_all_passes, make_context
-from tilepipe.targets import CudaTarget, get_target
+from tilepipe.targets import TARGETS, CudaTarget, get_target
 
 CUDA_FLOW = (
     "pipeline-planning",
@@ -267,3 +273,57 @@ def compile_kernel(
             raise CompileError([Diagnostic("error", str(err))]) from None
         result.stages.append(StageReport("ptxas", summary, time.perf_counter() - start))
     return result
+
+
+# -- the upstream stages as tile-opt output targets (``-t ptx{chip=sm_90}``)
+
+
+@dataclass(frozen=True)
+class UpstreamTarget(Target):
+    """Print a ``lower-to-nvvm`` module at an upstream stage, for ``chip``.
+
+    The lowered module no longer names its target, hence the ``chip`` argument.
+    Upstream failures (and LLVM aborts, isolated in a child process) become a
+    diagnostic, as in ``tilepipe compile``.
+    """
+
+    chip: str = "sm_80"
+    stage_name: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        if not isinstance(TARGETS.get(self.chip), CudaTarget):
+            cuda = ", ".join(n for n, t in TARGETS.items() if isinstance(t, CudaTarget))
+            raise ValueError(f"chip '{self.chip}' is not a CUDA target (choose from {cuda})")
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        from tilepipe.lowering.upstream import Stage, UpstreamError, run_upstream_isolated
+
+        target = TARGETS[self.chip]
+        assert isinstance(target, CudaTarget)
+        try:
+            result = run_upstream_isolated(module, target, Stage(self.stage_name))
+        except UpstreamError as err:
+            hint = " (-t " + self.name + " prints the output of lower-to-nvvm)"
+            raise DiagnosticException(str(err) + (hint if err.stage == "parsing" else "")) from None
+        output.write(result.text if result.text.endswith("\n") else result.text + "\n")
+
+
+@dataclass(frozen=True)
+class PtxTarget(UpstreamTarget):
+    """PTX from upstream's gpu-module-to-binary (what tilepipe compile --emit ptx writes)"""
+
+    name = "ptx"
+    stage_name = "ptx"
+
+
+@dataclass(frozen=True)
+class NvvmLlvmTarget(UpstreamTarget):
+    """the LLVM-dialect module after upstream's conversions (tilepipe compile --emit llvm)"""
+
+    name = "nvvm-llvm"
+    stage_name = "llvm"
+
+
+UPSTREAM_TARGETS: dict[str, type[UpstreamTarget]] = {
+    target.name: target for target in (PtxTarget, NvvmLlvmTarget)
+}

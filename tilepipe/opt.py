@@ -14,10 +14,11 @@ Beyond ``xdsl-opt`` it gives what an ``mlir-opt`` user expects:
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from io import StringIO
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
@@ -25,6 +26,7 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
+from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -76,6 +78,11 @@ class InputError(Exception):
         self.diagnostic = diagnostic
 
 
+def _factory_of(target: type) -> Callable[[], type]:
+    # xDSL tells new-style targets (factories without parameters) by their signature.
+    return lambda: target
+
+
 class TileOptMain(xDSLOptMain):
     version_format = "tile-opt (tilepipe) built on xdsl {xdsl_version}"
 
@@ -89,6 +96,13 @@ class TileOptMain(xDSLOptMain):
         super().register_all_passes()
         for name, factory in get_all_passes().items():
             self.available_passes.setdefault(name, factory)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        from tilepipe.compile import UPSTREAM_TARGETS
+
+        for name, target in UPSTREAM_TARGETS.items():
+            self.available_targets.setdefault(name, _factory_of(target))
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
@@ -197,11 +211,13 @@ class TileOptMain(xDSLOptMain):
                 if (diagnostic := verify_module(module)) is not None:
                     raise InputError(diagnostic)
                 self.apply_passes(module)
+                # Output targets past MLIR (-t ptx) can fail too, with a diagnostic.
+                output = self.output_resulting_program(module)
             except InputError as err:
                 return "", [*collector.diagnostics, err.diagnostic]
             except DiagnosticException as err:
                 return "", [*collector.diagnostics, diagnostic_of_exception(err)]
-            return self.output_resulting_program(module), collector.diagnostics
+            return output, collector.diagnostics
 
     def _chunks(self) -> list[tuple[str, int]]:
         text = self._read_input()
@@ -214,10 +230,23 @@ class TileOptMain(xDSLOptMain):
             offset += chunk.count("\n")
         return chunks
 
+    def _check_target_arguments(self) -> None:
+        """Bad ``-t name{args}`` arguments are a usage error, like a bad pipeline."""
+        spec = parse_spec(self.args.target)
+        entry = self.available_targets[spec.name]
+        if inspect.signature(entry).parameters:
+            return  # an xDSL target of the old kind takes no arguments
+        try:
+            entry().from_spec(spec)
+        except (ValueError, TypeError) as err:
+            print(f"tile-opt: error: bad target '{self.args.target}': {err}", file=sys.stderr)
+            sys.exit(1)
+
     def run(self):
         if self.args.list_passes:
             print_pass_list(self.available_passes)
             return
+        self._check_target_arguments()
         output = StringIO()
         failed = False
         for index, (text, line_offset) in enumerate(self._chunks()):
@@ -263,6 +292,12 @@ def print_pass_list(passes) -> None:
         print(f"  {name:32s} {doc[0] if doc else ''}")
     others = sorted(set(passes) - set(tilepipe_passes))
     print(f"xDSL passes ({len(others)}): " + ", ".join(others))
+    from tilepipe.compile import UPSTREAM_TARGETS
+
+    print("tilepipe output targets (-t, after lower-to-nvvm):")
+    for name, target in sorted(UPSTREAM_TARGETS.items()):
+        doc = (target.__doc__ or "").strip().splitlines()
+        print(f"  {name + '{chip=sm_80|sm_90}':32s} {doc[0] if doc else ''}")
 
 
 def main(args: Sequence[str] | None = None) -> None:

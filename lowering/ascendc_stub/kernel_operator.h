@@ -29,6 +29,22 @@ enum asc_lock_mode_t : int { ASC_LOCK_BLOCK = 0, ASC_LOCK_NON_BLOCK = 1 };
 void asc_lock(pipe_t pipe, int64_t slot, asc_lock_mode_t mode);
 void asc_unlock(pipe_t pipe, int64_t slot, asc_lock_mode_t mode);
 
+// Mixed cube + vector kernels: the task type, and the core-type guards of the AIC and
+// AIV sections (the CPU-debug definitions, under which both sections are compiled).
+enum KernelMetaType : int {
+  KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
+  KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2,
+};
+#define KERNEL_TASK_TYPE_DEFAULT(type) static_assert((type) >= 0, "kernel task type")
+
+namespace AscendC {
+constexpr int32_t AIC = 1;
+constexpr int32_t AIV = 2;
+}  // namespace AscendC
+extern int32_t g_coreType;
+#define ASCEND_IS_AIC (g_coreType == AscendC::AIC)
+#define ASCEND_IS_AIV (g_coreType == AscendC::AIV)
+
 namespace AscendC {
 
 enum class HardEvent : int {

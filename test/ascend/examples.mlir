@@ -4,6 +4,8 @@
 // RUN: %python -m tilepipe.lowering.ascendc %t.vadd.mlir --syntax-check | filecheck %s --check-prefix=VADD
 // RUN: tile-opt %examples/ascend_matmul.mlir -p ascend-prepare-multi-buffer,ascend-resolve-core,ascend-insert-sync,ascend-materialize-multi-buffer,lower-to-ascend,ascend-flag-budget -o %t.mm.mlir
 // RUN: %python -m tilepipe.lowering.ascendc %t.mm.mlir --syntax-check | filecheck %s --check-prefix=MATMUL
+// RUN: tile-opt %examples/ascend_matmul_vector.mlir -p ascend-prepare-multi-buffer,ascend-resolve-core,ascend-insert-sync,ascend-materialize-multi-buffer,lower-to-ascend,ascend-flag-budget -o %t.mixed.mlir
+// RUN: %python -m tilepipe.lowering.ascendc %t.mixed.mlir --syntax-check | filecheck %s --check-prefix=MIXED
 
 // VADD-LABEL: void vadd(GM_ADDR x, GM_ADDR y, GM_ADDR z) {
 // VADD:       AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(0);
@@ -26,3 +28,30 @@
 // MATMUL:       AscendC::SetFlag<AscendC::HardEvent::M_FIX>(0);
 // MATMUL:       AscendC::WaitFlag<AscendC::HardEvent::M_FIX>(0);
 // MATMUL-NEXT:  AscendC::Fixpipe(C_gm, c_l0c, AscendC::FixpipeParamsV220{128, 128, 128, 128});
+
+// The mixed kernel: one entry point, an AIC section (the matmul, its fixpipe to the
+// workspace W and the cross-core set on FIX) and an AIV section (the cross-core wait
+// on MTE2, then bias + relu), each with its own buffers and scalar code.
+// MIXED-LABEL: void matmul_bias_relu(GM_ADDR A, GM_ADDR B, GM_ADDR Bias, GM_ADDR W, GM_ADDR D) {
+// MIXED-NEXT:    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+// MIXED-NEXT:    AscendC::TPipe pipe;
+// MIXED:         if ASCEND_IS_AIC {
+// MIXED-NEXT:      AscendC::TBuf<AscendC::TPosition::A1> a_l1_buf;
+// MIXED-NOT:       VECCALC
+// MIXED:           for (int64_t k = 0; k < 4; k += 1) {
+// MIXED:             AscendC::Mmad(
+// MIXED:           AscendC::Fixpipe(W_gm, c_l0c, AscendC::FixpipeParamsV220{128, 128, 128, 128});
+// MIXED-NEXT:      AscendC::CrossCoreSetFlag<2, PIPE_FIX>(0);
+// MIXED-NEXT:    }
+// MIXED-NEXT:    if ASCEND_IS_AIV {
+// MIXED-NEXT:      AscendC::TBuf<AscendC::TPosition::VECCALC> w_ub_buf;
+// MIXED:           AscendC::Duplicate(zero_ub, (float)0.0, 2048);
+// MIXED-NEXT:      AscendC::CrossCoreWaitFlag<2, PIPE_MTE2>(0);
+// MIXED-NOT:       Mmad
+// MIXED:           for (int64_t r = 0; r < 8; r += 1) {
+// MIXED:             AscendC::DataCopy(w_ub[{{.*}}], W_gm[row * 128], 2048);
+// MIXED:             AscendC::Add(d_ub[{{.*}}], w_ub[{{.*}}], bias_ub[{{.*}}], 2048);
+// MIXED:             AscendC::Max(d_ub[{{.*}}], d_ub[{{.*}}], zero_ub, 2048);
+// MIXED:           AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(1);
+// MIXED-NEXT:    }
+// MIXED-NEXT:  }

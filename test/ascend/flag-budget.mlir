@@ -58,10 +58,10 @@ func.func @depth2() attributes {tile.target = "ascend910b"} {
 // CHECK: ascend.set_flag[MTE2, V] %[[B:.*]] {ascend.sync_point = "acquire_B"}
 // CHECK: ascend.wait_flag[MTE2, V] %[[V]] {ascend.sync_point = "acquire_A"}
 // CHECK: ascend.wait_flag[MTE2, V] %[[B]] {ascend.sync_point = "acquire_B"}
-// CHECK-NEXT: ascend.get_buf[MTE2] %[[V]] non_block {ascend.sync_point = "release_A"}
-// CHECK-NEXT: ascend.rls_buf[MTE2] %[[V]] non_block {ascend.sync_point = "release_A"}
-// CHECK-NEXT: ascend.get_buf[MTE2] %[[RB:.*]] non_block {ascend.sync_point = "release_B"}
-// CHECK-NEXT: ascend.rls_buf[MTE2] %[[RB]] non_block {ascend.sync_point = "release_B"}
+// CHECK-NEXT: ascend.get_buf[MTE2] %[[V]] non_block {ascend.sync_point = "release_A", ascend.core = "vector"}
+// CHECK-NEXT: ascend.rls_buf[MTE2] %[[V]] non_block {ascend.sync_point = "release_A", ascend.core = "vector"}
+// CHECK-NEXT: ascend.get_buf[MTE2] %[[RB:.*]] non_block {ascend.sync_point = "release_B", ascend.core = "vector"}
+// CHECK-NEXT: ascend.rls_buf[MTE2] %[[RB]] non_block {ascend.sync_point = "release_B", ascend.core = "vector"}
 // CHECK-NEXT: ascend.get_buf[V] %[[V]] block {ascend.sync_point = "release_A"}
 // CHECK-NEXT: ascend.rls_buf[V] %[[V]] block {ascend.sync_point = "release_A"}
 // CHECK-NEXT: ascend.get_buf[V] %[[RB]] block {ascend.sync_point = "release_B"}

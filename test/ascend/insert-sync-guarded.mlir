@@ -5,8 +5,13 @@
 // with an end outside the branch moves to the scf.if's boundary and runs in every
 // iteration.  Points whose ends are in the two branches of one scf.if never both run
 // in an iteration and need no same-iteration sync.
+// Here x_ub's RAW into the add is implied by y_ub's (same iteration, the branch ran),
+// but the one into the exp is not: it waits before the scf.if.
 // CHECK-LABEL: func.func @guarded
-// CHECK:      ascend.wait_flag[MTE3, V] %[[SLOT:[^ ]*]] {ascend.sync_point = "z_ub:war"}
+// CHECK:      tile.copy<256> %x
+// CHECK-NEXT: ascend.set_flag[MTE2, V] %[[X:[^ ]*]] {ascend.sync_point = "x_ub:raw"}
+// CHECK-NEXT: ascend.wait_flag[MTE3, V] %[[SLOT:[^ ]*]] {ascend.sync_point = "z_ub:war"}
+// CHECK-NEXT: ascend.wait_flag[MTE2, V] %[[X]] {ascend.sync_point = "x_ub:raw"}
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   tile.copy<256> %y
 // CHECK-NEXT:   ascend.set_flag[MTE2, V] %{{.*}} {ascend.sync_point = "y_ub:raw"}

@@ -82,7 +82,7 @@ func.func @single_buffer(%x: memref<1024xf16>) attributes {tile.target = "ascend
 // completions); MTE2 -> V -> MTE3 across straight-line code uses static ids.
 // CHECK-LABEL: func.func @same_pipe
 // CHECK:      tile.copy<64> %x -> %u
-// CHECK-NEXT: ascend.pipe_barrier[MTE2] {ascend.sync_point = "u:waw"}
+// CHECK-NEXT: ascend.pipe_barrier[MTE2] {ascend.sync_point = "u:waw", ascend.core = "vector"}
 // CHECK-NEXT: tile.copy<64> %y -> %u
 // CHECK-NEXT: ascend.set_flag[MTE2, V]
 // CHECK-NEXT: ascend.wait_flag[MTE2, V]
@@ -129,11 +129,12 @@ func.func @after_loop(%C: memref<128x128xf32>) attributes {tile.target = "ascend
 
 // -----
 
-// Cube -> vector through GM: cross-core flags (mode 2: AIC <-> both AIVs).
+// Cube -> vector through GM: cross-core flags (mode 2: AIC <-> both AIVs).  PIPE_MTE2
+// exists on both cores, so the wait names its core.
 // CHECK-LABEL: func.func @cross_core
 // CHECK:      tile.copy<64x64> %c -> %W
 // CHECK-NEXT: ascend.cross_core_set_flag[2, FIX] %{{.*}} {ascend.sync_point = "W:raw"}
-// CHECK-NEXT: ascend.cross_core_wait_flag[2, MTE2] %{{.*}} {ascend.sync_point = "W:raw"}
+// CHECK-NEXT: ascend.cross_core_wait_flag[2, MTE2] %{{.*}} {ascend.sync_point = "W:raw", ascend.core = "vector"}
 // CHECK-NEXT: tile.copy<64x64> %W -> %u
 func.func @cross_core(%W: memref<64x64xf32>) attributes {tile.target = "ascend910b"} {
   %c = memref.alloc() : memref<64x64xf32, "l0c">

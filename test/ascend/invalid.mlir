@@ -182,3 +182,19 @@ func.func @duplicate_on_gm(%x: memref<64xf16>) attributes {tile.target = "ascend
   ascend.duplicate<64> %one -> %x : f16 -> memref<64xf16>
   func.return
 }
+
+// -----
+
+func.func @core_contradicts_pipe() attributes {tile.target = "ascend910b"} {
+  // expected-error @+1 {{PIPE_V runs on the vector core, not the cube core}}
+  ascend.set_flag[MTE2, V] 0 {ascend.core = "cube"}
+  func.return
+}
+
+// -----
+
+func.func @unknown_core() attributes {tile.target = "ascend910b"} {
+  // expected-error @+1 {{ascend.core must be one of cube, vector}}
+  ascend.pipe_barrier[MTE2] {ascend.core = "aiv"}
+  func.return
+}

@@ -1,4 +1,7 @@
 // RUN: tile-opt %s --split-input-file -p ascend-prepare-multi-buffer | filecheck %s
+// RUN: tile-opt %s --split-input-file -p 'ascend-prepare-multi-buffer{index_mode=counter}' | filecheck %s --check-prefix=OPTION
+// RUN: not tile-opt %s -p 'ascend-prepare-multi-buffer{index_mode=lexical}' 2>&1 | filecheck %s --check-prefix=BAD-OPTION
+// BAD-OPTION: error: 'builtin.module' op unknown index_mode 'lexical' (iteration or counter)
 
 // Storage whose every iteration is one epoch (written first, then read) gets
 // num_stages versions; an accumulator (read-modify-write across iterations, used after
@@ -49,24 +52,57 @@ func.func @capacity(%a: memref<1048576xf16>, %b: memref<1048576xf16>) attributes
 
 // -----
 
-// A guarded epoch is still owned; its slot follows the iteration unless the user
-// asks for the counter of executed epochs.
+// A guarded epoch is still owned; its slot follows the iteration unless the alloc, its
+// owner loop or the pass option asks for the counter of executed epochs.  Without a
+// guard the two modes coincide and the pass records `iteration`.
 // CHECK-LABEL: func.func @index_modes
 // CHECK: %g_ub = memref.alloc() {ascend.versions = 2 : i64, ascend.index_mode = "iteration"}
-// CHECK: %u_ub = memref.alloc() {ascend.index_mode = "counter", ascend.versions = 2 : i64}
+// CHECK: %h_ub = memref.alloc() {ascend.index_mode = "counter", ascend.versions = 2 : i64}
+// CHECK: %u_ub = memref.alloc() {ascend.index_mode = "iteration", ascend.versions = 2 : i64}
+// With index_mode=counter, guarded storage that names no mode counts executed epochs.
+// OPTION-LABEL: func.func @index_modes
+// OPTION: %g_ub = memref.alloc() {ascend.versions = 2 : i64, ascend.index_mode = "counter"}
 func.func @index_modes(%x: memref<1024xf16>, %p: i1) attributes {tile.target = "ascend910b"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
   %g_ub = memref.alloc() : memref<64xf16, "ub">
+  %h_ub = memref.alloc() {ascend.index_mode = "counter"} : memref<64xf16, "ub">
   %u_ub = memref.alloc() {ascend.index_mode = "counter"} : memref<64xf16, "ub">
   pipeline.for %i = %c0 to %c16 step %c1 num_stages = 2 {
     scf.if %p {
       tile.copy<64> %x -> %g_ub : memref<1024xf16> -> memref<64xf16, "ub">
       tile.copy<64> %g_ub -> %x : memref<64xf16, "ub"> -> memref<1024xf16>
+    } else {
+      tile.copy<64> %x -> %h_ub : memref<1024xf16> -> memref<64xf16, "ub">
+      tile.copy<64> %h_ub -> %x : memref<64xf16, "ub"> -> memref<1024xf16>
     }
     tile.copy<64> %x -> %u_ub : memref<1024xf16> -> memref<64xf16, "ub">
     tile.copy<64> %u_ub -> %x : memref<64xf16, "ub"> -> memref<1024xf16>
   }
+  func.return
+}
+
+// -----
+
+// The owner loop's ascend.index_mode applies to the storage it owns; the alloc's own
+// attribute wins over it.
+// CHECK-LABEL: func.func @loop_mode
+// CHECK: %g_ub = memref.alloc() {ascend.versions = 3 : i64, ascend.index_mode = "counter"}
+// CHECK: %h_ub = memref.alloc() {ascend.index_mode = "iteration", ascend.versions = 3 : i64}
+func.func @loop_mode(%x: memref<1024xf16>, %p: i1) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %g_ub = memref.alloc() : memref<64xf16, "ub">
+  %h_ub = memref.alloc() {ascend.index_mode = "iteration"} : memref<64xf16, "ub">
+  pipeline.for %i = %c0 to %c16 step %c1 num_stages = 3 {
+    scf.if %p {
+      tile.copy<64> %x -> %g_ub : memref<1024xf16> -> memref<64xf16, "ub">
+      tile.copy<64> %g_ub -> %x : memref<64xf16, "ub"> -> memref<1024xf16>
+      tile.copy<64> %x -> %h_ub : memref<1024xf16> -> memref<64xf16, "ub">
+      tile.copy<64> %h_ub -> %x : memref<64xf16, "ub"> -> memref<1024xf16>
+    }
+  } {ascend.index_mode = "counter"}
   func.return
 }

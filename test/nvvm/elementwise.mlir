@@ -84,3 +84,30 @@ func.func @fragment_rows() attributes {tile.threads = 128 : i64, tile.target = "
   tile.reduce<64x64> max %C_f -> %m axis 1 : memref<64x64xf32, "fragment"> -> memref<64xf32, "shared">
   func.return
 }
+
+// -----
+
+// tile.broadcast: every thread loads, for each register it owns, the shared element
+// of that register's row.  The broadcast fragment is combined with a gemm
+// accumulator, so it takes the accumulator's mma layout (32 registers each) and the
+// division runs register by register.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         %[[ACC:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         %[[ROWS:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         "nvgpu.mma.sync"
+// CHECK-COUNT-32: memref.load %{{.*}}[%{{.*}}] : memref<64xf32, 3 : i64>
+// CHECK-COUNT-32: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK:       }) {sym_name = "broadcast_rows"
+func.func @broadcast_rows() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<64x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x64xf16, "shared">
+  %l = memref.alloc() : memref<64xf32, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  %rows = memref.alloc() : memref<64x64xf32, "fragment">
+  tile.fill<64x64> %zero -> %C_f : f32 -> memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f : memref<64x32xf16, "shared">, memref<32x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  tile.broadcast<64x64> %l -> %rows axis 1 : memref<64xf32, "shared"> -> memref<64x64xf32, "fragment">
+  tile.div<64x64> %C_f, %rows -> %C_f : memref<64x64xf32, "fragment">, memref<64x64xf32, "fragment"> -> memref<64x64xf32, "fragment">
+  func.return
+}

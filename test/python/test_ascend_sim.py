@@ -8,6 +8,7 @@ import pytest
 
 from tilepipe.semantics import load_module
 from tilepipe.semantics.ascend_sim import simulate
+from tilepipe.semantics.errors import KernelError
 
 HEADER = """
 func.func @k(%x: memref<64xf16>, %y: memref<64xf16>) attributes {tile.target = "ascend910b"} {
@@ -129,3 +130,56 @@ def test_ring_in_a_loop():
     broken = text.replace("ascend.wait_flag[V, MTE2] 0\nascend.data_copy", "ascend.data_copy")
     report = simulate(load_module(broken), {"x": x, "y": x})
     assert report.races or report.deadlock or report.flag_errors
+
+
+MIXED = """
+func.func @mixed(%W: memref<16x16xf32>, %out: memref<16x16xf32>) attributes {tile.target = "ascend910b"} {
+  %c = memref.alloc() : memref<16x16xf32, "l0c">
+  %u = memref.alloc() : memref<16x16xf32, "ub">
+  ascend.fixpipe<16x16> %c -> %W : memref<16x16xf32, "l0c"> -> memref<16x16xf32>
+  SYNC
+  ascend.data_copy<16x16> %W -> %u : memref<16x16xf32> -> memref<16x16xf32, "ub">
+  ascend.set_flag[MTE2, MTE3] 0 {ascend.core = "vector"}
+  ascend.wait_flag[MTE2, MTE3] 0 {ascend.core = "vector"}
+  ascend.data_copy<16x16> %u -> %out : memref<16x16xf32, "ub"> -> memref<16x16xf32>
+  func.return
+}
+"""
+CROSS_SET = "ascend.cross_core_set_flag[2, FIX] 3"
+CROSS_WAIT = 'ascend.cross_core_wait_flag[2, MTE2] 3 {ascend.core = "vector"}'
+
+
+def run_mixed(*sync: str):
+    module = load_module(MIXED.replace("SYNC", "\n".join(sync)))
+    zeros = np.zeros((16, 16), np.float32)
+    return simulate(module, {"W": zeros, "out": zeros})
+
+
+def test_mixed_kernel_runs_each_core_on_its_own_pipes():
+    report = run_mixed(CROSS_SET, CROSS_WAIT)
+    assert report.ok, report.problems()
+
+
+def test_cross_core_flag_missing_is_a_race_across_cores():
+    report = run_mixed()
+    assert len(report.races) == 1 and "W: #0 ascend.fixpipe" in report.races[0]
+
+
+def test_cross_core_set_without_wait_is_left_set():
+    report = run_mixed(CROSS_SET)
+    assert report.races
+    assert report.flags_left == [
+        "cross-core flag 3 of the vector core set 1 times more than waited "
+        "(#1 ascend.cross_core_set_flag [FIX] 3 at <input>:6:3)"
+    ]
+
+
+def test_cross_core_wait_without_set_deadlocks():
+    report = run_mixed(CROSS_WAIT)
+    assert report.deadlock
+    assert "vector MTE2 is stuck at #1 ascend.cross_core_wait_flag" in report.deadlock[0]
+
+
+def test_sync_op_of_unknown_core_in_a_mixed_kernel_is_an_error():
+    with pytest.raises(KernelError, match="runs on a pipe of both cores in a mixed kernel"):
+        run_mixed(CROSS_SET, "ascend.cross_core_wait_flag[2, MTE2] 3")

@@ -1,7 +1,8 @@
 """The scalar unit of an Ascend core: runs the control flow, issues pipe instructions.
 
 The scalar unit walks an ``ascend``-dialect kernel in program order, evaluates its
-index arithmetic and ``scf`` control flow, and issues every other op as an
+index arithmetic, ``scf`` control flow and scalar cells (0-d ``memref.alloca``, such
+as the epoch counters of the ``counter`` index mode), and issues every other op as an
 :class:`Instruction` to the queue of its pipe -- with its regions and ids resolved to
 integers.  :mod:`tilepipe.semantics.ascend_sim` then executes the queues.
 """
@@ -26,6 +27,7 @@ from tilepipe.dialects.ascend_sync import (
     LockOp,
     PipeBarrierOp,
     SetFlagOp,
+    sync_op_core,
 )
 
 from .errors import KernelError
@@ -93,18 +95,13 @@ class Instruction:
         return f"#{self.index} {what}"
 
 
-def kernel_core(kernel: FuncOp) -> Core:
-    """The core of a single-core kernel (the one its tile ops run on)."""
+def kernel_core(kernel: FuncOp) -> Core | None:
+    """The core of a single-core kernel (the one its tile ops run on); None for a
+    mixed cube + vector kernel."""
     cores = {op.core for op in kernel.walk() if isinstance(op, ascend.AscendTileOp)}
-    return cores.pop() if len(cores) == 1 else Core.VECTOR
-
-
-def sync_core(pipe: Pipe, default: Core) -> Core:
-    if pipe in (Pipe.MTE1, Pipe.M, Pipe.FIX):
-        return Core.CUBE
-    if pipe in (Pipe.V, Pipe.MTE3):
-        return Core.VECTOR
-    return default
+    if len(cores) > 1:
+        return None
+    return cores.pop() if cores else Core.VECTOR
 
 
 class ScalarUnit:
@@ -113,6 +110,7 @@ class ScalarUnit:
     def __init__(self, kernel: FuncOp, scalar_args: dict[SSAValue, int]):
         self.kernel = kernel
         self.values: dict[SSAValue, object] = dict(scalar_args)
+        self.cells: dict[SSAValue, object] = {}  # 0-d memref.alloca -> its value
         self.instructions: list[Instruction] = []
         self.default_core = kernel_core(kernel)
 
@@ -146,7 +144,24 @@ class ScalarUnit:
         if op.dialect_name() == "arith":
             self.values[op.results[0]] = self._arith(op)
             return
+        if isinstance(op, memref.AllocaOp | memref.LoadOp | memref.StoreOp):
+            return self._scalar_cell(op)
         self.instructions.append(self._issue(op))
+
+    def _scalar_cell(self, op: memref.AllocaOp | memref.LoadOp | memref.StoreOp) -> None:
+        cell = op.memref
+        if not isinstance(cell.type, MemRefType) or cell.type.get_shape():
+            raise KernelError(op, "the scalar unit only holds 0-d scalar cells")
+        if isinstance(op, memref.AllocaOp):
+            self.cells[cell] = None
+        elif cell not in self.cells:
+            raise KernelError(op, "uses a scalar cell the scalar unit has not allocated")
+        elif isinstance(op, memref.LoadOp):
+            if self.cells[cell] is None:
+                raise KernelError(op, "reads a scalar cell before any store")
+            self.values[op.res] = self.cells[cell]
+        else:
+            self.cells[cell] = self.value(op.value)
 
     def _arith(self, op: Operation) -> object:
         if isinstance(op, arith.ConstantOp):
@@ -180,6 +195,15 @@ class ScalarUnit:
             return args[0]
         raise KernelError(op, "has no scalar semantics in the pipe simulator")
 
+    def _sync_core(self, op: Operation) -> Core:
+        core = sync_op_core(op) or self.default_core
+        if core is None:
+            raise KernelError(
+                op, "runs on a pipe of both cores in a mixed kernel; name its core with "
+                "ascend.core"
+            )
+        return core
+
     def _issue(self, op: Operation) -> Instruction:
         index = len(self.instructions)
         if isinstance(op, ascend.AscendTileOp):
@@ -199,7 +223,7 @@ class ScalarUnit:
             return Instruction(index, op, Kind.DATA, op.core, op.pipe, boxes, scalars=scalars)
         if isinstance(op, PipeBarrierOp):
             pipe = op.pipe.data
-            return Instruction(index, op, Kind.BARRIER, sync_core(pipe, self.default_core), pipe)
+            return Instruction(index, op, Kind.BARRIER, self._sync_core(op), pipe)
         if isinstance(op, FlagOp | CrossCoreFlagOp | LockOp):
             ident = op.id if isinstance(op.id, int) else self.value(op.id)
             if isinstance(op, FlagOp):
@@ -212,5 +236,5 @@ class ScalarUnit:
             else:
                 kind = Kind.GET if isinstance(op, GetBufOp) else Kind.RLS
                 pipe = op.pipe.data
-            return Instruction(index, op, kind, sync_core(pipe, self.default_core), pipe, id=ident)
+            return Instruction(index, op, kind, self._sync_core(op), pipe, id=ident)
         raise KernelError(op, "has no pipe semantics in the pipe simulator")

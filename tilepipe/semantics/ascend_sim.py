@@ -18,7 +18,12 @@ module executes the queues:
   and barriers add edges.  Two accesses to overlapping elements, one a write, that no
   path orders are a **race**.
 * **Deadlock**: no queue can make progress while some are not empty (a wait no set can
-  satisfy).  **Flags left set** at the end are reported too.
+  satisfy).  **Flags left set** at the end (intra-core bits, cross-core counters above
+  zero) are reported too.
+* **Cores.** Every instruction runs on one core's pipes: a data op on the core of its
+  memories, a sync op on the core its pipes or its ``ascend.core`` name.  A cross-core
+  set raises the counter of the *other* core's flag.  One AIV stands for the vector
+  cores: mode 2 makes both AIVs run the same vector code against the AIC.
 * **Cycles**: each data instruction occupies its pipe for the target's per-pipe
   latency; a wait completes ``flag_latency`` after its set; a lock request costs
   ``lock_latency``.  The makespan is the kernel's cycle count.
@@ -63,6 +68,10 @@ def numpy_dtype(memref_type: MemRefType) -> np.dtype:
     if isinstance(element, IntegerType):
         return np.dtype(f"int{element.width.data}")
     raise KernelError(None, f"the pipe simulator has no element type {element}")
+
+
+def _other(core: Core) -> Core:
+    return Core.VECTOR if core == Core.CUBE else Core.CUBE
 
 
 def where(instr: Instruction) -> str:
@@ -174,7 +183,8 @@ class PipeMachine:
         self.last: dict[tuple[Core, Pipe], Instruction | None] = {}
         self.pending: dict[tuple[Core, Pipe], list[Instruction]] = {}
         self.flags: dict[tuple, Instruction] = {}
-        self.counters: dict[int, deque[Instruction]] = {}
+        # Cross-core flags by (waiting core, id): a set notifies the other core.
+        self.counters: dict[tuple[Core, int], deque[Instruction]] = {}
         self.lock_requests: dict[int, list[Instruction]] = {}
         self.release_of: dict[int, Instruction] = {}  # get index -> its release
         self.lock_holder: dict[tuple[Pipe, int], Instruction] = {}
@@ -199,7 +209,7 @@ class PipeMachine:
                 return None
             return max(start, self.end[setter.index] + self.target.flag_latency)
         if instr.kind == Kind.CROSS_WAIT:
-            setters = self.counters.get(instr.id)
+            setters = self.counters.get((instr.core, instr.id))
             if not setters:
                 return None
             return max(start, self.end[setters[0].index] + self.target.flag_latency)
@@ -241,6 +251,12 @@ class PipeMachine:
         self._check_races()
         for (core, event, ident), setter in self.flags.items():
             self.report.flags_left.append(f"{event} id {ident} ({where(setter)})")
+        for (core, ident), setters in self.counters.items():
+            if setters:
+                self.report.flags_left.append(
+                    f"cross-core flag {ident} of the {core.value} core set {len(setters)} "
+                    f"times more than waited ({where(setters[0])})"
+                )
         self.report.cycles = max(self.end.values(), default=0)
         return self.report
 
@@ -260,7 +276,7 @@ class PipeMachine:
         elif instr.kind == Kind.WAIT:
             predecessors.append(self.flags.pop((instr.core, instr.event, instr.id)))
         elif instr.kind == Kind.CROSS_SET:
-            counter = self.counters.setdefault(instr.id, deque())
+            counter = self.counters.setdefault((_other(instr.core), instr.id), deque())
             if len(counter) >= CROSS_CORE_COUNTER_LIMIT:
                 self.report.flag_errors.append(
                     f"cross-core flag {instr.id} set more than "
@@ -268,7 +284,7 @@ class PipeMachine:
                 )
             counter.append(instr)
         elif instr.kind == Kind.CROSS_WAIT:
-            predecessors.append(self.counters[instr.id].popleft())
+            predecessors.append(self.counters[(instr.core, instr.id)].popleft())
         elif instr.kind == Kind.GET:
             self.lock_holder[(instr.pipe, instr.id)] = instr
             if instr.op.is_blocking:  # type: ignore[attr-defined]

@@ -8,7 +8,8 @@ tile whole.  Numerics (documented in docs/semantics.md):
 * ``tile.gemm``: ``C + A @ B`` with A and B widened to f32, the product summed over
   K in f32 by ``numpy.einsum`` (no BLAS), then added to C;
 * ``tile.reduce``: sum in f32 (f64 for f64), pairwise as ``numpy.add.reduce``;
-* ``tile.cast``: round to nearest even.
+* ``tile.cast``: round to nearest even;
+* ``tile.broadcast``: exact (copies the source element into each repetition).
 
 ``pipeline.for`` runs its iterations in order: the reference semantics every
 pipelined schedule must reproduce.
@@ -32,6 +33,7 @@ ELEMENTWISE = {
     tile.SubOp: np.subtract,
     tile.MulOp: np.multiply,
     tile.MaxOp: np.maximum,
+    tile.DivOp: np.divide,
 }
 
 
@@ -61,13 +63,16 @@ class TileOperands:
 
     def track(self, event: int, agents_of=None) -> None:
         """Record every access with the op's element mapping (ElementMapping): the
-        given one, the fragment's layout for ops touching registers, else chunks."""
+        given one, every thread for the roles read by all threads, the fragment's
+        layout for ops touching registers, else chunks."""
         machine = self.functions.machine
         registers = self.op.touches_registers()
         chunk = self.op.cooperative_chunk()
         for access in self.op.buffer_accesses():
             buffer, region = self.regions[access.operand_name]
-            if agents_of is not None:
+            if access.operand_name in self.op.ROLES_READ_BY_ALL_THREADS:
+                agents = Agents(None)
+            elif agents_of is not None:
                 agents = agents_of(access.operand_name, region)
             elif registers:
                 shape = self.op.operand_tile_shape(access.operand_name)
@@ -138,6 +143,10 @@ class TileFunctions(RuntimeFunctions):
     def run_max(self, interpreter, op, args):
         return self._binary(interpreter, op)
 
+    @impl(tile.DivOp)
+    def run_div(self, interpreter, op, args):
+        return self._binary(interpreter, op)
+
     @impl(tile.ExpOp)
     def run_exp(self, interpreter, op: tile.ExpOp, args):
         operands = self._start(interpreter, op)
@@ -161,6 +170,13 @@ class TileFunctions(RuntimeFunctions):
         else:
             result = np.max(source, axis=op.reduce_axis)
         operands.write("dst", result)
+        return ()
+
+    @impl(tile.BroadcastOp)
+    def run_broadcast(self, interpreter, op: tile.BroadcastOp, args):
+        operands = self._start(interpreter, op)
+        source = np.expand_dims(operands.read("src"), op.along_axis)
+        operands.write("dst", np.broadcast_to(source, op.tile_shape))
         return ()
 
     @impl(tile.GemmOp)

@@ -216,6 +216,54 @@ func.func @block_id_dimension() {
 
 // -----
 
+func.func @broadcast_axis() {
+  %v = memref.alloc() : memref<64xf32, "shared">
+  %x = memref.alloc() : memref<64x32xf32, "fragment">
+  // expected-error @+1 {{broadcast axis 2 is out of range for a 64x32 tile}}
+  tile.broadcast<64x32> %v -> %x axis 2 : memref<64xf32, "shared"> -> memref<64x32xf32, "fragment">
+  func.return
+}
+
+// -----
+
+func.func @broadcast_types() {
+  %v = memref.alloc() : memref<64xf16, "shared">
+  %x = memref.alloc() : memref<64x32xf32, "fragment">
+  // expected-error @+1 {{source and destination element types differ}}
+  tile.broadcast<64x32> %v -> %x axis 1 : memref<64xf16, "shared"> -> memref<64x32xf32, "fragment">
+  func.return
+}
+
+// -----
+
+func.func @broadcast_source_shape() {
+  %v = memref.alloc() : memref<32xf32, "shared">
+  %x = memref.alloc() : memref<64x32xf32, "fragment">
+  // expected-error @+1 {{src region [0, 64) is out of bounds in dimension 0 of size 32}}
+  tile.broadcast<64x32> %v -> %x axis 1 : memref<32xf32, "shared"> -> memref<64x32xf32, "fragment">
+  func.return
+}
+
+// -----
+
+func.func @broadcast_from_global(%v: memref<64xf32>) {
+  %x = memref.alloc() : memref<64x32xf32, "fragment">
+  // expected-error @+1 {{src may not live in global memory}}
+  tile.broadcast<64x32> %v -> %x axis 1 : memref<64xf32> -> memref<64x32xf32, "fragment">
+  func.return
+}
+
+// -----
+
+func.func @div_integers() {
+  %x = memref.alloc() : memref<64x32xi32, "fragment">
+  // expected-error @+1 {{tile.div needs a float element type, got i32}}
+  tile.div<64x32> %x, %x -> %x : memref<64x32xi32, "fragment">, memref<64x32xi32, "fragment"> -> memref<64x32xi32, "fragment">
+  func.return
+}
+
+// -----
+
 func.func @block_id_parse() {
   // expected-error @+1 {{expected x, y or z}}
   %b = tile.block_id w

@@ -82,6 +82,25 @@ func.func @reduce() {
 
 // -----
 
+// A row statistic repeated over the rows of a fragment (axis 1), a column vector over
+// the columns (axis 0), with offsets into a versioned source; division.
+// CHECK-LABEL: func.func @broadcast_and_div
+func.func @broadcast_and_div(%i: index) {
+  %c0 = arith.constant 0 : index
+  %v = memref.alloc() : memref<2x64xf32, "shared">
+  %x = memref.alloc() : memref<64x32xf32, "fragment">
+  %y = memref.alloc() : memref<64x32xf32, "fragment">
+  // CHECK: tile.broadcast<64x32> %v[%i, %c0] -> %x axis 1 : memref<2x64xf32, "shared"> -> memref<64x32xf32, "fragment">
+  tile.broadcast<64x32> %v[%i, %c0] -> %x axis 1 : memref<2x64xf32, "shared"> -> memref<64x32xf32, "fragment">
+  // CHECK-NEXT: tile.broadcast<64x32> %v[%i, %c0] -> %y axis 0 : memref<2x64xf32, "shared"> -> memref<64x32xf32, "fragment">
+  tile.broadcast<64x32> %v[%i, %c0] -> %y axis 0 : memref<2x64xf32, "shared"> -> memref<64x32xf32, "fragment">
+  // CHECK-NEXT: tile.div<64x32> %x, %y -> %x : memref<64x32xf32, "fragment">, memref<64x32xf32, "fragment"> -> memref<64x32xf32, "fragment">
+  tile.div<64x32> %x, %y -> %x : memref<64x32xf32, "fragment">, memref<64x32xf32, "fragment"> -> memref<64x32xf32, "fragment">
+  func.return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @block_ids
 func.func @block_ids() {
   // CHECK: %bx = tile.block_id x

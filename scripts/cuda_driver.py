@@ -1,0 +1,234 @@
+"""The CUDA driver API through ctypes (``libcuda.so.1``), and cuBLAS's GEMM beside it.
+
+Only what ``gpu_check.py`` needs: device queries, PTX loading with the JIT's error log,
+memory, kernel launches and event timing, on device 0's primary context (the context
+the CUDA runtime uses, so cuBLAS and torch share it and its default stream).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import numpy as np
+
+# CUDA driver API constants (cuda.h).
+CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
+CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
+CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+CU_JIT_ERROR_LOG_BUFFER = 5
+CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+JIT_LOG_BYTES = 16384
+# cuBLAS (cublas_api.h, library_types.h).
+CUBLAS_OP_N = 0
+CUDA_R_16F, CUDA_R_32F = 2, 0
+CUBLAS_COMPUTE_32F = 68
+CUBLAS_GEMM_DEFAULT = -1
+
+
+class CudaUnavailable(Exception):
+    """No driver library, no GPU, or one too old: the check is skipped, not failed."""
+
+
+class CheckFailed(Exception):
+    """A kernel did not compile, load, run or match its reference."""
+
+
+# --------------------------------------------------------------------------- driver
+
+_c = ctypes
+_PTR = _c.c_void_p
+_SIGNATURES = {
+    "cuInit": [_c.c_uint],
+    "cuDriverGetVersion": [_c.POINTER(_c.c_int)],
+    "cuDeviceGetCount": [_c.POINTER(_c.c_int)],
+    "cuDeviceGet": [_c.POINTER(_c.c_int), _c.c_int],
+    "cuDeviceGetName": [_c.c_char_p, _c.c_int, _c.c_int],
+    "cuDeviceGetAttribute": [_c.POINTER(_c.c_int), _c.c_int, _c.c_int],
+    "cuDevicePrimaryCtxRetain": [_c.POINTER(_PTR), _c.c_int],
+    "cuCtxSetCurrent": [_PTR],
+    "cuCtxSynchronize": [],
+    "cuGetErrorName": [_c.c_int, _c.POINTER(_c.c_char_p)],
+    "cuModuleLoadDataEx": [_c.POINTER(_PTR), _c.c_char_p, _c.c_uint, _c.POINTER(_c.c_int), _c.POINTER(_PTR)],
+    "cuModuleUnload": [_PTR],
+    "cuModuleGetFunction": [_c.POINTER(_PTR), _PTR, _c.c_char_p],
+    "cuFuncSetAttribute": [_PTR, _c.c_int, _c.c_int],
+    "cuMemAlloc_v2": [_c.POINTER(_c.c_uint64), _c.c_size_t],
+    "cuMemFree_v2": [_c.c_uint64],
+    "cuMemcpyHtoD_v2": [_c.c_uint64, _PTR, _c.c_size_t],
+    "cuMemcpyDtoH_v2": [_PTR, _c.c_uint64, _c.c_size_t],
+    "cuLaunchKernel": [_PTR] + [_c.c_uint] * 7 + [_PTR, _c.POINTER(_PTR), _c.POINTER(_PTR)],
+    "cuEventCreate": [_c.POINTER(_PTR), _c.c_uint],
+    "cuEventRecord": [_PTR, _PTR],
+    "cuEventSynchronize": [_PTR],
+    "cuEventElapsedTime": [_c.POINTER(_c.c_float), _PTR, _PTR],
+    "cuEventDestroy_v2": [_PTR],
+}
+
+
+class CudaDriver:
+    """The few driver API calls the check needs, on device 0's primary context."""
+
+    def __init__(self, library: str = "libcuda.so.1"):
+        try:
+            self.lib = ctypes.CDLL(library)
+        except OSError as err:
+            raise CudaUnavailable(f"cannot load {library}: {err}") from None
+        for name, argtypes in _SIGNATURES.items():
+            function = getattr(self.lib, name)
+            function.argtypes, function.restype = argtypes, _c.c_int
+        if (result := self.lib.cuInit(0)) != 0:
+            raise CudaUnavailable(f"cuInit failed with {self.error_name(result)}")
+        count = _c.c_int()
+        self.call("cuDeviceGetCount", _c.byref(count))
+        if count.value == 0:
+            raise CudaUnavailable("the driver sees no GPU")
+        device = _c.c_int()
+        self.call("cuDeviceGet", _c.byref(device), 0)
+        self.device = device.value
+        self.context = _PTR()
+        self.call("cuDevicePrimaryCtxRetain", _c.byref(self.context), self.device)
+        self.call("cuCtxSetCurrent", self.context)
+
+    def error_name(self, result: int) -> str:
+        name = _c.c_char_p()
+        if self.lib.cuGetErrorName(result, _c.byref(name)) != 0 or not name.value:
+            return f"CUresult {result}"
+        return name.value.decode()
+
+    def call(self, name: str, *args) -> None:
+        if (result := getattr(self.lib, name)(*args)) != 0:
+            raise CheckFailed(f"{name} failed with {self.error_name(result)}")
+
+    def attribute(self, attribute: int) -> int:
+        value = _c.c_int()
+        self.call("cuDeviceGetAttribute", _c.byref(value), attribute, self.device)
+        return value.value
+
+    def describe(self) -> dict[str, object]:
+        name = _c.create_string_buffer(256)
+        self.call("cuDeviceGetName", name, 256, self.device)
+        version = _c.c_int()
+        self.call("cuDriverGetVersion", _c.byref(version))
+        return {
+            "name": name.value.decode(),
+            "compute_capability": f"{self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)}"
+            f".{self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)}",
+            "driver": f"{version.value // 1000}.{version.value % 1000 // 10}",
+        }
+
+    def load_ptx(self, ptx: str) -> _PTR:
+        """JIT-compile ``ptx``; a rejection reports the JIT's error log."""
+        log = _c.create_string_buffer(JIT_LOG_BYTES)
+        options = (_c.c_int * 2)(CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+        values = (_PTR * 2)(_c.cast(log, _PTR), _PTR(JIT_LOG_BYTES))
+        module = _PTR()
+        result = self.lib.cuModuleLoadDataEx(_c.byref(module), ptx.encode() + b"\0", 2, options, values)
+        if result != 0:
+            raise CheckFailed(
+                f"cuModuleLoadDataEx rejected the PTX ({self.error_name(result)}):\n"
+                + (log.value.decode(errors="replace").strip() or "(empty JIT log)")
+            )
+        return module
+
+    def function(self, module: _PTR, name: str) -> _PTR:
+        function = _PTR()
+        self.call("cuModuleGetFunction", _c.byref(function), module, name.encode())
+        return function
+
+    def upload(self, array: np.ndarray) -> int:
+        array = np.ascontiguousarray(array)
+        pointer = _c.c_uint64()
+        self.call("cuMemAlloc_v2", _c.byref(pointer), max(array.nbytes, 1))
+        self.call("cuMemcpyHtoD_v2", pointer.value, array.ctypes.data_as(_PTR), array.nbytes)
+        return pointer.value
+
+    def download(self, pointer: int, like: np.ndarray) -> np.ndarray:
+        out = np.empty_like(like)
+        self.call("cuMemcpyDtoH_v2", out.ctypes.data_as(_PTR), pointer, out.nbytes)
+        return out
+
+    # Releasing ignores errors: after a faulting kernel the context is unusable, and
+    # the fault, reported by cuCtxSynchronize, is the error worth reporting.
+
+    def free(self, pointer: int) -> None:
+        self.lib.cuMemFree_v2(pointer)
+
+    def unload(self, module: _PTR) -> None:
+        self.lib.cuModuleUnload(module)
+
+    def launch(self, function: _PTR, grid, threads: int, shared_bytes: int, arguments) -> None:
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+        params = (_PTR * len(arguments))(*(_c.cast(_c.pointer(a), _PTR) for a in arguments))
+        self.call("cuLaunchKernel", function, *grid, threads, 1, 1, shared_bytes, None, params, None)
+
+    def milliseconds_per_call(self, run, repeat: int, warmup: int = 3) -> float:
+        """Mean time of ``run()`` over ``repeat`` calls, by events on the default stream."""
+        for _ in range(warmup):
+            run()
+        start, stop = _PTR(), _PTR()
+        self.call("cuEventCreate", _c.byref(start), 0)
+        self.call("cuEventCreate", _c.byref(stop), 0)
+        try:
+            self.call("cuEventRecord", start, None)
+            for _ in range(repeat):
+                run()
+            self.call("cuEventRecord", stop, None)
+            self.call("cuEventSynchronize", stop)
+            elapsed = _c.c_float()
+            self.call("cuEventElapsedTime", _c.byref(elapsed), start, stop)
+        finally:
+            self.lib.cuEventDestroy_v2(start)
+            self.lib.cuEventDestroy_v2(stop)
+        return elapsed.value / repeat
+
+
+def _load_cublas() -> ctypes.CDLL | None:
+    import glob
+    import site
+
+    roots = [*site.getsitepackages(), site.getusersitepackages()]
+    candidates = [p for r in roots for p in sorted(glob.glob(f"{r}/nvidia/*/lib/libcublas.so*"))]
+    candidates += ["libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"]
+    for candidate in candidates:
+        lt = Path(candidate).with_name(Path(candidate).name.replace("libcublas", "libcublasLt"))
+        try:
+            if lt.is_file():  # a wheel's libcublas finds its libcublasLt only if loaded
+                ctypes.CDLL(str(lt), mode=ctypes.RTLD_GLOBAL)
+            return ctypes.CDLL(candidate)
+        except OSError:
+            continue
+    return None
+
+
+def cublas_gemm(driver: CudaDriver, a: np.ndarray, b: np.ndarray, repeat: int) -> dict | None:
+    """cublasGemmEx, f16 in, f32 out and compute: the row-major C = A@B as C^T = B^T A^T."""
+    cublas = _load_cublas()
+    if cublas is None:
+        return None
+    handle = _PTR()
+    if cublas.cublasCreate_v2(_c.byref(handle)) != 0:
+        return None
+    (m, k), n = a.shape, b.shape[1]
+    a_dev, b_dev = driver.upload(a.astype(np.float16)), driver.upload(b.astype(np.float16))
+    c_dev = driver.upload(np.zeros((m, n), np.float32))
+    alpha, beta = _c.c_float(1.0), _c.c_float(0.0)
+
+    def run() -> None:
+        status = cublas.cublasGemmEx(
+            handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, _c.byref(alpha), _PTR(b_dev), CUDA_R_16F, n,
+            _PTR(a_dev), CUDA_R_16F, k, _c.byref(beta), _PTR(c_dev), CUDA_R_32F, n,
+            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT,
+        )
+        if status != 0:
+            raise CheckFailed(f"cublasGemmEx failed with status {status}")
+
+    try:
+        ms = driver.milliseconds_per_call(run, repeat)
+        c = driver.download(c_dev, np.zeros((m, n), np.float32))
+    finally:
+        for pointer in (a_dev, b_dev, c_dev):
+            driver.free(pointer)
+        cublas.cublasDestroy_v2(handle)
+    return {"name": "cuBLAS cublasGemmEx f16->f32", "ms": ms, "result": c}
