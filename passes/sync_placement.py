@@ -29,6 +29,7 @@ from tilepipe.dialects.pipeline_sync import CommitGroupOp
 from .hazards import Hazard, HazardAnalysis
 from .program_points import (
     Point,
+    block_points,
     chain,
     end_index,
     Relation,
@@ -38,7 +39,7 @@ from .program_points import (
     point_chain,
     point_weight,
 )
-from .symbolic_index import LoopOp, enclosing_loops
+from .symbolic_index import LoopOp, enclosing_loops, static_trip_count
 
 EXACT_LIMIT = 400  # candidate points beyond which the greedy cover is used
 # z3 resource units (deterministic, unlike a timeout) for one cover problem; beyond
@@ -175,6 +176,7 @@ class SyncPlanner:
             plan.barriers[point] = covered
             plan.barrier_threads[point] = max(h.threads for h in covered)
         self._place_waits(plan, chosen)
+        self._relax_waits(plan, chosen)
         return plan
 
     def _covered_by_existing(self, hazard: Hazard) -> bool:
@@ -266,6 +268,149 @@ class SyncPlanner:
             count = self.wait_allowance(hazard, point)
             plan.wait_counts[point] = min(plan.wait_counts.get(point, count), count)
 
+    # -- relaxing waits: let a wait that already lands a copy serve it
+
+    def _relax_waits(self, plan: SyncPlan, barriers: set[Point]) -> None:
+        """Move hazards between waits so that each wait's count is as large as the
+        hazards it alone serves allow, and drop waits left serving nothing.
+
+        A hazard may be served by any wait on every path between the copy and its
+        reader -- including waits in a loop the path leaves (or enters) after whole
+        iterations, which placement does not consider -- whose count lands the copy
+        at the wait's last run before the reader (with a chosen barrier after it when
+        other threads read).  Moving the hazards that bind a wait's count to another
+        wait raises the count (more copies stay in flight); a wait serving nothing
+        is removed."""
+        changed = True
+        while changed:
+            changed = False
+            for wait in sorted(plan.waits, key=self.rank.__getitem__):
+                hazards = plan.waits[wait]
+                count = plan.wait_counts[wait]
+                binding = [h for h in hazards if self.any_allowance(h, wait) <= count]
+                moves = [(h, self._other_server(plan, h, wait, barriers)) for h in binding]
+                if any(other is None for _, other in moves):
+                    continue
+                for hazard, other in moves:
+                    hazards.remove(hazard)
+                    plan.waits[other].append(hazard)
+                if hazards:
+                    plan.wait_counts[wait] = min(self.any_allowance(h, wait) for h in hazards)
+                else:
+                    del plan.waits[wait], plan.wait_counts[wait]
+                changed = True
+                break
+
+    def _other_server(
+        self, plan: SyncPlan, hazard: Hazard, excluded: Point, barriers: set[Point]
+    ) -> Point | None:
+        reach = self.reach(hazard)
+        for wait in plan.waits:
+            if wait == excluded or wait not in reach:
+                continue
+            if plan.wait_counts[wait] > self.any_allowance(hazard, wait):
+                continue
+            if hazard.needs_barrier and not any(
+                b in reach and self.rank[b] >= self.rank[wait] for b in barriers
+            ):
+                continue
+            return wait
+        return None
+
+    def reach(self, hazard: Hazard) -> set[Point]:
+        """Like :meth:`points`, plus the points of loops run whole between the two."""
+        key = ("reach", hazard)
+        if key not in self._sets:
+            points = covering_points(
+                list(hazard.source.levels),
+                list(hazard.target.levels),
+                hazard.relation,
+                self._full_iterations(hazard),
+            )
+            points |= self._points_of_loops_between(hazard)
+            self._sets[key] = points - self._before_commit(hazard.source.op)  # type: ignore[index]
+        return self._sets[key]  # type: ignore[index]
+
+    def _points_of_loops_between(self, hazard: Hazard) -> set[Point]:
+        """Body points of loops with a static trip count >= 1 that lie between the
+        two accesses in their common block (such a loop always runs)."""
+        if hazard.relation.carried_loop is not None:
+            return set()
+        source, target = hazard.source.levels, hazard.target.levels
+        depth = 0
+        while (
+            depth < min(len(source), len(target)) - 1
+            and source[depth].block is target[depth].block
+            and source[depth].position == target[depth].position
+        ):
+            depth += 1
+        block = source[depth].block
+        points: set[Point] = set()
+        ops = list(block.ops)
+        for op in ops[source[depth].position + 1 : target[depth].position]:
+            if isinstance(op, LoopOp) and static_trip_count(op):
+                body = op.regions[0].blocks[0]
+                points.update((body, j) for j in block_points(body))
+        return points
+
+    def _full_iterations(self, hazard: Hazard) -> set[Operation]:
+        loops_source = set(enclosing_loops(hazard.source.op))
+        loops_target = set(enclosing_loops(hazard.target.op))
+        full = {
+            loop for loop in loops_source - loops_target
+            if self.analysis.iterations_from_end(hazard, loop) >= 1
+        }
+        full |= {
+            loop for loop in loops_target - loops_source
+            if self.analysis.iterations_from_start(hazard, loop) >= 1
+        }
+        return full
+
+    def any_allowance(self, hazard: Hazard, point: Point) -> int:
+        """:meth:`wait_allowance` for points of :meth:`points`; for the extra points
+        of :meth:`reach`, counted to the point's last run before the reader."""
+        if point in self.points(hazard):
+            return self.wait_allowance(hazard, point)
+        key = ("reach", hazard, point)
+        if key not in self._counts:
+            self._counts[key] = self._reach_allowance(hazard, point)  # type: ignore[index]
+        return self._counts[key]  # type: ignore[index]
+
+    def _reach_allowance(self, hazard: Hazard, point: Point) -> int:
+        source = list(hazard.source.levels)
+        target = point_chain(point)
+        around_point = set(_loops_around_point(point))
+        relation = Relation()
+        exits: dict[Operation, int] = {}
+        entries: dict[Operation, int] = {}
+        for loop in enclosing_loops(hazard.source.op):
+            if loop in around_point and loop not in enclosing_loops(hazard.target.op):
+                # A loop the path leaves, holding the point: its last run is in the
+                # loop's last iteration, this many iterations after the copy's.
+                relation = Relation(loop, self.analysis.iterations_from_end(hazard, loop))
+            elif loop not in around_point:
+                exits[loop] = self.analysis.iterations_from_end(hazard, loop)
+        for loop in around_point - set(enclosing_loops(hazard.source.op)):
+            if loop not in enclosing_loops(hazard.target.op):
+                # A loop between the two that always runs: its last iteration.
+                entries[loop] = (static_trip_count(loop) or 1) - 1
+                continue
+            # A loop the path enters: the point's run before the reader's first
+            # conflicting iteration (one earlier when it follows the reader's statement).
+            first = self.analysis.iterations_from_start(hazard, loop)
+            body = loop.regions[0].blocks[0]
+            depth = _depth_in(hazard.target.levels, body)
+            after_reader = (
+                depth is not None
+                and len(target) > depth
+                and target[depth].block is body
+                and target[depth].position > hazard.target.levels[depth].position
+            )
+            entries[loop] = max(first - 1, 0) if after_reader else first
+        if relation.carried_loop is not None and relation.distance == 0:
+            relation = Relation()
+        return count_on_path(source, target, relation, is_commit, exits, entries) - 1
+
     def _served_by_planned_wait(
         self, plan: SyncPlan, hazard: Hazard, points: set[Point], barriers: set[Point]
     ) -> bool:
@@ -281,6 +426,10 @@ class SyncPlanner:
             plan.waits[wait].append(hazard)
             return True
         return False
+
+
+def _depth_in(levels, block) -> int | None:
+    return next((i for i, level in enumerate(levels) if level.block is block), None)
 
 
 def _loops_left(op: Operation, point: Point) -> list[Operation]:

@@ -60,13 +60,6 @@ def test_examples_are_race_free_equivalent_and_every_sync_is_needed(name, target
     assert unnoticed == []
 
 
-# Known imprecision of thread-sync's wait counts at num_stages = 2 (depth 3, the copies
-# placed after their last consumers): the prologue waits for every group (wait_group 0
-# where 1 lands the copies the first iteration reads) and the epilogue keeps a
-# wait_group 2 that retires nothing.  Pinned so that a fix shows up here.
-FLASH_ATTENTION_SUPERFLUOUS = {
-    2: ["without 'pipeline.wait_group' at <test>:14:1", "wait_group 0 -> 1", "wait_group 2 -> 3"],
-}
 
 
 @pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
@@ -82,7 +75,7 @@ def test_flash_attention_is_race_free_equivalent_and_every_sync_is_needed(num_st
         for description, mutant in [*sync_mutants(module), *loosened_waits(module)]
         if "commit_group" not in description and not find_races(mutant, blocks=ONE_BLOCK)
     ]
-    assert unnoticed == FLASH_ATTENTION_SUPERFLUOUS.get(num_stages, [])
+    assert unnoticed == []
 
 
 @pytest.mark.parametrize("num_stages", [2, 3, 4])
