@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tilepipe.compile import CompileError, CompileResult, compile_kernel, parse_kernel
 from tilepipe.diagnostics import diagnostic_of_exception
-from tilepipe.targets import TARGETS, CudaTarget
+from tilepipe.targets import TARGET_ALIASES, TARGETS, CudaTarget
 
 CUDA_EMITS = ("nvvm", "llvm", "ptx")
 ASCEND_EMITS = ("ascend", "ascendc")
@@ -34,7 +34,10 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     compile_cmd = commands.add_parser("compile", help="compile a tile kernel to NVVM/LLVM/PTX")
     compile_cmd.add_argument("kernel", help="tile-level kernel (.mlir)")
-    compile_cmd.add_argument("--target", choices=sorted(TARGETS), default="sm_80")
+    compile_cmd.add_argument(
+        "--target", choices=sorted([*TARGETS, *TARGET_ALIASES]), default="sm_80",
+        help="a target record, or 'ascend' for the default 910B-class Ascend target",
+    )
     compile_cmd.add_argument(
         "--emit", choices=CUDA_EMITS + ASCEND_EMITS,
         help="ptx (default for CUDA targets), nvvm, llvm; ascendc (default for Ascend), ascend",
@@ -123,6 +126,7 @@ def compile_for_ascend(args, path: Path, text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    args.target = TARGET_ALIASES.get(args.target, args.target)
     path = Path(args.kernel)
     ascend = not isinstance(TARGETS[args.target], CudaTarget)
     emits = ASCEND_EMITS if ascend else CUDA_EMITS

@@ -100,6 +100,8 @@ TARGETS: dict[str, CudaTarget | AscendTarget] = {
 }
 
 DEFAULT_TARGET = "sm_80"
+# Family names for the command line: `--target ascend` is the 910B-class record.
+TARGET_ALIASES = {"ascend": ASCEND_910B.name}
 
 
 class UnknownTarget(ValueError):
@@ -108,7 +110,7 @@ class UnknownTarget(ValueError):
 
 def get_target(name: str) -> CudaTarget | AscendTarget:
     try:
-        return TARGETS[name]
+        return TARGETS[TARGET_ALIASES.get(name, name)]
     except KeyError:
         raise UnknownTarget(
             f"unknown target '{name}' (known: {', '.join(sorted(TARGETS))})"
