@@ -103,6 +103,21 @@ def test_ptxas_accepts_the_pipelined_gemm(target, num_stages, ptxas_available):
         assert result.dynamic_shared_bytes == {"gemm": arena}
 
 
+@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("example", ["gemm_epilogue", "flash_attention"])
+def test_ptxas_accepts_the_other_pipelined_examples(example, target, num_stages, ptxas_available):
+    """Every CUDA example (the GEMM above) through the whole flow, at every depth."""
+    path = EXAMPLES / f"{example}.mlir"
+    text = re.sub(r"num_stages = \d+", f"num_stages = {num_stages}", path.read_text())
+    result = compile_kernel(text, path.name, target)
+    (report,) = result.ptxas
+    assert report.arch == target
+    assert "mma.sync.aligned.m16n8k16" in result.ptx
+    barriers = [s for s in result.stages if s.name == "thread-sync"]
+    assert barriers and "barrier" in barriers[0].summary
+
+
 def test_shared_memory_is_the_arena_the_pass_reported(ptxas_available):
     if "merge-shared-memory" not in get_all_passes():
         pytest.skip("merge-shared-memory is not registered yet")
