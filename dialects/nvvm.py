@@ -19,10 +19,29 @@ Spelling notes for 22.1.8 (they change between MLIR versions):
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I32, IntAttr, IntegerAttr, IntegerType, i1, i32, i64
-from xdsl.dialects.llvm import LLVMPointerType
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    I32,
+    Float32Type,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+)
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -32,7 +51,10 @@ from xdsl.irdl import (
     opt_operand_def,
     prop_def,
     result_def,
+    var_operand_def,
 )
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -85,6 +107,76 @@ class ShflKindAttr(EnumAttribute[ShflKind], SpacedOpaqueSyntaxAttribute):
     """``#nvvm<shfl_kind bfly>``"""
 
     name = "nvvm.shfl_kind"
+
+
+class _AngleEnum:
+    """Enum attributes upstream spells ``#nvvm.name<value>`` (it rejects the opaque
+    ``#nvvm<name value>`` form for these)."""
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser):
+        parser.parse_punctuation("<")
+        value = parser.parse_str_enum(cls.enum_type)  # type: ignore[attr-defined]
+        parser.parse_punctuation(">")
+        return value
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data.value}>")  # type: ignore[attr-defined]
+
+
+class MMALayout(StrEnum):
+    ROW = "row"
+    COL = "col"
+
+
+@irdl_attr_definition
+class MMALayoutAttr(_AngleEnum, EnumAttribute[MMALayout]):
+    """``#nvvm.mma_layout<row>`` (upstream rejects the opaque ``#nvvm<mma_layout row>``)"""
+
+    name = "nvvm.mma_layout"
+
+
+class MMAType(StrEnum):
+    F16 = "f16"
+    BF16 = "bf16"
+    F32 = "f32"
+    TF32 = "tf32"
+
+
+@irdl_attr_definition
+class MMATypesAttr(_AngleEnum, EnumAttribute[MMAType]):
+    """``#nvvm.mma_type<bf16>``"""
+
+    name = "nvvm.mma_type"
+
+
+@irdl_attr_definition
+class MMAShapeAttr(ParametrizedAttribute):
+    """``#nvvm.shape<m = 16, n = 8, k = 16>``"""
+
+    name = "nvvm.shape"
+    m: IntAttr
+    n: IntAttr
+    k: IntAttr
+
+    def __init__(self, m: int, n: int, k: int):
+        super().__init__(IntAttr(m), IntAttr(n), IntAttr(k))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values = []
+        parser.parse_punctuation("<")
+        for i, key in enumerate("mnk"):
+            if i:
+                parser.parse_punctuation(",")
+            parser.parse_keyword(key)
+            parser.parse_punctuation("=")
+            values.append(IntAttr(parser.parse_integer()))
+        parser.parse_punctuation(">")
+        return values
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<m = {self.m.data}, n = {self.n.data}, k = {self.k.data}>")
 
 
 # --------------------------------------------------------------------------- barriers
@@ -328,6 +420,71 @@ class ShflSyncOp(IRDLOperation):
             raise VerifyException("the result type must be the value type")
 
 
+# --------------------------------------------------------------------------- mma
+
+
+MMA_ACCUMULATOR_STRUCT = LLVMStructType.from_type_list([f32] * 4)
+
+
+@irdl_op_definition
+class MmaOp(IRDLOperation):
+    """``mma.sync.aligned`` with explicit PTX registers (upstream ``nvvm.mma.sync``).
+
+    tilepipe emits only ``m16n8k16.row.col`` with bf16 multiplicands and f32
+    accumulators: A is four i32 registers and B two, each holding a ``vector<2xbf16>``
+    pair (the lower half the lower column/row), C four f32; the result is
+    ``!llvm.struct<(f32, f32, f32, f32)>``.  (f16 goes through ``nvgpu.mma.sync``.)
+    """
+
+    name = "nvvm.mma.sync"
+    operandA = var_operand_def()
+    operandB = var_operand_def()
+    operandC = var_operand_def()
+    shape = prop_def(MMAShapeAttr)
+    layoutA = prop_def(MMALayoutAttr)
+    layoutB = prop_def(MMALayoutAttr)
+    multiplicandAPtxType = prop_def(MMATypesAttr)
+    multiplicandBPtxType = prop_def(MMATypesAttr)
+    res = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        a: Sequence[SSAValue | Operation],
+        b: Sequence[SSAValue | Operation],
+        c: Sequence[SSAValue | Operation],
+        ptx_type: MMAType = MMAType.BF16,
+    ):
+        super().__init__(
+            operands=[list(a), list(b), list(c)],
+            properties={
+                "shape": MMAShapeAttr(16, 8, 16),
+                "layoutA": MMALayoutAttr(MMALayout.ROW),
+                "layoutB": MMALayoutAttr(MMALayout.COL),
+                "multiplicandAPtxType": MMATypesAttr(ptx_type),
+                "multiplicandBPtxType": MMATypesAttr(ptx_type),
+            },
+            result_types=[MMA_ACCUMULATOR_STRUCT],
+        )
+
+    def verify_(self) -> None:
+        shape = (self.shape.m.data, self.shape.n.data, self.shape.k.data)
+        if shape != (16, 8, 16):
+            raise VerifyException("only m16n8k16 is supported")
+        if self.multiplicandAPtxType.data != MMAType.BF16 or self.multiplicandBPtxType.data != MMAType.BF16:
+            raise VerifyException("only bf16 multiplicands are supported")
+        if (len(self.operandA), len(self.operandB), len(self.operandC)) != (4, 2, 4):
+            raise VerifyException("m16n8k16 bf16 takes 4 A, 2 B and 4 C registers")
+        for v in (*self.operandA, *self.operandB):
+            if v.type != i32:
+                raise VerifyException("A and B registers must be i32 (packed bf16 pairs)")
+        for v in self.operandC:
+            if not isinstance(v.type, Float32Type):
+                raise VerifyException("C registers must be f32")
+        if self.res.type != MMA_ACCUMULATOR_STRUCT:
+            raise VerifyException("the result must be !llvm.struct<(f32, f32, f32, f32)>")
+
+
 NVVM_OPS: list[type[IRDLOperation]] = [
     Barrier0Op,
     BarrierOp,
@@ -341,6 +498,11 @@ NVVM_OPS: list[type[IRDLOperation]] = [
     MBarrierTestWaitOp,
     MBarrierTryWaitParityOp,
     ShflSyncOp,
+    MmaOp,
 ]
 
-NVVM = Dialect("nvvm", NVVM_OPS, [LoadCacheModifierAttr, ShflKindAttr])
+NVVM = Dialect(
+    "nvvm",
+    NVVM_OPS,
+    [LoadCacheModifierAttr, ShflKindAttr, MMALayoutAttr, MMATypesAttr, MMAShapeAttr],
+)

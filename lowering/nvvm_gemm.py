@@ -1,7 +1,7 @@
-"""``tile.gemm`` on tensor cores (``nvgpu.ldmatrix`` + ``nvgpu.mma.sync`` m16n8k16),
+"""``tile.gemm`` on tensor cores (``nvgpu.ldmatrix`` + ``mma.sync`` m16n8k16),
 with a scalar FMA path for the dtypes tensor cores lack.
 
-Tensor-core path (f16 inputs in shared memory, f32 accumulator fragment, M, N,
+Tensor-core path (f16 or bf16 inputs in shared memory, f32 accumulator fragment, M, N,
 K tiling into whole m16n8k16 blocks over the block's warps -- ``choose_warp_grid``):
 each warp owns a ``warp_m x warp_n`` sub-tile of C, held in registers in the
 accumulator layout (``MmaAccumulatorLayout``).  For every 16-wide step of K it loads
@@ -11,20 +11,28 @@ one A fragment per 16 rows with ``ldmatrix.x4`` and one B fragment per 8 columns
 ``8i..8i+7`` address the rows of matrix ``i``) and produce exactly the A/B fragment
 layouts ``mma.m16n8k16`` expects.
 
-Scalar FMA path (f32 inputs; bf16 inputs, whose ``nvgpu.mma.sync`` upstream 22.1.8
-cannot convert; shapes that do not tile into m16n8k16 blocks): every
+f16 uses ``nvgpu.mma.sync``.  bf16 uses upstream's ``nvvm.mma.sync`` directly
+(``m16n8k16.row.col`` with bf16 multiplicand types), because upstream 22.1.8's
+``convert-nvgpu-to-nvvm`` cannot lower a bf16 ``nvgpu.mma.sync`` (it reports an error
+without failing, which aborts the bindings).  The ldmatrix fragments are the same;
+each ``vector<2xbf16>`` row of a fragment is bitcast (``llvm.bitcast``) to the i32
+register PTX wants, and the ``!llvm.struct<(f32, f32, f32, f32)>`` result is taken
+apart with ``llvm.extractvalue``.
+
+Scalar FMA path (f32 inputs; shapes that do not tile into m16n8k16 blocks): every
 thread computes the accumulator elements it owns as a K-loop of multiply-adds,
 reading A and B from shared memory.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import FloatAttr, VectorType, f32
+from xdsl.dialects import arith, llvm, vector
+from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, FloatAttr, VectorType, f32, i32, i64
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tilepipe.dialects.nvgpu import LdMatrixOp, MmaSyncOp
+from tilepipe.dialects.nvvm import MmaOp
 from tilepipe.dialects.tile import GemmOp
 from tilepipe.diagnostics import op_error
 
@@ -65,6 +73,16 @@ def _ldmatrix(
     ).res
 
 
+def _packed_registers(fragment: SSAValue, tiles: int) -> list[SSAValue]:
+    """The i32 registers of a bf16 ldmatrix fragment: row ``i`` (a ``vector<2xbf16>``
+    pair, lower element in the lower half) is register ``i``."""
+    pair = VectorType(BFloat16Type(), [2])
+    return [
+        llvm.BitcastOp(vector.ExtractOp(fragment, [i], pair).result, i32).result
+        for i in range(tiles)
+    ]
+
+
 def _tensor_core_gemm(
     op: GemmOp,
     context: KernelContext,
@@ -83,6 +101,7 @@ def _tensor_core_gemm(
     k_steps = op.mnk[2] // MMA_K
     transpose_a = op.transpose_a is not None
     transpose_b = op.transpose_b is not None
+    bf16 = isinstance(a.element_type, BFloat16Type)
 
     def k_step(step: SSAValue) -> None:
         k0 = emit.mul(step, MMA_K)
@@ -105,6 +124,22 @@ def _tensor_core_gemm(
             else:
                 coords = [emit.add(k0, lane_mod16), col0]
             b_fragments.append(_ldmatrix(b, coords, 2, not transpose_b))
+        if bf16:
+            a_registers = [_packed_registers(f, 4) for f in a_fragments]
+            b_registers = [_packed_registers(f, 2) for f in b_fragments]
+            for i in range(grid.tiles_m):
+                for j in range(grid.tiles_n):
+                    registers = [
+                        emit.const(layout.register_index(i, j, r)) for r in range(4)
+                    ]
+                    accumulators = [emit.load(c.buffer, [reg]) for reg in registers]
+                    result = MmaOp(a_registers[i], b_registers[j], accumulators).res
+                    for r, register in enumerate(registers):
+                        value = llvm.ExtractValueOp(
+                            DenseArrayBase.from_list(i64, [r]), result, f32
+                        ).res
+                        emit.store(value, c.buffer, [register])
+            return
         zero = arith.ConstantOp(FloatAttr(0.0, f32)).result
         for i in range(grid.tiles_m):
             for j in range(grid.tiles_n):

@@ -22,17 +22,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import gpu
-from xdsl.dialects.builtin import Float16Type
+from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from xdsl.ir import Attribute, SSAValue
 
 from . import nvvm_emit as emit
 
 WARP_SIZE = 32
 MMA_M, MMA_N, MMA_K = 16, 8, 16
-# bf16 has an m16n8k16 form in PTX, but upstream 22.1.8's convert-nvgpu-to-nvvm cannot
-# lower a bf16 nvgpu.mma.sync (it reports an error without failing, which aborts the
-# Python bindings), so bf16 gemms take the scalar FMA path.
-TENSOR_CORE_INPUTS = (Float16Type,)
+# f16 goes through nvgpu.mma.sync; bf16 through nvvm.mma.sync directly, because upstream
+# 22.1.8's convert-nvgpu-to-nvvm cannot lower a bf16 nvgpu.mma.sync (see nvvm_gemm).
+TENSOR_CORE_INPUTS = (Float16Type, BFloat16Type)
 
 ElementBody = Callable[[SSAValue, list[SSAValue]], None]
 """``body(register_index, tile_coordinates)`` for one element a thread owns."""
@@ -214,7 +213,7 @@ class MmaAccumulatorLayout(FragmentLayout):
 
 
 def is_tensor_core_gemm(a_type: Attribute, m: int, n: int, k: int, warps: int) -> bool:
-    """f16 inputs (see TENSOR_CORE_INPUTS) and a tile that splits into m16n8k16 blocks over the warps."""
+    """f16/bf16 inputs (see TENSOR_CORE_INPUTS) and a tile that splits into m16n8k16 blocks over the warps."""
     return (
         isinstance(a_type, TENSOR_CORE_INPUTS)
         and k % MMA_K == 0

@@ -27,3 +27,20 @@
 // NVVM:           gpu.func @gemm({{.*}}) {{.*}}kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 8, 8, 1>
 // NVVM:             nvgpu.ldmatrix
 // NVVM:             nvgpu.mma.sync
+
+// bf16 inputs (the same GEMM with f16 -> bf16) run on tensor cores through upstream's
+// nvvm.mma.sync; ptxas accepts it for sm_80 and sm_90.
+// RUN: sed -e 's/xf16/xbf16/g' %examples/gemm.mlir > %t.bf16.mlir
+// RUN: tilepipe compile %t.bf16.mlir --target sm_80 -q -o %t.bf16.sm80.ptx
+// RUN: filecheck %s --check-prefix=BF16-80 < %t.bf16.sm80.ptx
+// RUN: tilepipe compile %t.bf16.mlir --target sm_90 -q -o %t.bf16.sm90.ptx
+// RUN: filecheck %s --check-prefix=BF16-90 < %t.bf16.sm90.ptx
+
+// BF16-80:      .target sm_80
+// BF16-80:      ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// BF16-80:      ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// BF16-80:      mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// BF16-80-NOT:  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+// BF16-90:      .target sm_90
+// BF16-90:      mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

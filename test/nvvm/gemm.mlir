@@ -47,11 +47,26 @@ func.func @gemm_f16_transposed()
 
 // -----
 
-// bf16 takes the scalar path: upstream 22.1.8 cannot convert a bf16 nvgpu.mma.sync.
+// bf16 runs on tensor cores too: the same ldmatrix fragments, each vector<2xbf16> row
+// bitcast to the i32 register PTX wants, and upstream's nvvm.mma.sync (m16n8k16,
+// row.col, bf16 multiplicands) instead of nvgpu.mma.sync, which upstream 22.1.8's
+// convert-nvgpu-to-nvvm cannot lower for bf16.  4 warps tile 32x32 as 2x2 warps of
+// 16x16: per k step one A fragment, two B fragments, two mma.sync.
 // CHECK-LABEL: "gpu.func"
-// CHECK-NOT:     nvgpu
-// CHECK:         arith.extf %{{.*}} : bf16 to f32
-// CHECK:         arith.mulf
+// CHECK-NOT:     arith.mulf
+// CHECK:         %[[C:.*]] = memref.alloca() : memref<8xf32>
+// CHECK:         scf.for
+// CHECK:           %[[A:.*]] = "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = false}> : (memref<32x16xbf16, 3 : i64>, index, index) -> vector<4x2xbf16>
+// CHECK-COUNT-2:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = true}> : (memref<16x32xbf16, 3 : i64>, index, index) -> vector<2x2xbf16>
+// CHECK:           %[[A0:.*]] = vector.extract %[[A]][0] : vector<2xbf16> from vector<4x2xbf16>
+// CHECK:           %[[R0:.*]] = llvm.bitcast %[[A0]] : vector<2xbf16> to i32
+// CHECK:           %[[C0:.*]] = memref.load %[[C]][%{{.*}}] : memref<8xf32>
+// CHECK:           %[[D:.*]] = "nvvm.mma.sync"(%[[R0]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[C0]], %{{.*}}, %{{.*}}, %{{.*}}) <{shape = #nvvm.shape<m = 16, n = 8, k = 16>, layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, operandSegmentSizes = array<i32: 4, 2, 4>}> : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK:           %[[D0:.*]] = llvm.extractvalue %[[D]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK:           memref.store %[[D0]], %[[C]][%{{.*}}] : memref<8xf32>
+// CHECK:           "nvvm.mma.sync"
+// CHECK-NOT:       "nvvm.mma.sync"
+// CHECK-NOT:       "nvgpu.mma.sync"
 // CHECK:       }) {sym_name = "gemm_bf16"
 func.func @gemm_bf16()
     attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {

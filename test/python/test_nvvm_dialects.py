@@ -93,6 +93,8 @@ def nvvm_ops(args, c0, one):
     mask = arith.ConstantOp.from_int_and_width(-1, i32)
     width = arith.ConstantOp.from_int_and_width(31, i32)
     nvvm.ShflSyncOp(nvvm.ShflKind.BFLY, mask, value.result, one, width)
+    # bf16 mma.sync: A/B registers are i32 (packed bf16 pairs), C f32.
+    nvvm.MmaOp([one] * 4, [one] * 2, [value.result] * 4)
 
 
 def nvgpu_ops(args, c0, one):
@@ -151,6 +153,8 @@ def test_generic_form_reads_back_in_xdsl():
         (lambda a, c0, one: nvvm.CpAsyncSharedGlobalOp(a[0], a[1], 8, nvvm.LoadCacheModifier.CG), "cg needs a 16-byte"),
         (lambda a, c0, one: nvvm.CpAsyncSharedGlobalOp(a[0], a[1], 2, nvvm.LoadCacheModifier.CA), "4, 8 or 16"),
         (lambda a, c0, one: nvvm.BarrierOp(None, one), "needs a barrierId"),
+        (lambda a, c0, one: nvvm.MmaOp([one] * 4, [one] * 2, [one] * 4), "C registers must be f32"),
+        (lambda a, c0, one: nvvm.MmaOp([one] * 2, [one] * 2, [one] * 4), "4 A, 2 B and 4 C"),
     ],
 )
 def test_verifier_rejects(make, message):

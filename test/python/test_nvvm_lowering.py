@@ -214,7 +214,8 @@ def test_cli_reports_bad_input_with_a_location(tmp_path):
 
 def test_an_upstream_abort_becomes_a_diagnostic():
     """A bf16 nvgpu.mma.sync makes 22.1.8's convert-nvgpu-to-nvvm abort the bindings
-    (why bf16 takes the FMA path); isolated, the abort is an UpstreamError."""
+    (why bf16 gemms emit nvvm.mma.sync directly); isolated, the abort is an
+    UpstreamError."""
     from tilepipe.lowering.upstream import UpstreamError, run_upstream_isolated
 
     text = """module attributes {gpu.container_module} {

@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, VectorType, i32
 from xdsl.ir import Operation
 
 from tilepipe.diagnostics import op_location
 
+from .memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from .nvvm_interp import (
     SHARED_ADDRESS_BASE,
     WARP,
@@ -138,7 +140,7 @@ def land(ex: BlockExecution, op: Operation, threads: np.ndarray, keep_newest: in
         done = np.isin(copy.threads, threads) & (copy.group >= 0) & (copy.group < limit)
         if done.any():
             index = tuple(i[done] for i in copy.index)
-            copy.target.array[index] = copy.values[done]
+            copy.target.array[index] = copy.target.stored(copy.values[done])
             if ex.races is not None:
                 starts = ex.shared_bytes_of(copy.target, index)
                 ex.races.access(op, copy.threads[done], starts, copy.target.array.itemsize, True)
@@ -212,7 +214,7 @@ def _ldmatrix(ex, op, mask):
     transpose = bool(op.properties["transpose"].value.data)
     memref: MemRef = ex[op.operands[0]]
     rows = ex.read(op, memref, [ex[v] for v in op.operands[1:]], mask, 8)  # (threads, 8)
-    result = np.empty((ex.threads, tiles, 2), memref.array.dtype)
+    result = np.empty((ex.threads, tiles, 2), rows.dtype)
     lane = np.arange(WARP)
     for warp in _warps(ex, op, mask):
         for i in range(tiles):
@@ -229,6 +231,50 @@ def _mma(ex, op, mask):
     if tuple(a.value.data for a in op.properties["mmaShape"].data) != (16, 8, 16):
         raise NvvmExecutionError(op, "only mma.m16n8k16 is modelled")
     a, b, c = (ex[v] for v in op.operands)
+    return [_mma_m16n8k16(ex, op, mask, a, b, c)]
+
+
+@handles("llvm.bitcast")
+def _bitcast(ex, op, mask):
+    """A ``vector<2xbf16>`` pair to the i32 register PTX wants (element 0 in the low
+    half); bf16 values are held as rounded f32, so the bits are recomputed."""
+    source = op.operands[0].type
+    if not (
+        isinstance(source, VectorType)
+        and isinstance(source.element_type, BFloat16Type)
+        and source.get_shape() == (2,)
+        and op.results[0].type == i32
+    ):
+        raise NvvmExecutionError(op, "only vector<2xbf16> -> i32 is modelled")
+    bits = round_f32_to_bf16_bits(ex[op.operands[0]]).astype(np.uint32)
+    return [(bits[:, 0] | (bits[:, 1] << np.uint32(16))).view(np.int32)]
+
+
+def _unpack_bf16(registers: list[np.ndarray]) -> np.ndarray:
+    """i32 registers ``(threads,)`` -> ``(threads, len(registers), 2)`` bf16 values."""
+    bits = np.stack(registers, axis=1).view(np.uint32)
+    pairs = np.stack([bits & np.uint32(0xFFFF), bits >> np.uint32(16)], axis=-1)
+    return bf16_bits_to_f32(pairs.astype(np.uint16))
+
+
+@handles("nvvm.mma.sync")
+def _nvvm_mma(ex, op, mask):
+    shape = op.properties["shape"]
+    types = {op.properties[k].data.value for k in ("multiplicandAPtxType", "multiplicandBPtxType")}
+    if (shape.m.data, shape.n.data, shape.k.data) != (16, 8, 16) or types != {"bf16"}:
+        raise NvvmExecutionError(op, "only mma.m16n8k16 with bf16 multiplicands is modelled")
+    if (op.properties["layoutA"].data.value, op.properties["layoutB"].data.value) != ("row", "col"):
+        raise NvvmExecutionError(op, "only the row.col layout is modelled")
+    values = [ex[v] for v in op.operands]
+    a = _unpack_bf16(values[0:4])
+    b = _unpack_bf16(values[4:6])
+    c = np.stack(values[6:10], axis=1).astype(np.float32).reshape(ex.threads, 2, 2)
+    return [_mma_m16n8k16(ex, op, mask, a, b, c).reshape(ex.threads, 4)]
+
+
+def _mma_m16n8k16(ex, op, mask, a, b, c) -> np.ndarray:
+    """Per warp D = A B + C from the fragments: ``a (threads, 4, 2)`` = a0..a7,
+    ``b (threads, 2, 2)`` = b0..b3, ``c (threads, 2, 2)`` = c0..c3."""
     result = np.empty_like(c)
     lane = np.arange(WARP)
     g, q = lane // 4, lane % 4
@@ -250,7 +296,7 @@ def _mma(ex, op, mask):
         for half_m in (0, 1):
             for j in (0, 1):
                 result[warp, half_m, j] = D[g + 8 * half_m, 2 * q + j]
-    return [result]
+    return result
 
 
 # ------------------------------------------------------------------ mbarriers

@@ -12,7 +12,8 @@ fragment tables, independently of the lowering:
 * ``ldmatrix .m8n8 .x{1,2,4} [.trans] .b16``: lanes ``8i..8i+7`` give the row
   addresses of matrix ``i``; lane ``t`` receives row ``t/4``, columns ``2(t%4)``,
   ``2(t%4)+1`` of each matrix (of its transpose with ``.trans``);
-* ``mma.m16n8k16`` (f16/bf16 -> f32): A ``a0..a7`` = rows ``g`` / ``g+8`` and columns
+* ``mma.m16n8k16`` (f16/bf16 -> f32; ``nvgpu.mma.sync`` with vector fragments, or
+  ``nvvm.mma.sync`` with bf16 pairs packed in i32 registers, lower half first): A ``a0..a7`` = rows ``g`` / ``g+8`` and columns
   ``2c+{0,1}`` / ``2c+8+{0,1}`` (g = lane/4, c = lane%4), B ``b0..b3`` = rows ``2c+{0,1}``
   / ``2c+8+{0,1}`` of column ``g``, C/D ``c0..c3`` = row ``g`` / ``g+8``, columns ``2c+{0,1}``.
 
@@ -49,6 +50,8 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilepipe.diagnostics import op_location
 
+from .memory import bf16_bits_to_f32, round_f32_to_bf16_bits
+
 SHARED_ADDRESS_BASE = 1 << 40  # fake addresses of shared memory (mbarriers, bulk copies)
 GLOBAL_ADDRESS_STRIDE = 1 << 40  # global argument i lives at (i + 2) << 40
 WARP = 32
@@ -84,6 +87,18 @@ class MemRef:
     array: np.ndarray
     space: str  # "global" | "shared" | "private"
     byte_offset: int = 0  # shared: offset of element 0 in the block's shared memory
+    # bf16 in global and shared memory is stored as its 16-bit patterns (so that byte
+    # offsets, sizes, bulk copies and the race detector see 2-byte elements); reads
+    # give rounded f32, writes round to bf16.  Registers hold rounded f32.
+    bf16_bits: bool = False
+
+    def loaded(self, values: np.ndarray) -> np.ndarray:
+        return bf16_bits_to_f32(values) if self.bf16_bits else values
+
+    def stored(self, values: np.ndarray) -> np.ndarray:
+        if self.bf16_bits:
+            return round_f32_to_bf16_bits(np.asarray(values, np.float32))
+        return np.asarray(values).astype(self.array.dtype)
 
 
 class BlockExecution:
@@ -111,7 +126,7 @@ class BlockExecution:
             self.races = SharedRaceDetector(shared_bytes, self.threads)
         self.global_arrays = list(args)
         for arg, array in zip(entry.args[:inputs], args):
-            self.values[arg] = MemRef(array, "global")
+            self.values[arg] = MemRef(array, "global", 0, _is_bf16_memref(arg.type))
         for arg in entry.args[inputs:]:
             self.values[arg] = MemRef(self.shared, "shared")
 
@@ -190,7 +205,7 @@ class BlockExecution:
 
     def read(self, op: Operation, memref: MemRef, indices, mask: np.ndarray, extent: int = 1) -> np.ndarray:
         index = self.element_index(memref, indices, extent, mask)
-        values = memref.array[index]
+        values = memref.loaded(memref.array[index])
         if memref.space == "shared" and self.races is not None:
             starts = self.shared_bytes_of(memref, index)[mask].ravel()
             threads = np.repeat(np.flatnonzero(mask), extent)
@@ -199,7 +214,7 @@ class BlockExecution:
 
     def write(self, op: Operation, memref: MemRef, indices, values: np.ndarray, mask: np.ndarray, extent: int = 1) -> None:
         index = self.element_index(memref, indices, extent, mask)
-        values = np.asarray(values).reshape(self.threads, extent).astype(memref.array.dtype)
+        values = memref.stored(np.asarray(values).reshape(self.threads, extent))
         active = tuple(i[mask] for i in np.broadcast_arrays(*index))
         if memref.space == "shared" and self.races is not None:
             starts = self.shared_bytes_of(memref, active).ravel()
@@ -311,10 +326,11 @@ def _view(ex, op, mask):
     base: MemRef = ex[op.operands[0]]
     offset = base.byte_offset + ex.uniform(op, op.operands[1])
     result_type = op.results[0].type
-    dtype = numpy_dtype(result_type.element_type)
+    bf16 = isinstance(result_type.element_type, BFloat16Type)
+    dtype = np.dtype(np.uint16) if bf16 else numpy_dtype(result_type.element_type)
     count = result_type.element_count()
     raw = ex.shared[offset : offset + count * dtype.itemsize]
-    return [MemRef(raw.view(dtype).reshape(result_type.get_shape()), "shared", offset)]
+    return [MemRef(raw.view(dtype).reshape(result_type.get_shape()), "shared", offset, bf16)]
 
 
 @handles("memref.alloca")
@@ -371,6 +387,13 @@ def _insert(ex, op, mask):
 @handles("vector.extract")
 def _extract(ex, op, mask):
     return [ex[op.operands[0]][(slice(None), *_position(op))].copy()]
+
+
+@handles("llvm.extractvalue")
+def _extractvalue(ex, op, mask):
+    """Structs (the result of ``nvvm.mma.sync``) are held as ``(threads, fields)``."""
+    position = tuple(op.properties["position"].get_values())
+    return [ex[op.operands[0]][(slice(None), *position)].copy()]
 
 
 @handles("memref.extract_aligned_pointer_as_index")
@@ -456,6 +479,10 @@ def gpu_kernel(module: ModuleOp, name: str | None = None) -> Operation:
     return kernels[0]
 
 
+def _is_bf16_memref(type_: Attribute) -> bool:
+    return isinstance(getattr(type_, "element_type", None), BFloat16Type)
+
+
 def run_nvvm_kernel(
     module: ModuleOp,
     args: Sequence[np.ndarray],
@@ -469,6 +496,9 @@ def run_nvvm_kernel(
     func = gpu_kernel(module, kernel)
     grid = func.properties["known_grid_size"].get_values()
     arrays = [np.array(a, copy=True) for a in args]
+    # bf16 arguments come and go as f32 (rounded to bf16); in the model they are bits.
+    bf16 = [_is_bf16_memref(t) for t in func.properties["function_type"].inputs.data]
+    arrays = [round_f32_to_bf16_bits(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
     chosen = blocks if blocks is not None else list(itertools.product(*(range(g) for g in grid)))
     races: list[str] = []
     for block in chosen:
@@ -476,6 +506,7 @@ def run_nvvm_kernel(
         execution.run()
         if execution.races is not None:
             races.extend(execution.races.races)
+    arrays = [bf16_bits_to_f32(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
     return NvvmRun(arrays, races)
 
 
