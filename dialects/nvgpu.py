@@ -40,6 +40,8 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from .nvvm import verify_cp_async_bytes
+
 # The mma.sync shape tilepipe emits (16-bit inputs, f32 accumulators).
 MMA_M16N8K16 = (16, 8, 16)
 
@@ -99,12 +101,7 @@ class DeviceAsyncCopyOp(IRDLOperation):
         assert isinstance(self.dst.type, MemRefType)
         element_bits = self.dst.type.element_type.bitwidth
         copy_bytes = self.dstElements.value.data * element_bits // 8
-        if copy_bytes not in (4, 8, 16):
-            raise VerifyException(
-                f"a cp.async moves 4, 8 or 16 bytes, not {copy_bytes}"
-            )
-        if self.bypassL1 is not None and copy_bytes != 16:
-            raise VerifyException("bypassL1 needs a 16-byte copy")
+        verify_cp_async_bytes(copy_bytes, self.bypassL1 is not None)
 
 
 @irdl_op_definition

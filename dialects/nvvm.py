@@ -223,6 +223,17 @@ class BarrierOp(IRDLOperation):
 
 # --------------------------------------------------------------------------- cp.async
 
+CP_ASYNC_BYTES = (4, 8, 16)  # the sizes one cp.async moves; only 16 may bypass L1
+
+
+def verify_cp_async_bytes(size: int, bypass_l1: bool) -> None:
+    """The PTX rule both ``nvvm.cp.async.shared.global`` and ``nvgpu.device_async_copy``
+    obey (shared so that their verifiers cannot drift apart)."""
+    if size not in CP_ASYNC_BYTES:
+        raise VerifyException(f"a cp.async moves 4, 8 or 16 bytes, not {size}")
+    if bypass_l1 and size != 16:
+        raise VerifyException("bypassing L1 (bypassL1 / cache modifier cg needs a 16-byte copy)")
+
 
 @irdl_op_definition
 class CpAsyncSharedGlobalOp(IRDLOperation):
@@ -251,11 +262,9 @@ class CpAsyncSharedGlobalOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        size = self.size.value.data
-        if size not in (4, 8, 16):
-            raise VerifyException(f"cp.async size must be 4, 8 or 16 bytes, got {size}")
-        if self.modifier.data == LoadCacheModifier.CG and size != 16:
-            raise VerifyException("cache modifier cg needs a 16-byte copy")
+        verify_cp_async_bytes(
+            self.size.value.data, self.modifier.data == LoadCacheModifier.CG
+        )
 
 
 @irdl_op_definition

@@ -10,6 +10,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from tilepipe.dialects.nvgpu import DeviceAsyncCopyOp
 from tilepipe.dialects import nvvm
+from tilepipe.dialects.nvvm import CP_ASYNC_BYTES
 from tilepipe.dialects.pipeline_sync import AsyncCopyOp, BulkCopyOp
 from tilepipe.dialects.tile import CopyOp
 from tilepipe.dialects.tile_base import chunk_elements, element_bytes
@@ -21,7 +22,7 @@ from .nvvm_kernel import KernelContext
 from .nvvm_layout import for_each_chunk
 from .nvvm_sync import mbarrier_pointer, on_thread_zero
 
-ASYNC_COPY_BYTES = (16, 8, 4)  # cp.async moves 4, 8 or 16 bytes; 16 may bypass L1
+ASYNC_COPY_BYTES = sorted(CP_ASYNC_BYTES, reverse=True)  # widest first; 16 may bypass L1
 
 
 def _chunk_offsets(coords: list[SSAValue], start: int) -> list[SSAValue]:
