@@ -1,4 +1,5 @@
-"""Copies: ``tile.copy`` as per-thread 16-byte vector loads/stores where aligned,
+"""Copies: ``tile.copy`` as per-thread 16-byte vector loads/stores where aligned (and
+a register fragment in the runs of neighbouring elements its layout gives a thread),
 ``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks, and
 ``pipeline.bulk_copy`` (sm_90) as one ``cp.async.bulk`` per tile row, issued by
 thread 0 and completing its bytes on the named mbarrier."""
@@ -17,7 +18,7 @@ from tilepipe.dialects.tile_base import chunk_elements, element_bytes
 from tilepipe.diagnostics import op_error
 
 from . import nvvm_emit as emit
-from .nvvm_access import TileOperand, for_each_element, tile_operands
+from .nvvm_access import TileOperand, for_each_run, tile_operands
 from .nvvm_kernel import KernelContext
 from .nvvm_layout import for_each_chunk
 from .nvvm_sync import mbarrier_pointer, on_thread_zero
@@ -39,13 +40,15 @@ class LowerCopy(RewritePattern):
         src, dst = operands["src"], operands["dst"]
         with emit.emitting(rewriter, op):
             if src.is_fragment or dst.is_fragment:
-                for_each_element(
+                for_each_run(
                     op,
                     self.context,
                     [src, dst],
                     op.tile_shape,
                     src.element_type,
-                    lambda coords, reg: dst.store(src.load(coords, reg), coords, reg),
+                    lambda coords, reg, width: dst.store_run(
+                        src.load_run(coords, reg, width), coords, reg
+                    ),
                 )
             else:
                 _cooperative_copy(op, self.context, src, dst)

@@ -1,7 +1,8 @@
 """Fill, elementwise, reduce and broadcast tile ops as per-thread loops over owned elements.
 
 Elementwise ops iterate under their fragments' layout (or in cooperative chunks when
-all operands are in memory).  ``tile.reduce`` of a source in shared or global memory
+all operands are in memory), one vector op per run of neighbouring elements a thread
+owns where every operand allows the aligned vector access.  ``tile.reduce`` of a source in shared or global memory
 gives each thread the destination elements it owns and loops over the reduced axis;
 row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
 their results in shared memory; ``tile.broadcast`` reads them back into the threads
@@ -11,7 +12,7 @@ owning each row of a fragment.
 from __future__ import annotations
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, FloatAttr
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, VectorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -31,7 +32,7 @@ from tilepipe.dialects.tile import (
 from tilepipe.diagnostics import op_error
 
 from . import nvvm_emit as emit
-from .nvvm_access import for_each_element, tile_operands
+from .nvvm_access import for_each_element, for_each_run, tile_operands
 from .nvvm_kernel import KernelContext
 from .nvvm_reduce import check_fragment_reduction, lower_fragment_reduction
 
@@ -40,9 +41,14 @@ def _is_float(element_type: Attribute) -> bool:
     return isinstance(element_type, AnyFloat)
 
 
+def _scalar_type(value_type: Attribute) -> Attribute:
+    return value_type.element_type if isinstance(value_type, VectorType) else value_type
+
+
 def combine(kind: type, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
-    """``lhs (op) rhs`` for a binary tile op class, on floats or integers."""
-    floating = _is_float(lhs.type)
+    """``lhs (op) rhs`` for a binary tile op class, on floats or integers (scalars or
+    vectors of them)."""
+    floating = _is_float(_scalar_type(lhs.type))
     ops = {
         AddOp: (arith.AddfOp, arith.AddiOp),
         SubOp: (arith.SubfOp, arith.SubiOp),
@@ -54,15 +60,23 @@ def combine(kind: type, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
 
 
 def convert(value: SSAValue, to: Attribute) -> SSAValue:
-    """Float conversion for ``tile.cast`` (round to nearest even when narrowing)."""
-    if value.type == to:
+    """Float conversion for ``tile.cast`` (round to nearest even when narrowing) of a
+    scalar or, element by element, a vector."""
+    source = _scalar_type(value.type)
+    if source == to:
         return value
-    if to.bitwidth > value.type.bitwidth:
-        return arith.ExtFOp(value, to).result
-    return arith.TruncFOp(value, to).result
+    if isinstance(value.type, VectorType):
+        result_type: Attribute = VectorType(to, value.type.get_shape())
+    else:
+        result_type = to
+    if to.bitwidth > source.bitwidth:
+        return arith.ExtFOp(value, result_type).result
+    return arith.TruncFOp(value, result_type).result
 
 
 class LowerElementwise(RewritePattern):
+    """Each thread computes the runs of elements it owns, a vector op per run."""
+
     def __init__(self, context: KernelContext):
         self.context = context
 
@@ -75,15 +89,16 @@ class LowerElementwise(RewritePattern):
         operands = tile_operands(op, self.context)
         dst = operands["dst"]
 
-        def compute(coords: list[SSAValue], register: SSAValue | None) -> SSAValue:
+        def compute(coords: list[SSAValue], register: SSAValue | None, width: int) -> SSAValue:
             if isinstance(op, FillOp):
-                return op.value
+                return emit.broadcast(op.value, width)
             if isinstance(op, ExpOp):
-                return math.ExpOp(operands["src"].load(coords, register)).result
+                return math.ExpOp(operands["src"].load_run(coords, register, width)).result
             if isinstance(op, CastOp):
-                return convert(operands["src"].load(coords, register), dst.element_type)
-            lhs = operands["lhs"].load(coords, register)
-            rhs = operands["rhs"].load(coords, register)
+                source = operands["src"].load_run(coords, register, width)
+                return convert(source, dst.element_type)
+            lhs = operands["lhs"].load_run(coords, register, width)
+            rhs = operands["rhs"].load_run(coords, register, width)
             return combine(type(op), lhs, rhs)
 
         if isinstance(op, CastOp) and not (
@@ -91,14 +106,14 @@ class LowerElementwise(RewritePattern):
         ):
             raise op_error(op, "lower-to-nvvm casts between float types only")
         with emit.emitting(rewriter, op):
-            for_each_element(
+            for_each_run(
                 op,
                 self.context,
                 list(operands.values()),
                 op.tile_shape,
                 dst.element_type,
-                lambda coords, register: dst.store(
-                    compute(coords, register), coords, register
+                lambda coords, register, width: dst.store_run(
+                    compute(coords, register, width), coords, register
                 ),
             )
         rewriter.erase(op)

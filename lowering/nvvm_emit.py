@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from xdsl.builder import Builder, ImplicitBuilder
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
@@ -35,6 +35,8 @@ from xdsl.irdl import (
     result_def,
     var_operand_def,
 )
+
+from xdsl.utils.exceptions import VerifyException
 
 from tilepipe.dialects.tile import constant_index
 
@@ -80,17 +82,38 @@ def const_i32(value: int) -> SSAValue:
     return _constant(value, i32)
 
 
+def _index_constant(value: SSAValue) -> int | None:
+    return constant_index(value) if isinstance(value.type, IndexType) else None
+
+
 def add(a: SSAValue, b: SSAValue | int) -> SSAValue:
+    """``a + b``, folded as ``OpBuilder::createOrFold`` would: constants combine,
+    ``x + 0`` is ``x`` and ``(x + c1) + c2`` is ``x + (c1 + c2)``."""
     if isinstance(b, int):
-        if b == 0:
+        b = const(b) if b else None
+        if b is None:
             return a
-        b = const(b)
+    a_value, b_value = _index_constant(a), _index_constant(b)
+    if a_value is not None and b_value is not None:
+        return const(a_value + b_value)
+    if a_value is not None:
+        a, b, a_value, b_value = b, a, b_value, a_value
+    if b_value == 0:
+        return a
+    owner = a.owner
+    if b_value is not None and isinstance(owner, arith.AddiOp):
+        inner = _index_constant(owner.rhs)
+        if inner is not None:
+            return add(owner.lhs, inner + b_value)
     return arith.AddiOp(a, b).result
 
 
 def mul(a: SSAValue, b: int) -> SSAValue:
     if b == 1:
         return a
+    a_value = _index_constant(a)
+    if a_value is not None:
+        return const(a_value * b)
     return arith.MuliOp(a, const(b)).result
 
 
@@ -98,10 +121,16 @@ def div(a: SSAValue, b: int) -> SSAValue:
     """Unsigned division of a non-negative index by a positive constant."""
     if b == 1:
         return a
+    a_value = _index_constant(a)
+    if a_value is not None and a_value >= 0:
+        return const(a_value // b)
     return arith.DivUIOp(a, const(b)).result
 
 
 def rem(a: SSAValue, b: int) -> SSAValue:
+    a_value = _index_constant(a)
+    if a_value is not None and a_value >= 0:
+        return const(a_value % b)
     return arith.RemUIOp(a, const(b)).result
 
 
@@ -204,9 +233,16 @@ class AlignedVectorStoreOp(IRDLOperation):
     alignment = prop_def(IntegerAttr[IntegerType])
 
 
+# Every buffer base is 16-byte aligned (cudaMalloc: 256, the shared arena's layout
+# and the register fragments' allocas: 16), so a vector access at an element index
+# that is a multiple of its width is aligned to its size, up to 16 bytes.
+BASE_ALIGNMENT = 16
+
+
 def _alignment(vector_type: VectorType) -> IntegerAttr:
     width = vector_type.get_shape()[0]
-    return IntegerAttr(width * vector_type.element_type.bitwidth // 8, i64)
+    size = width * vector_type.element_type.bitwidth // 8
+    return IntegerAttr(min(size, BASE_ALIGNMENT), i64)
 
 
 def vector_load(buffer: SSAValue, indices: Sequence[SSAValue], width: int) -> SSAValue:
@@ -225,6 +261,37 @@ def vector_store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue])
         operands=[value, buffer, indices],
         properties={"alignment": _alignment(value.type)},
     )
+
+
+@irdl_op_definition
+class ShapeCastOp(IRDLOperation):
+    """``vector.shape_cast`` (xDSL 0.75 lacks it): the same elements, another shape."""
+
+    name = "vector.shape_cast"
+    source = operand_def(VectorType)
+    result = result_def(VectorType)
+
+    def verify_(self) -> None:
+        source, result = self.source.type, self.result.type
+        assert isinstance(source, VectorType) and isinstance(result, VectorType)
+        if (
+            source.element_type != result.element_type
+            or source.element_count() != result.element_count()
+        ):
+            raise VerifyException(f"cannot shape_cast {source} to {result}")
+
+
+def shape_cast(value: SSAValue, shape: Sequence[int]) -> SSAValue:
+    assert isinstance(value.type, VectorType)
+    result_type = VectorType(value.type.element_type, shape)
+    return ShapeCastOp.build(operands=[value], result_types=[result_type]).result
+
+
+def broadcast(value: SSAValue, width: int) -> SSAValue:
+    """``width`` copies of a scalar as a vector (the scalar itself for one)."""
+    if width == 1:
+        return value
+    return vector.BroadcastOp(value, VectorType(value.type, [width])).vector
 
 
 def element_pointer(

@@ -27,7 +27,7 @@ reading A and B from shared memory.
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm, vector
-from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, FloatAttr, VectorType, f32, i32, i64
+from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, VectorType, f32, i32, i64
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -140,20 +140,15 @@ def _tensor_core_gemm(
                         ).res
                         emit.store(value, c.buffer, [register])
             return
-        zero = arith.ConstantOp(FloatAttr(0.0, f32)).result
         for i in range(grid.tiles_m):
             for j in range(grid.tiles_n):
-                registers = [
-                    emit.const(layout.register_index(i, j, r)) for r in range(4)
-                ]
-                acc = vector.BroadcastOp(zero, ACCUMULATOR_VECTOR).vector
-                for r, register in enumerate(registers):
-                    value = emit.load(c.buffer, [register])
-                    acc = vector.InsertOp(value, acc, [r // 2, r % 2]).result
+                # c0..c3 of a 16x8 block are four neighbouring registers: one
+                # 16-byte vector each way, which LLVM keeps in registers.
+                register = [emit.const(layout.register_index(i, j, 0))]
+                acc = emit.vector_load(c.buffer, register, 4)
+                acc = emit.shape_cast(acc, ACCUMULATOR_VECTOR.get_shape())
                 acc = MmaSyncOp(a_fragments[i], b_fragments[j], acc).res
-                for r, register in enumerate(registers):
-                    value = vector.ExtractOp(acc, [r // 2, r % 2], f32).result
-                    emit.store(value, c.buffer, [register])
+                emit.vector_store(emit.shape_cast(acc, [4]), c.buffer, register)
 
     emit.for_range(k_steps, k_step)
 

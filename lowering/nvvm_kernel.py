@@ -289,7 +289,9 @@ def _rewrite_buffers(
         alloc = buffer.owner
         assert isinstance(alloc, memref.AllocOp)
         storage = memref.AllocaOp.get(
-            alloc.memref.type.element_type, shape=[layout.registers]
+            alloc.memref.type.element_type,
+            alignment=emit.BASE_ALIGNMENT,  # runs of registers are vector accesses
+            shape=[layout.registers],
         )
         storage.location = alloc.location
         Rewriter.insert_op(storage, InsertPoint.before(alloc))

@@ -36,6 +36,11 @@ TENSOR_CORE_INPUTS = (Float16Type, BFloat16Type)
 ElementBody = Callable[[SSAValue, list[SSAValue]], None]
 """``body(register_index, tile_coordinates)`` for one element a thread owns."""
 
+RunBody = Callable[[SSAValue, list[SSAValue], int], None]
+"""``body(first register, first element's tile coordinates, width)`` for a run of
+``width`` consecutive registers holding ``width`` consecutive elements of a tile row
+(the run starts at a register index that is a multiple of ``width``)."""
+
 
 @dataclass(frozen=True)
 class ThreadIds:
@@ -97,8 +102,12 @@ class FragmentLayout:
     def registers(self) -> int:
         raise NotImplementedError
 
-    def for_each(self, ids: ThreadIds, body: ElementBody) -> None:
+    def for_each_run(self, ids: ThreadIds, body: RunBody, max_width: int) -> None:
+        """Visit the thread's elements in runs of at most ``max_width``."""
         raise NotImplementedError
+
+    def for_each(self, ids: ThreadIds, body: ElementBody) -> None:
+        self.for_each_run(ids, lambda register, coords, width: body(register, coords), 1)
 
 
 @dataclass(frozen=True)
@@ -110,14 +119,15 @@ class CooperativeLayout(FragmentLayout):
     def registers(self) -> int:
         return -(-math.prod(self.shape) // self.threads)
 
-    def for_each(self, ids: ThreadIds, body: ElementBody) -> None:
+    def for_each_run(self, ids: ThreadIds, body: RunBody, max_width: int) -> None:
+        """Neighbouring elements belong to neighbouring threads: runs of one."""
         elements = math.prod(self.shape)
         thread = ids.thread
         for register in range(self.registers):
             index = emit.add(thread, register * self.threads)
 
             def in_bounds(register: int = register, index: SSAValue = index) -> None:
-                body(emit.const(register), emit.delinearize(index, self.shape))
+                body(emit.const(register), emit.delinearize(index, self.shape), 1)
 
             if (register + 1) * self.threads > elements:
                 emit.if_then(emit.less_than(index, elements), in_bounds)
@@ -198,18 +208,20 @@ class MmaAccumulatorLayout(FragmentLayout):
     def register_index(self, tile_m: int, tile_n: int, element: int) -> int:
         return (tile_m * self.grid.tiles_n + tile_n) * 4 + element
 
-    def for_each(self, ids: ThreadIds, body: ElementBody) -> None:
+    def for_each_run(self, ids: ThreadIds, body: RunBody, max_width: int) -> None:
+        """Runs of two: c0,c1 (and c2,c3) are neighbours in a row."""
+        width = 2 if max_width >= 2 else 1
         warp_row, warp_col = self.grid.warp_origin(ids.warp)
         lane = ids.lane
         base_row = emit.add(warp_row, emit.div(lane, 4))
         base_col = emit.add(warp_col, emit.mul(emit.rem(lane, 4), 2))
         for tile_m in range(self.grid.tiles_m):
             for tile_n in range(self.grid.tiles_n):
-                for element in range(4):
+                for element in range(0, 4, width):
                     row = emit.add(base_row, tile_m * MMA_M + 8 * (element // 2))
                     col = emit.add(base_col, tile_n * MMA_N + element % 2)
                     register = self.register_index(tile_m, tile_n, element)
-                    body(emit.const(register), [row, col])
+                    body(emit.const(register), [row, col], width)
 
 
 def is_tensor_core_gemm(a_type: Attribute, m: int, n: int, k: int, warps: int) -> bool:

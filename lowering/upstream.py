@@ -41,6 +41,7 @@ CONVERSION_TO_LLVM: tuple[tuple[str, str], ...] = (
     ("convert-gpu-to-nvvm", "gpu.module(convert-gpu-to-nvvm)"),
     ("convert-nvvm-to-llvm", "convert-nvvm-to-llvm"),
     ("convert-vector-to-llvm", "convert-vector-to-llvm"),
+    ("convert-ub-to-llvm", "convert-ub-to-llvm"),  # vector.shape_cast leaves ub.poison
     ("convert-arith-to-llvm", "convert-arith-to-llvm"),
     ("convert-index-to-llvm", "convert-index-to-llvm"),
     ("finalize-memref-to-llvm", "finalize-memref-to-llvm"),
@@ -56,6 +57,9 @@ class Stage(Enum):
     PTX = "ptx"
 
 
+STAGE_ORDER = (Stage.NVVM, Stage.LLVM, Stage.PTX)
+
+
 class UpstreamError(Exception):
     """Upstream MLIR rejected the module or a conversion failed."""
 
@@ -67,8 +71,13 @@ class UpstreamError(Exception):
 
 @dataclass
 class UpstreamResult:
-    text: str  # the module at the requested stage (PTX text for Stage.PTX)
+    texts: dict[Stage, str]  # the module at each requested stage (PTX: the PTX text)
     pass_seconds: dict[str, float]
+
+    @property
+    def text(self) -> str:
+        """The text of the furthest stage requested."""
+        return self.texts[max(self.texts, key=STAGE_ORDER.index)]
 
 
 def generic_text(module: ModuleOp) -> str:
@@ -97,15 +106,26 @@ def _target_pipeline(target: CudaTarget) -> str:
     )
 
 
-def run_upstream(module: ModuleOp | str, target: CudaTarget, stage: Stage) -> UpstreamResult:
-    """Parse ``module`` in upstream MLIR and lower it to ``stage``."""
-    import time
-
+def _import_bindings():
     from mlir import ir
     from mlir.dialects import gpu
     from mlir.passmanager import PassManager
 
+    return ir, gpu, PassManager
+
+
+def run_upstream(
+    module: ModuleOp | str, target: CudaTarget, stage: Stage, *more_stages: Stage
+) -> UpstreamResult:
+    """Parse ``module`` in upstream MLIR and lower it, keeping its text at ``stage``
+    (and at ``more_stages``) on the way."""
+    import time
+
+    ir, gpu, PassManager = _import_bindings()
+    wanted = {stage, *more_stages}
+    last = max(wanted, key=STAGE_ORDER.index)
     text = module if isinstance(module, str) else generic_text(module)
+    texts: dict[Stage, str] = {}
     seconds: dict[str, float] = {}
     with ir.Context():
         start = time.perf_counter()
@@ -115,72 +135,116 @@ def run_upstream(module: ModuleOp | str, target: CudaTarget, stage: Stage) -> Up
         except Exception as error:  # MLIRError: the diagnostics say what and where
             raise UpstreamError("parsing", _diagnostic_text(error)) from None
         seconds["upstream-parse"] = time.perf_counter() - start
-        if stage is Stage.NVVM:
-            return UpstreamResult(str(upstream_module), seconds)
+        if Stage.NVVM in wanted:
+            texts[Stage.NVVM] = str(upstream_module)
+        if last is Stage.NVVM:
+            return UpstreamResult(texts, seconds)
 
         steps = [("nvvm-attach-target", _target_pipeline(target)), *CONVERSION_TO_LLVM]
-        if stage is Stage.PTX:
+        if last is Stage.PTX:
             steps.append(("gpu-module-to-binary", "gpu-module-to-binary{format=isa}"))
         for name, pipeline in steps:
+            if name == "gpu-module-to-binary" and Stage.LLVM in wanted:
+                texts[Stage.LLVM] = str(upstream_module)
             start = time.perf_counter()
             try:
                 PassManager.parse(f"builtin.module({pipeline})").run(upstream_module.operation)
             except Exception as error:
                 raise UpstreamError(name, _diagnostic_text(error)) from None
             seconds[name] = time.perf_counter() - start
-        if stage is Stage.LLVM:
-            return UpstreamResult(str(upstream_module), seconds)
+        if last is Stage.LLVM:
+            texts[Stage.LLVM] = str(upstream_module)
+            return UpstreamResult(texts, seconds)
         for op in upstream_module.body.operations:
             if op.operation.name == "gpu.binary":
                 objects = op.attributes["objects"]
-                ptx = gpu.ObjectAttr(objects[0]).object
-                return UpstreamResult(ptx.decode(), seconds)
+                texts[Stage.PTX] = gpu.ObjectAttr(objects[0]).object.decode()
+                return UpstreamResult(texts, seconds)
         raise UpstreamError("gpu-module-to-binary", "no gpu.binary was produced")
 
 
-def run_upstream_isolated(
-    module: ModuleOp | str, target: CudaTarget, stage: Stage
-) -> UpstreamResult:
+class UpstreamProcess:
     """:func:`run_upstream` in a forked child process.
 
     LLVM's fatal errors ("LLVM ERROR: Cannot select ...") and the assertion-enabled
     bindings abort the process they happen in; isolated, they become an
     :class:`UpstreamError` carrying upstream's last words instead of killing the
-    driver.  Forking costs a few milliseconds.
+    driver.  The child is forked on construction and imports the MLIR bindings
+    (~0.15 s) straight away, so a driver that starts it before its own passes gets
+    the import done in parallel with them.  One request per process; use it as a
+    context manager so an unused child is reaped.
     """
-    import faulthandler
-    import multiprocessing
-    import os
-    import tempfile
 
-    text = module if isinstance(module, str) else generic_text(module)
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    with tempfile.TemporaryFile() as stderr:
+    def __init__(self) -> None:
+        import multiprocessing
+        import tempfile
 
-        def child() -> None:
-            faulthandler.disable()  # upstream's own message is the one to report
-            os.dup2(stderr.fileno(), 2)
-            try:
-                sender.send(("ok", run_upstream(text, target, stage)))
-            except UpstreamError as err:
-                sender.send(("error", (err.stage, err.message)))
+        context = multiprocessing.get_context("fork")
+        self._requests, request_sender = context.Pipe(duplex=False)
+        self._replies, self._reply_sender = context.Pipe(duplex=False)
+        self._stderr = tempfile.TemporaryFile()
+        self._process = context.Process(target=self._serve, daemon=True)
+        self._request_sender = request_sender
+        self._process.start()
+        self._reply_sender.close()
+        self._requests.close()
 
-        process = context.Process(target=child)
-        process.start()
-        sender.close()
+    def _serve(self) -> None:
+        import faulthandler
+        import os
+
+        faulthandler.disable()  # upstream's own message is the one to report
+        os.dup2(self._stderr.fileno(), 2)
+        self._request_sender.close()
+        _import_bindings()
         try:
-            kind, payload = receiver.recv()
-        except EOFError:
-            process.join()
-            stderr.seek(0)
-            last_words = stderr.read().decode(errors="replace").strip().splitlines()[-3:]
+            text, target, stages = self._requests.recv()
+        except EOFError:  # the driver stopped before the hand-off
+            return
+        try:
+            self._reply_sender.send(("ok", run_upstream(text, target, *stages)))
+        except UpstreamError as err:
+            self._reply_sender.send(("error", (err.stage, err.message)))
+
+    def run(
+        self, module: ModuleOp | str, target: CudaTarget, stage: Stage, *more_stages: Stage
+    ) -> UpstreamResult:
+        text = module if isinstance(module, str) else generic_text(module)
+        try:
+            self._request_sender.send((text, target, (stage, *more_stages)))
+            kind, payload = self._replies.recv()
+        except (EOFError, BrokenPipeError):
+            self._process.join()
+            self._stderr.seek(0)
+            last_words = self._stderr.read().decode(errors="replace").strip().splitlines()[-3:]
             raise UpstreamError(
                 "the upstream pipeline",
-                f"upstream MLIR/LLVM aborted (exit {process.exitcode}): "
+                f"upstream MLIR/LLVM aborted (exit {self._process.exitcode}): "
                 + " | ".join(last_words),
             ) from None
-        process.join()
-    if kind == "error":
-        raise UpstreamError(*payload)
-    return payload
+        if kind == "error":
+            raise UpstreamError(*payload)
+        return payload
+
+    def close(self) -> None:
+        self._request_sender.close()
+        self._process.join(timeout=5)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._replies.close()
+        self._stderr.close()
+
+    def __enter__(self) -> UpstreamProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def run_upstream_isolated(
+    module: ModuleOp | str, target: CudaTarget, stage: Stage, *more_stages: Stage
+) -> UpstreamResult:
+    """:func:`run_upstream` in a child process (see :class:`UpstreamProcess`)."""
+    with UpstreamProcess() as process:
+        return process.run(module, target, stage, *more_stages)

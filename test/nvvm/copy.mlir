@@ -43,7 +43,7 @@ func.func @copy_unaligned(%A: memref<1024xf16>, %off: index)
 // A register fragment is copied out element by element under its layout: 128x128
 // f32 over 128 threads is 128 registers per thread, register r at element r*128+tid.
 // CHECK-LABEL: "gpu.func"
-// CHECK:         %[[FRAG:.*]] = memref.alloca() : memref<128xf32>
+// CHECK:         %[[FRAG:.*]] = memref.alloca() {alignment = 16 : i64} : memref<128xf32>
 // CHECK-COUNT-128: memref.load %[[FRAG]][%{{.*}}] : memref<128xf32>
 // CHECK:       }) {sym_name = "copy_out"
 func.func @copy_out(%C: memref<1024x1024xf32>)
@@ -52,5 +52,48 @@ func.func @copy_out(%C: memref<1024x1024xf32>)
   %C_f = memref.alloc() : memref<128x128xf32, "fragment">
   tile.fill<128x128> %zero -> %C_f : f32 -> memref<128x128xf32, "fragment">
   tile.copy<128x128> %C_f -> %C : memref<128x128xf32, "fragment"> -> memref<1024x1024xf32>
+  func.return
+}
+
+// -----
+
+// The accumulator of a tensor-core gemm leaves in pairs: c0,c1 (and c2,c3) are
+// neighbours in a row, so each pair is one aligned 8-byte vector store to global
+// memory (a row offset keeps the columns even).
+// CHECK-LABEL: "gpu.func"
+// CHECK:         %[[FRAG:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32xf32>
+// CHECK:         "nvgpu.mma.sync"
+// CHECK:         %[[PAIR:.*]] = "vector.load"(%[[FRAG]], %{{.*}}) <{alignment = 8 : i64}> : (memref<32xf32>, index) -> vector<2xf32>
+// CHECK:         "vector.store"(%[[PAIR]], %{{.*}}, %{{.*}}, %{{.*}}) <{alignment = 8 : i64}> : (vector<2xf32>, memref<1024x1024xf32>, index, index) -> ()
+// CHECK-COUNT-15: "vector.store"(%{{.*}}) <{alignment = 8 : i64}> : (vector<2xf32>, memref<1024x1024xf32>, index, index) -> ()
+// CHECK-NOT:     memref.store
+// CHECK:       }) {sym_name = "accumulator_out"
+func.func @accumulator_out(%C: memref<1024x1024xf32>, %row: index)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %A_s = memref.alloc() : memref<64x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f : memref<64x32xf16, "shared">, memref<32x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  tile.copy<64x64> %C_f -> %C[%row, %c0] : memref<64x64xf32, "fragment"> -> memref<1024x1024xf32>
+  func.return
+}
+
+// -----
+
+// A column offset that may be odd would misalign the pairs: element by element.
+// CHECK-LABEL: "gpu.func"
+// CHECK:         "nvgpu.mma.sync"
+// CHECK-NOT:     vector<2xf32>
+// CHECK-COUNT-32: memref.store %{{.*}} : memref<1024x1024xf32>
+// CHECK:       }) {sym_name = "accumulator_out_odd"
+func.func @accumulator_out_odd(%C: memref<1024x1024xf32>, %col: index)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %A_s = memref.alloc() : memref<64x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f : memref<64x32xf16, "shared">, memref<32x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  tile.copy<64x64> %C_f -> %C[%c0, %col] : memref<64x64xf32, "fragment"> -> memref<1024x1024xf32>
   func.return
 }

@@ -3,13 +3,21 @@
 
 // RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
 
-// Shared operands: cooperative chunks of 4 f32 (16 bytes), 64 chunks over 64 threads.
+// Shared operands: cooperative chunks of 4 f32 (16 bytes), 64 chunks over 64 threads;
+// each thread computes its chunk as one vector<4xf32> op between aligned 16-byte
+// vector loads and stores.
 // CHECK-LABEL: "gpu.func"
 // CHECK:         %[[X:.*]] = memref.view {{.*}} to memref<16x16xf32, 3 : i64>
 // CHECK:         %[[Y:.*]] = memref.view {{.*}} to memref<16x16xf32, 3 : i64>
-// CHECK-COUNT-4: arith.addf
-// CHECK-COUNT-4: arith.maximumf
-// CHECK-COUNT-4: math.exp
+// CHECK:         %[[XV:.*]] = "vector.load"(%[[X]], %[[ROW:.*]], %[[COL:.*]]) <{alignment = 16 : i64}> : (memref<16x16xf32, 3 : i64>, index, index) -> vector<4xf32>
+// CHECK-NEXT:    %[[YV:.*]] = "vector.load"(%[[Y]], %[[ROW]], %[[COL]]) <{alignment = 16 : i64}> : (memref<16x16xf32, 3 : i64>, index, index) -> vector<4xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = arith.addf %[[XV]], %[[YV]] : vector<4xf32>
+// CHECK-NEXT:    "vector.store"(%[[SUM]], %[[X]], %[[ROW]], %[[COL]]) <{alignment = 16 : i64}>
+// CHECK-NOT:     arith.addf
+// CHECK:         arith.maximumf %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK-NOT:     arith.maximumf
+// CHECK:         math.exp %{{.*}} : vector<4xf32>
+// CHECK-NOT:     math.exp
 // CHECK:       }) {sym_name = "binary_unary"
 func.func @binary_unary() attributes {tile.threads = 64 : i64, tile.target = "sm_80"} {
   %x = memref.alloc() : memref<16x16xf32, "shared">
@@ -23,9 +31,10 @@ func.func @binary_unary() attributes {tile.threads = 64 : i64, tile.target = "sm
 // -----
 
 // A cast between a register fragment and shared memory follows the fragment's
-// layout: 32x32 over 128 threads = 8 registers each.
+// layout: 32x32 over 128 threads = 8 registers each, element by element (neighbouring
+// elements belong to neighbouring threads).
 // CHECK-LABEL: "gpu.func"
-// CHECK:         %[[F:.*]] = memref.alloca() : memref<8xf32>
+// CHECK:         %[[F:.*]] = memref.alloca() {alignment = 16 : i64} : memref<8xf32>
 // CHECK-COUNT-8: arith.truncf %{{.*}} : f32 to f16
 // CHECK:       }) {sym_name = "cast"
 func.func @cast() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
@@ -90,13 +99,19 @@ func.func @fragment_rows() attributes {tile.threads = 128 : i64, tile.target = "
 // tile.broadcast: every thread loads, for each register it owns, the shared element
 // of that register's row.  The broadcast fragment is combined with a gemm
 // accumulator, so it takes the accumulator's mma layout (32 registers each) and the
-// division runs register by register.
+// division runs on register pairs (c0,c1 and c2,c3 are row neighbours): 16
+// vector<2xf32> divisions, each between 8-byte aligned register loads.
 // CHECK-LABEL: "gpu.func"
-// CHECK:         %[[ACC:.*]] = memref.alloca() : memref<32xf32>
-// CHECK:         %[[ROWS:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         %[[ACC:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32xf32>
+// CHECK:         %[[ROWS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32xf32>
 // CHECK:         "nvgpu.mma.sync"
 // CHECK-COUNT-32: memref.load %{{.*}}[%{{.*}}] : memref<64xf32, 3 : i64>
-// CHECK-COUNT-32: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[NUM:.*]] = "vector.load"(%[[ACC]], %[[REG:.*]]) <{alignment = 8 : i64}> : (memref<32xf32>, index) -> vector<2xf32>
+// CHECK-NEXT:    %[[DEN:.*]] = "vector.load"(%[[ROWS]], %[[REG]]) <{alignment = 8 : i64}> : (memref<32xf32>, index) -> vector<2xf32>
+// CHECK-NEXT:    %[[QUO:.*]] = arith.divf %[[NUM]], %[[DEN]] : vector<2xf32>
+// CHECK-NEXT:    "vector.store"(%[[QUO]], %[[ACC]], %[[REG]]) <{alignment = 8 : i64}>
+// CHECK-COUNT-15: arith.divf %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK-NOT:     arith.divf
 // CHECK:       }) {sym_name = "broadcast_rows"
 func.func @broadcast_rows() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %zero = arith.constant 0.000000e+00 : f32

@@ -5,16 +5,18 @@
 
 // 4 warps tile 64x64 as 2x2 warps of 32x32: per 16-wide k step, 2 A fragments
 // (ldmatrix.x4), 4 B fragments (ldmatrix.x2.trans of the row-major KxN B) and
-// 2x4 mma.sync; 4 k steps.
+// 2x4 mma.sync; 4 k steps.  The four accumulator registers of an mma (c0..c3, which
+// are neighbours in the fragment) travel as one aligned 16-byte vector.
 // CHECK-LABEL: "gpu.func"
-// CHECK:         %[[C:.*]] = memref.alloca() : memref<32xf32>
+// CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32xf32>
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK-COUNT-2:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = false}> : (memref<64x32xf16, 3 : i64>, index, index) -> vector<4x2xf16>
 // CHECK-COUNT-4:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>, index, index) -> vector<2x2xf16>
-// CHECK:           memref.load %[[C]][%{{.*}}] : memref<32xf32>
-// CHECK:           vector.insert %{{.*}}, %{{.*}} [0, 0] : f32 into vector<2x2xf32>
-// CHECK:           %[[D:.*]] = "nvgpu.mma.sync"(%{{.*}}, %{{.*}}, %{{.*}}) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK:           vector.extract %[[D]][0, 0] : f32 from vector<2x2xf32>
+// CHECK:           %[[ACC:.*]] = "vector.load"(%[[C]], %[[REG:.*]]) <{alignment = 16 : i64}> : (memref<32xf32>, index) -> vector<4xf32>
+// CHECK-NEXT:      %[[ACC2:.*]] = "vector.shape_cast"(%[[ACC]]) : (vector<4xf32>) -> vector<2x2xf32>
+// CHECK-NEXT:      %[[D:.*]] = "nvgpu.mma.sync"(%{{.*}}, %{{.*}}, %[[ACC2]]) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-NEXT:      %[[D4:.*]] = "vector.shape_cast"(%[[D]]) : (vector<2x2xf32>) -> vector<4xf32>
+// CHECK-NEXT:      "vector.store"(%[[D4]], %[[C]], %[[REG]]) <{alignment = 16 : i64}> : (vector<4xf32>, memref<32xf32>, index) -> ()
 // CHECK-COUNT-7:   "nvgpu.mma.sync"
 // CHECK-NOT:       "nvgpu.mma.sync"
 // CHECK:         }
@@ -54,7 +56,7 @@ func.func @gemm_f16_transposed()
 // 16x16: per k step one A fragment, two B fragments, two mma.sync.
 // CHECK-LABEL: "gpu.func"
 // CHECK-NOT:     arith.mulf
-// CHECK:         %[[C:.*]] = memref.alloca() : memref<8xf32>
+// CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<8xf32>
 // CHECK:         scf.for
 // CHECK:           %[[A:.*]] = "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = false}> : (memref<32x16xbf16, 3 : i64>, index, index) -> vector<4x2xbf16>
 // CHECK-COUNT-2:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = true}> : (memref<16x32xbf16, 3 : i64>, index, index) -> vector<2x2xbf16>
@@ -83,7 +85,7 @@ func.func @gemm_bf16()
 // multiply-adds for each accumulator element it owns (cooperative layout).
 // CHECK-LABEL: "gpu.func"
 // CHECK-NOT:     nvgpu
-// CHECK:         %[[C:.*]] = memref.alloca() : memref<8xf32>
+// CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<8xf32>
 // CHECK:         %[[INIT:.*]] = memref.load %[[C]]
 // CHECK:         %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
 // CHECK:           %[[A:.*]] = memref.load {{.*}} : memref<32x16xf32, 3 : i64>

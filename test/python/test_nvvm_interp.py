@@ -95,6 +95,22 @@ def test_dropping_the_wait_leaves_copies_in_flight():
         run_nvvm_kernel(module, [A, B, np.zeros((128, 128), np.float32)])
 
 
+
+def test_a_false_vector_alignment_claim_is_an_error():
+    """The lowering's vector accesses claim an alignment (16 bytes for the mma
+    accumulators, 8 for the register pairs it stores out); the interpreter holds it
+    to the claim, as the hardware would: doubling every claim must fail."""
+    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", "1"))
+    claims = [op for op in module.walk() if op.name in ("vector.load", "vector.store")]
+    assert {op.properties["alignment"].value.data for op in claims} >= {8, 16}
+    run = run_nvvm_kernel(module, [A, B, np.zeros((128, 128), np.float32)])
+    np.testing.assert_allclose(run.outputs[2], EXACT, atol=1e-4)
+    for op in claims:
+        claim = op.properties["alignment"]
+        op.properties["alignment"] = type(claim)(claim.value.data * 2, claim.type)
+    with pytest.raises(NvvmExecutionError, match="is not (16|32)-byte aligned"):
+        run_nvvm_kernel(module, [A, B, np.zeros((128, 128), np.float32)])
+
 TRANSPOSED_GEMM = """
 func.func @gemm_t(%At: memref<32x64xf16>, %Bt: memref<64x32xf16>, %C: memref<64x64xf32>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {

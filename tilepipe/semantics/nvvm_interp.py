@@ -285,7 +285,10 @@ def _cmpi(ex, op, mask):
 
 @handles("arith.index_cast", "arith.extf", "arith.truncf")
 def _cast(ex, op, mask):
-    return [ex[op.operands[0]].astype(numpy_dtype(op.results[0].type))]
+    result_type = op.results[0].type
+    if isinstance(result_type, VectorType):
+        result_type = result_type.element_type
+    return [ex[op.operands[0]].astype(numpy_dtype(result_type))]
 
 
 @handles("math.exp")
@@ -352,16 +355,44 @@ def _store(ex, op, mask):
     ex.write(op, ex[op.operands[1]], [ex[v] for v in op.operands[2:]], ex[op.operands[0]], mask)
 
 
+def _check_alignment(ex, op, memref: MemRef, indices, mask) -> None:
+    """A vector access claims ``alignment`` bytes; on a GPU a false claim faults
+    (or silently splits), so the interpreter holds the lowering to it.  Buffer
+    bases count as 16-byte aligned, as the lowering assumes."""
+    alignment = op.properties.get("alignment")
+    if alignment is None:
+        return
+    buffer_type = op.operands[0 if op.name == "vector.load" else 1].type
+    element_bytes = buffer_type.element_type.bitwidth // 8  # as the GPU lays it out
+    index = ex.element_index(memref, indices, 1, mask)
+    shape = memref.array.shape[1:] if memref.space == "private" else memref.array.shape
+    flat = np.ravel_multi_index(tuple(i.ravel() for i in index[-len(shape):]), shape)
+    offsets = memref.byte_offset + flat * element_bytes
+    if (offsets[mask] % alignment.value.data).any():
+        raise NvvmExecutionError(
+            op, f"vector access is not {alignment.value.data}-byte aligned"
+        )
+
+
 @handles("vector.load")
 def _vector_load(ex, op, mask):
+    memref, indices = ex[op.operands[0]], [ex[v] for v in op.operands[1:]]
+    _check_alignment(ex, op, memref, indices, mask)
     width = op.results[0].type.get_shape()[0]
-    return [ex.read(op, ex[op.operands[0]], [ex[v] for v in op.operands[1:]], mask, width)]
+    return [ex.read(op, memref, indices, mask, width)]
 
 
 @handles("vector.store")
 def _vector_store(ex, op, mask):
     value = ex[op.operands[0]]
-    ex.write(op, ex[op.operands[1]], [ex[v] for v in op.operands[2:]], value, mask, value.shape[1])
+    memref, indices = ex[op.operands[1]], [ex[v] for v in op.operands[2:]]
+    _check_alignment(ex, op, memref, indices, mask)
+    ex.write(op, memref, indices, value, mask, value.shape[1])
+
+
+@handles("vector.shape_cast")
+def _shape_cast(ex, op, mask):
+    return [ex[op.operands[0]].reshape(ex.threads, *op.results[0].type.get_shape())]
 
 
 @handles("vector.broadcast")
