@@ -24,6 +24,7 @@ from tilepipe.diagnostics import op_error
 from . import nvvm_emit as emit
 from .nvvm_kernel import KernelContext
 from .nvvm_layout import FragmentLayout, for_each_chunk
+from .nvvm_swizzle import SharedSwizzle
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class TileOperand:
     offsets: tuple[SSAValue, ...]
     tile_shape: tuple[int, ...]
     layout: FragmentLayout | None  # set for register fragments
+    swizzle: SharedSwizzle | None = None  # set for swizzled shared tiles
 
     @property
     def buffer_type(self) -> MemRefType:
@@ -52,7 +54,10 @@ class TileOperand:
         rank = len(self.buffer_type.get_shape())
         lead = rank - len(coords)
         offsets = self.offsets or tuple(emit.const(0) for _ in range(rank))
-        return [*offsets[:lead], *(emit.add(o, c) for o, c in zip(offsets[lead:], coords))]
+        indices = [*offsets[:lead], *(emit.add(o, c) for o, c in zip(offsets[lead:], coords))]
+        if self.swizzle is not None:
+            indices[-1] = self.swizzle.column(indices[-2], indices[-1])
+        return indices
 
     def load(self, coords: Sequence[SSAValue], register: SSAValue | None) -> SSAValue:
         if self.is_fragment:
@@ -120,7 +125,12 @@ def tile_operands(op: TileOp, context: KernelContext) -> dict[str, TileOperand]:
                 op, f"{role}: register fragments are accessed as a whole (no offsets)"
             )
         operands[role] = TileOperand(
-            role, buffer, tuple(offsets), op.operand_tile_shape(role), layout
+            role,
+            buffer,
+            tuple(offsets),
+            op.operand_tile_shape(role),
+            layout,
+            context.swizzles.get(buffer),
         )
     return operands
 

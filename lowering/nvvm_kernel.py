@@ -15,6 +15,8 @@ What moves where:
 * register fragments become per-thread ``memref.alloca``s holding the elements the
   thread owns under the fragment's layout (``nvvm_layout``): a gemm accumulator's mma
   layout, propagated to the fragments combined with it elementwise;
+* the shared tiles tensor cores read get an XOR swizzle of their 16-byte units
+  (``nvvm_swizzle``), which every access of theirs applies;
 * ``tile.block_id`` -> ``gpu.block_id``, ``pipeline.for`` -> ``scf.for``.
 """
 
@@ -56,6 +58,7 @@ from .nvvm_layout import (
     choose_warp_grid,
     is_tensor_core_gemm,
 )
+from .nvvm_swizzle import SharedSwizzle, swizzled_buffers
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
 STATIC_SHARED_LIMIT = 48 * 1024  # CUDA: static __shared__ bytes per kernel, all archs
@@ -74,6 +77,7 @@ class KernelContext:
     fragments: dict[SSAValue, FragmentLayout] = field(default_factory=dict)
     shared_bytes: int = 0
     dynamic_shared: bool = False
+    swizzles: dict[SSAValue, SharedSwizzle] = field(default_factory=dict)
 
     @property
     def threads(self) -> int:
@@ -82,6 +86,10 @@ class KernelContext:
     @property
     def warps(self) -> int:
         return self.threads // WARP_SIZE
+
+    def on_tensor_cores(self, gemm: GemmOp) -> bool:
+        """Does ``gemm`` run on tensor cores (its accumulator has the mma layout)?"""
+        return isinstance(self.fragments.get(gemm.c), MmaAccumulatorLayout)
 
 
 def _is_alloc_in(op: Operation, spaces: tuple[MemorySpace, ...]) -> bool:
@@ -213,7 +221,9 @@ def shared_offsets(kernel: func.FuncOp) -> tuple[dict[memref.AllocOp, int], int,
     return offsets, total, base_alignment
 
 
-def build_kernel(kernel: func.FuncOp, gpu_module_body: Block) -> KernelContext:
+def build_kernel(
+    kernel: func.FuncOp, gpu_module_body: Block, swizzle: bool = True
+) -> KernelContext:
     """Move ``kernel`` into a ``gpu.func`` at the end of ``gpu_module_body``."""
     target = target_of(kernel)
     if not isinstance(target, CudaTarget):
@@ -268,7 +278,18 @@ def build_kernel(kernel: func.FuncOp, gpu_module_body: Block) -> KernelContext:
     context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
     _rewrite_buffers(offsets, shared_base, layouts, context)
     _rewrite_structure(gpu_func)
+    if swizzle:
+        context.swizzles = swizzled_buffers(_shared_views(gpu_func), context.on_tensor_cores)
     return context
+
+
+def _shared_views(gpu_func: KernelFuncOp) -> list[SSAValue]:
+    return [
+        op.results[0]
+        for op in gpu_func.walk()
+        if isinstance(op, memref.ViewOp)
+        and op.results[0].type.memory_space == SHARED_ADDRESS_SPACE
+    ]
 
 
 def _rewrite_buffers(
@@ -345,11 +366,11 @@ def _located(new: Operation, old: Operation) -> Operation:
     return new
 
 
-def lower_kernels(module: ModuleOp) -> list[KernelContext]:
+def lower_kernels(module: ModuleOp, swizzle: bool = True) -> list[KernelContext]:
     """Move every kernel of ``module`` into one ``gpu.module``."""
     kernels = [op for op in module.ops if isinstance(op, func.FuncOp)]
     gpu_module = gpu.ModuleOp(StringAttr(GPU_MODULE_NAME), Region(Block()))
-    contexts = [build_kernel(kernel, gpu_module.body.block) for kernel in kernels]
+    contexts = [build_kernel(kernel, gpu_module.body.block, swizzle) for kernel in kernels]
     module.body.block.add_op(gpu_module)
     for kernel in kernels:
         Rewriter.erase_op(kernel)

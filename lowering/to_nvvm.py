@@ -90,8 +90,12 @@ class LowerToNVVM(ModulePass):
 
     name = "lower-to-nvvm"
 
+    swizzle_shared: bool = True
+    """XOR-swizzle the shared tiles tensor cores read, so that ``ldmatrix`` is free of
+    bank conflicts (``nvvm_swizzle``); ``false`` keeps them row-major."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        contexts = lower_kernels(op)
+        contexts = lower_kernels(op, self.swizzle_shared)
         gpu_module = op.body.block.last_op
         assert gpu_module is not None
         for kernel, context in zip(gpu_module.regions[0].block.ops, contexts):

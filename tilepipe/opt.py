@@ -8,7 +8,7 @@ Beyond ``xdsl-opt`` it gives what an ``mlir-opt`` user expects:
   (also warnings, remarks and notes) like ``mlir-opt`` and fails on any mismatch;
 * ``--print-between-passes`` / ``--mlir-print-ir-after-all`` dumps the IR after each
   pass to stderr (the chapter's ``TL_LOWER_TRACE``);
-* ``--list-passes`` lists the passes with their one-line descriptions.
+* ``--list-passes`` lists the passes with their one-line descriptions and options.
 """
 
 from __future__ import annotations
@@ -284,12 +284,32 @@ class TileOptMain(xDSLOptMain):
             sys.exit(1)
 
 
+def _pass_options(pass_class: type[ModulePass]) -> str:
+    """``name=default`` of a pass's options, spelled as a pipeline takes them."""
+    import dataclasses
+
+    def spelled(value: object) -> str:
+        if isinstance(value, bool):
+            return str(value).lower()
+        return "" if value is None else str(value)
+
+    return ", ".join(
+        f"{field.name.replace('_', '-')}={spelled(field.default)}"
+        for field in dataclasses.fields(pass_class)
+        if field.default is not dataclasses.MISSING
+    )
+
+
 def print_pass_list(passes) -> None:
     tilepipe_passes = get_all_passes()
     print("tilepipe passes:")
     for name in sorted(tilepipe_passes):
-        doc = (tilepipe_passes[name]().__doc__ or "").strip().splitlines()
+        pass_class = tilepipe_passes[name]()
+        doc = (pass_class.__doc__ or "").strip().splitlines()
         print(f"  {name:32s} {doc[0] if doc else ''}")
+        options = _pass_options(pass_class)
+        if options:
+            print(f"  {'':32s}   options: {options}")
     others = sorted(set(passes) - set(tilepipe_passes))
     print(f"xDSL passes ({len(others)}): " + ", ".join(others))
     from tilepipe.compile import UPSTREAM_TARGETS

@@ -1,4 +1,8 @@
 // RUN: tile-opt --list-passes | filecheck %s
+// Options follow their pass, spelled as a pipeline takes them, with their defaults:
+// RUN: tile-opt --list-passes | grep -A1 "^  lower-to-nvvm " | filecheck %s --check-prefix=OPTIONS
+// OPTIONS:      lower-to-nvvm
+// OPTIONS-NEXT:   options: swizzle-shared=true
 // CHECK:      tilepipe passes:
 // CHECK-DAG:    async-copy
 // CHECK-DAG:    inject-software-pipeline

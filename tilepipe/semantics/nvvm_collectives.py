@@ -164,11 +164,11 @@ def _async_copy(ex, op, mask):
     dst_idx = [ex[v] for v in op.operands[1 : 1 + dst_rank]]
     src_idx = [ex[v] for v in op.operands[2 + dst_rank : 2 + dst_rank + src_rank]]
     values = ex.read(op, src, src_idx, mask, count)[mask]
-    index = tuple(i[mask] for i in np.broadcast_arrays(*ex.element_index(dst, dst_idx, count, mask)))
+    dst_index = ex.element_index(dst, dst_idx, count, mask)
+    ex.shared_access(op, dst, dst_index, mask, write=True)  # at issue: until it lands
+    index = tuple(i[mask] for i in np.broadcast_arrays(*dst_index))
     threads = np.repeat(np.flatnonzero(mask), count)
     flat_index = tuple(i.ravel() for i in index)
-    if ex.races is not None:
-        ex.races.access(op, threads, ex.shared_bytes_of(dst, flat_index), dst.array.itemsize, write=True)
     ex.pending.append(PendingCopy(threads, np.full(threads.size, -1), dst, flat_index, values.ravel(), op))
     return [None]
 
@@ -213,7 +213,9 @@ def _ldmatrix(ex, op, mask):
     tiles = op.properties["numTiles"].value.data
     transpose = bool(op.properties["transpose"].value.data)
     memref: MemRef = ex[op.operands[0]]
-    rows = ex.read(op, memref, [ex[v] for v in op.operands[1:]], mask, 8)  # (threads, 8)
+    # The bank model counts the lanes whose row addresses .x{1,2,4} uses.
+    used = mask & (np.arange(ex.threads) % WARP < 8 * tiles)
+    rows = ex.read(op, memref, [ex[v] for v in op.operands[1:]], mask, 8, used)  # (threads, 8)
     result = np.empty((ex.threads, tiles, 2), rows.dtype)
     lane = np.arange(WARP)
     for warp in _warps(ex, op, mask):

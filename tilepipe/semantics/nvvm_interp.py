@@ -23,14 +23,17 @@ access conflicts with an access of another thread to the same byte (one of them 
 write) since the last barrier both took part in; an async copy writes its destination
 from issue until it lands.  (A partial barrier orders its participants' earlier
 accesses for everybody -- a simplification that can only miss races, never invent
-them.)
+them.)  With ``count_bank_conflicts`` the same accesses (and ``cp.async`` writes, at
+issue) feed a shared-memory bank-conflict model that counts wavefronts per op
+(``nvvm_banks``).
 """
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -51,6 +54,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from tilepipe.diagnostics import op_location
 
 from .memory import bf16_bits_to_f32, round_f32_to_bf16_bits
+from .nvvm_banks import BankCounter, total_wavefronts
 
 SHARED_ADDRESS_BASE = 1 << 40  # fake addresses of shared memory (mbarriers, bulk copies)
 GLOBAL_ADDRESS_STRIDE = 1 << 40  # global argument i lives at (i + 2) << 40
@@ -104,7 +108,14 @@ class MemRef:
 class BlockExecution:
     """One block of a ``gpu.func`` kernel, all threads in lockstep."""
 
-    def __init__(self, kernel: Operation, args: Sequence[np.ndarray], block: Sequence[int], check_races: bool):
+    def __init__(
+        self,
+        kernel: Operation,
+        args: Sequence[np.ndarray],
+        block: Sequence[int],
+        check_races: bool,
+        banks: BankCounter | None = None,
+    ):
         self.kernel = kernel
         self.threads = int(kernel.properties["known_block_size"].get_values()[0])
         self.block = tuple(block) + (0,) * (3 - len(block))
@@ -124,6 +135,7 @@ class BlockExecution:
             from .nvvm_collectives import SharedRaceDetector
 
             self.races = SharedRaceDetector(shared_bytes, self.threads)
+        self.banks = banks  # the bank-conflict model, shared by all blocks of a run
         self.global_arrays = list(args)
         for arg, array in zip(entry.args[:inputs], args):
             self.values[arg] = MemRef(array, "global", 0, _is_bf16_memref(arg.type))
@@ -203,23 +215,38 @@ class BlockExecution:
         flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*index)), memref.array.shape)
         return memref.byte_offset + flat * memref.array.itemsize
 
-    def read(self, op: Operation, memref: MemRef, indices, mask: np.ndarray, extent: int = 1) -> np.ndarray:
+    def shared_access(
+        self, op: Operation, memref: MemRef, index, mask: np.ndarray, write: bool,
+        bank_mask: np.ndarray | None = None,
+    ) -> None:
+        """Feed the race detector and the bank model (when on) with the shared-memory
+        access of the elements ``index`` (``(threads, extent)``) by the ``mask``
+        threads; the bank model counts the ``bank_mask`` threads (default: ``mask``)."""
+        if memref.space != "shared" or (self.races is None and self.banks is None):
+            return
+        starts = self.shared_bytes_of(memref, index)  # (threads, extent), contiguous rows
+        if self.banks is not None:
+            nbytes = starts.shape[-1] * memref.array.itemsize
+            lanes = mask if bank_mask is None else bank_mask
+            self.banks.record(op.name, starts.reshape(self.threads, -1)[:, 0], nbytes, lanes)
+        if self.races is not None:
+            threads = np.repeat(np.flatnonzero(mask), starts.shape[-1])
+            self.races.access(op, threads, starts[mask].ravel(), memref.array.itemsize, write)
+
+    def read(
+        self, op: Operation, memref: MemRef, indices, mask: np.ndarray, extent: int = 1,
+        bank_mask: np.ndarray | None = None,
+    ) -> np.ndarray:
         index = self.element_index(memref, indices, extent, mask)
         values = memref.loaded(memref.array[index])
-        if memref.space == "shared" and self.races is not None:
-            starts = self.shared_bytes_of(memref, index)[mask].ravel()
-            threads = np.repeat(np.flatnonzero(mask), extent)
-            self.races.access(op, threads, starts, memref.array.itemsize, write=False)
+        self.shared_access(op, memref, index, mask, False, bank_mask)
         return values
 
     def write(self, op: Operation, memref: MemRef, indices, values: np.ndarray, mask: np.ndarray, extent: int = 1) -> None:
         index = self.element_index(memref, indices, extent, mask)
         values = memref.stored(np.asarray(values).reshape(self.threads, extent))
+        self.shared_access(op, memref, index, mask, True)
         active = tuple(i[mask] for i in np.broadcast_arrays(*index))
-        if memref.space == "shared" and self.races is not None:
-            starts = self.shared_bytes_of(memref, active).ravel()
-            threads = np.repeat(np.flatnonzero(mask), extent)
-            self.races.access(op, threads, starts, memref.array.itemsize, write=True)
         memref.array[active] = values[mask]
 
 # ---------------------------------------------------------------------- handlers
@@ -499,6 +526,13 @@ def _while(ex, op, mask):
 class NvvmRun:
     outputs: list[np.ndarray]
     races: list[str]
+    # count_bank_conflicts: op name -> (wavefronts, ideal wavefronts), see nvvm_banks
+    shared_wavefronts: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def shared_wavefront_totals(self) -> tuple[int, int]:
+        """(wavefronts, ideal wavefronts) of all shared-memory accesses."""
+        return total_wavefronts(self.shared_wavefronts)
 
 
 def gpu_kernel(module: ModuleOp, name: str | None = None) -> Operation:
@@ -521,9 +555,11 @@ def run_nvvm_kernel(
     kernel: str | None = None,
     blocks: Sequence[Sequence[int]] | None = None,
     check_races: bool = False,
+    count_bank_conflicts: bool = False,
 ) -> NvvmRun:
     """Run a lowered kernel on copies of ``args`` (in argument order) over its grid
-    (or ``blocks``); return the arguments' final contents and the races found."""
+    (or ``blocks``); return the arguments' final contents, the races found and, with
+    ``count_bank_conflicts``, the shared-memory wavefronts per op (``nvvm_banks``)."""
     func = gpu_kernel(module, kernel)
     grid = func.properties["known_grid_size"].get_values()
     arrays = [np.array(a, copy=True) for a in args]
@@ -532,14 +568,15 @@ def run_nvvm_kernel(
     arrays = [round_f32_to_bf16_bits(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
     chosen = blocks if blocks is not None else list(itertools.product(*(range(g) for g in grid)))
     races: list[str] = []
+    banks = BankCounter() if count_bank_conflicts else None
     for block in chosen:
-        execution = BlockExecution(func, arrays, block, check_races)
+        execution = BlockExecution(func, arrays, block, check_races, banks)
         execution.run()
         if execution.races is not None:
             races.extend(execution.races.races)
     arrays = [bf16_bits_to_f32(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
-    return NvvmRun(arrays, races)
+    return NvvmRun(arrays, races, banks.summary() if banks is not None else {})
 
 
 # Registers the synchronizing and warp-collective handlers (imports this module).
-from . import nvvm_collectives  # noqa: E402, F401
+importlib.import_module(".nvvm_collectives", __package__)

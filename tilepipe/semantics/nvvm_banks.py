@@ -1,0 +1,115 @@
+"""A shared-memory bank-conflict model for the NVVM interpreter (``nvvm_interp``),
+counted in *wavefronts*: the shared-memory transactions a warp-level access needs.
+
+The model (NVIDIA sm_80/sm_90 shared memory as the CUDA guide and Nsight Compute
+describe it):
+
+* 32 banks of 4 bytes; byte address ``a`` lies in word ``a // 4``, bank
+  ``(a // 4) % 32``.
+* An access in which every active thread touches ``b`` contiguous bytes is served in
+  *phases* of consecutive lanes of a warp: 32 lanes per phase when ``b <= 4``, 16
+  (lanes 0-15, 16-31) when ``b <= 8``, 8 (lanes 0-7, 8-15, ...) when ``b <= 16``.
+  Wider accesses are split into 16-byte pieces (as the hardware's ``.v4.b32`` limit
+  splits them), each piece one request.
+* A phase costs the largest number of *distinct words* any one bank is asked for;
+  threads asking for the same word share it (broadcast, no conflict).  A phase with
+  no active thread costs nothing.
+* The *ideal* cost of a phase is ``ceil(distinct words / 32)``: what the bytes it
+  moves need when they are spread over all banks.  For aligned accesses (the only
+  kind the lowering emits) a phase moves at most 128 bytes, so the ideal is 1 per
+  phase with an active thread.
+
+Simplifications:
+
+* reads and writes are not told apart (stores of several threads to one word count
+  once, like a broadcast);
+* ``ldmatrix``: each 8x8 matrix is one phase, whose 8 row addresses come from lanes
+  ``8i .. 8i+7``; lanes whose addresses ``.x1``/``.x2`` ignore are not counted;
+* ``cp.async`` is counted when it is issued (its shared-memory write happens some
+  time before the ``wait_group`` that retires it; the count does not depend on when);
+* only the accesses of threads count: bulk (TMA) copies and mbarrier operations are
+  not modelled, nor is any interference between warps or ops.
+
+``count_wavefronts`` is the pure counting function; ``BankCounter`` accumulates its
+results per op name over all executions of the op and all blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+BANKS = 32
+BANK_BYTES = 4
+WARP = 32
+MAX_ACCESS_BYTES = 16
+_WORD_BITS = 32  # word numbers of a phase's key: shared memory is far below 16 GiB
+
+
+def threads_per_phase(nbytes: int) -> int:
+    """Lanes served together for ``nbytes`` per thread (at most 16)."""
+    if nbytes <= 4:
+        return 32
+    if nbytes <= 8:
+        return 16
+    return 8
+
+
+def count_wavefronts(
+    starts: np.ndarray, nbytes: int, mask: np.ndarray | None = None
+) -> tuple[int, int]:
+    """(wavefronts, ideal wavefronts) of one access in which thread ``t`` (lane
+    ``t % 32`` of warp ``t // 32``) touches bytes ``starts[t] .. starts[t] + nbytes``
+    of shared memory, for the threads where ``mask`` holds (all by default)."""
+    starts = np.asarray(starts, np.int64).ravel()
+    mask = np.ones(starts.size, bool) if mask is None else np.asarray(mask, bool).ravel()
+    if nbytes > MAX_ACCESS_BYTES:
+        total = [0, 0]
+        for piece in range(0, nbytes, MAX_ACCESS_BYTES):
+            cost = count_wavefronts(starts + piece, min(MAX_ACCESS_BYTES, nbytes - piece), mask)
+            total[0] += cost[0]
+            total[1] += cost[1]
+        return total[0], total[1]
+    threads = np.flatnonzero(mask)
+    if threads.size == 0 or nbytes <= 0:
+        return 0, 0
+    first = starts[threads] // BANK_BYTES
+    last = (starts[threads] + nbytes - 1) // BANK_BYTES
+    span = int((last - first).max()) + 1  # words per thread (one more when unaligned)
+    words = first[:, None] + np.arange(span)[None, :]
+    phase = np.broadcast_to((threads // threads_per_phase(nbytes))[:, None], words.shape)
+    touched = words <= last[:, None]
+    keys = np.unique((phase[touched] << _WORD_BITS) | words[touched])  # distinct words
+    phase_of_key = keys >> _WORD_BITS
+    phases = int(phase_of_key[-1]) + 1  # empty phases cost 0 below
+    bank = (keys & ((1 << _WORD_BITS) - 1)) % BANKS
+    per_bank = np.bincount(phase_of_key * BANKS + bank, minlength=phases * BANKS)
+    wavefronts = int(per_bank.reshape(phases, BANKS).max(axis=1).sum())
+    words_per_phase = np.bincount(phase_of_key, minlength=phases)
+    ideal = int(((words_per_phase + BANKS - 1) // BANKS).sum())
+    return wavefronts, ideal
+
+
+@dataclass
+class BankCounter:
+    """Wavefronts and ideal wavefronts per op name, summed over the op's executions."""
+
+    counts: dict[str, list[int]] = field(default_factory=dict)
+
+    def record(self, op_name: str, starts: np.ndarray, nbytes: int, mask: np.ndarray) -> None:
+        """One execution: thread ``t`` touches ``starts[t] .. starts[t] + nbytes`` if
+        ``mask[t]`` (``starts`` of the other threads are ignored)."""
+        wavefronts, ideal = count_wavefronts(starts, nbytes, mask)
+        entry = self.counts.setdefault(op_name, [0, 0])
+        entry[0] += wavefronts
+        entry[1] += ideal
+
+    def summary(self) -> dict[str, tuple[int, int]]:
+        """op name -> (wavefronts, ideal wavefronts)."""
+        return {name: (w, i) for name, (w, i) in sorted(self.counts.items())}
+
+
+def total_wavefronts(per_op: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    """(wavefronts, ideal wavefronts) over all ops of a ``summary``."""
+    return sum(w for w, _ in per_op.values()), sum(i for _, i in per_op.values())
