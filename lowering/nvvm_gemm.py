@@ -19,9 +19,10 @@ each ``vector<2xbf16>`` row of a fragment is bitcast (``llvm.bitcast``) to the i
 register PTX wants, and the ``!llvm.struct<(f32, f32, f32, f32)>`` result is taken
 apart with ``llvm.extractvalue``.
 
-Scalar FMA path (f32 inputs; shapes that do not tile into m16n8k16 blocks): every
+Scalar FMA path (f32 inputs, which tensor cores have no m16n8k16 form for): every
 thread computes the accumulator elements it owns as a K-loop of multiply-adds,
-reading A and B from shared memory.
+reading A and B from shared memory.  An f16/bf16 gemm whose tile does not split into
+m16n8k16 blocks over the warps is an error, not a silent slow path.
 """
 
 from __future__ import annotations
@@ -39,7 +40,14 @@ from tilepipe.diagnostics import op_error
 from . import nvvm_emit as emit
 from .nvvm_access import TileOperand, tile_operands
 from .nvvm_kernel import KernelContext
-from .nvvm_layout import MMA_K, MMA_M, MMA_N, MmaAccumulatorLayout
+from .nvvm_layout import (
+    MMA_K,
+    MMA_M,
+    MMA_N,
+    TENSOR_CORE_INPUTS,
+    MmaAccumulatorLayout,
+    tensor_core_misfit,
+)
 
 ACCUMULATOR_VECTOR = VectorType(f32, [2, 2])
 
@@ -56,8 +64,18 @@ class LowerGemm(RewritePattern):
             raise op_error(op, "the accumulator must be a register fragment")
         if a.is_fragment or b.is_fragment:
             raise op_error(op, "gemm inputs must be in shared (or global) memory")
+        tensor_cores = isinstance(c.layout, MmaAccumulatorLayout)
+        if isinstance(a.element_type, TENSOR_CORE_INPUTS) and not tensor_cores:
+            m, n, k = op.mnk
+            misfit = tensor_core_misfit(m, n, k, self.context.warps)
+            raise op_error(
+                op,
+                f"{a.element_type} gemms run on tensor cores (mma.sync m16n8k16), but "
+                f"{misfit}; choose a tile that splits, or f32 for the scalar path",
+            )
         with emit.emitting(rewriter, op):
-            if isinstance(c.layout, MmaAccumulatorLayout):
+            if tensor_cores:
+                assert isinstance(c.layout, MmaAccumulatorLayout)
                 _tensor_core_gemm(op, self.context, a, b, c, c.layout)
             else:
                 _fma_gemm(op, self.context, a, b, c)

@@ -224,6 +224,19 @@ class MmaAccumulatorLayout(FragmentLayout):
                     body(emit.const(register), [row, col], width)
 
 
+def tensor_core_misfit(m: int, n: int, k: int, warps: int) -> str | None:
+    """Why an ``m x n x k`` gemm does not split into m16n8k16 blocks over ``warps``
+    warps (None when it does)."""
+    if k % MMA_K:
+        return f"K = {k} is not a multiple of {MMA_K}"
+    if choose_warp_grid(m, n, warps) is None:
+        return (
+            f"no grid of its {warps} warps tiles {m}x{n} into whole {MMA_M}x{MMA_N} "
+            f"blocks (each warp's rows a multiple of {MMA_M}, its columns of {MMA_N})"
+        )
+    return None
+
+
 def is_tensor_core_gemm(a_type: Attribute, m: int, n: int, k: int, warps: int) -> bool:
     """f16/bf16 inputs (see TENSOR_CORE_INPUTS) and a tile that splits into m16n8k16 blocks over the warps."""
     return (

@@ -98,3 +98,27 @@ func.func @broadcast_from_registers() attributes {tile.target = "sm_80"} {
   tile.broadcast<64x32> %v -> %x axis 1 : memref<64xf32, "fragment"> -> memref<64x32xf32, "fragment">
   func.return
 }
+
+// -----
+
+// f16/bf16 gemms run on tensor cores only; a tile that does not split into
+// m16n8k16 blocks over the warps is an error, not a silent scalar path.
+func.func @tile_does_not_split() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %A_s = memref.alloc() : memref<48x16xf16, "shared">
+  %B_s = memref.alloc() : memref<16x48xf16, "shared">
+  %C_f = memref.alloc() : memref<48x48xf32, "fragment">
+  // expected-error @+1 {{f16 gemms run on tensor cores (mma.sync m16n8k16), but no grid of its 4 warps tiles 48x48 into whole 16x8 blocks (each warp's rows a multiple of 16, its columns of 8); choose a tile that splits, or f32 for the scalar path}}
+  tile.gemm<48x48x16> %A_s, %B_s -> %C_f : memref<48x16xf16, "shared">, memref<16x48xf16, "shared"> -> memref<48x48xf32, "fragment">
+  func.return
+}
+
+// -----
+
+func.func @k_does_not_split() attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %A_s = memref.alloc() : memref<64x24xbf16, "shared">
+  %B_s = memref.alloc() : memref<24x64xbf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  // expected-error @+1 {{bf16 gemms run on tensor cores (mma.sync m16n8k16), but K = 24 is not a multiple of 16; choose a tile that splits, or f32 for the scalar path}}
+  tile.gemm<64x64x24> %A_s, %B_s -> %C_f : memref<64x24xbf16, "shared">, memref<24x64xbf16, "shared"> -> memref<64x64xf32, "fragment">
+  func.return
+}
