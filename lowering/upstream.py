@@ -19,6 +19,7 @@ the upstream diagnostics, never as a bare binding stack trace.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 from io import StringIO
@@ -81,10 +82,21 @@ class UpstreamResult:
 
 
 def generic_text(module: ModuleOp) -> str:
-    """The generic form of an xDSL module: what upstream MLIR parses."""
+    """The generic form of an xDSL module, with its ops' source locations: what
+    upstream MLIR parses (and names in its diagnostics)."""
     out = StringIO()
-    Printer(stream=out, print_generic_format=True).print_op(module)
+    Printer(stream=out, print_generic_format=True, print_debuginfo=True).print_op(module)
     return out.getvalue()
+
+
+NOTE_CHARACTERS = 240  # upstream's "see current operation" notes print whole modules
+
+
+def _location_text(location: object) -> str:
+    """``loc("kernel.mlir":30:5)`` as ``kernel.mlir:30:5``, as tilepipe spells it."""
+    text = str(location)
+    match = re.fullmatch(r'loc\("(.*)":(\d+):(\d+)\)', text)
+    return f"{match[1]}:{match[2]}:{match[3]}" if match else text
 
 
 def _diagnostic_text(error: Exception) -> str:
@@ -93,9 +105,13 @@ def _diagnostic_text(error: Exception) -> str:
         return str(error).strip()
     lines = []
     for diagnostic in diagnostics:
-        lines.append(f"{diagnostic.location}: {diagnostic.message}")
+        lines.append(f"{_location_text(diagnostic.location)}: {diagnostic.message}")
         for note in diagnostic.notes:
-            lines.append(f"  note: {note.message}")
+            message = note.message.strip()
+            first = message.splitlines()[0] if message else ""
+            if len(first) > NOTE_CHARACTERS or first != message:
+                first = first[:NOTE_CHARACTERS] + " ..."
+            lines.append(f"  note: {first}")
     return "\n".join(lines)
 
 
