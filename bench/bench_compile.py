@@ -1,5 +1,5 @@
-"""Compile time of every pass of the CUDA flow, and how it grows with kernel size and
-pipeline depth.
+"""Compile time of every pass of the CUDA flow (through ``lower-to-nvvm``), and how it
+grows with kernel size and pipeline depth.
 
     python bench/bench_compile.py [--sizes 2,4,8,16,32] [--depths 2,3,4,6,8] [--check]
 
@@ -31,6 +31,7 @@ FLOW = [
     "merge-shared-memory",
     "async-copy",
     "thread-sync",
+    "lower-to-nvvm",
 ]
 TILE = 32
 
