@@ -108,6 +108,8 @@ class TileOperand:
         """
         if self.is_fragment or width == 1:
             return True
+        if self.swizzle is not None and not self.swizzle.keeps_together(width, self.element_type):
+            return False
         inner = self.buffer_type.get_shape()[-1]
         if inner < 0 or inner % width:
             return False

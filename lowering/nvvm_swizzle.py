@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.tile import GemmOp, TileOp
@@ -55,6 +55,11 @@ class SharedSwizzle:
     unit_elements: int
     rows_per_phase: int
     phases: int
+
+    def keeps_together(self, width: int, element_type: Attribute) -> bool:
+        """Does an aligned run of ``width`` elements stay contiguous (inside one
+        16-byte unit) under the permutation?"""
+        return width * element_bytes(element_type) <= UNIT_BYTES
 
     @property
     def period(self) -> int:
