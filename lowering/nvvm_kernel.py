@@ -65,6 +65,7 @@ STATIC_SHARED_LIMIT = 48 * 1024  # CUDA: static __shared__ bytes per kernel, all
 SHARED_ALIGNMENT = 16
 GPU_MODULE_NAME = "tilepipe_kernels"
 DYNAMIC_SHARED_ATTR = "tilepipe.dynamic_shared_memory"
+SWIZZLE_ATTR = "tilepipe.swizzle"  # on the memref.view of a swizzled shared tile
 
 
 @dataclass
@@ -280,6 +281,9 @@ def build_kernel(
     _rewrite_structure(gpu_func)
     if swizzle:
         context.swizzles = swizzled_buffers(_shared_views(gpu_func), context.on_tensor_cores)
+        for view, permutation in context.swizzles.items():
+            assert isinstance(view.owner, Operation)
+            view.owner.attributes[SWIZZLE_ATTR] = StringAttr(permutation.describe())
     return context
 
 

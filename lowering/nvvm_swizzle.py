@@ -23,6 +23,9 @@ invisible to the program: a bijection of the tile's bytes onto themselves that k
 each element with the thread that touches it (the thread mappings of sync insertion
 and the race detector are unchanged).
 
+The lowering marks each swizzled buffer's ``memref.view`` with ``tilepipe.swizzle``,
+the permutation as a formula (``"col ^ ((row % 8) * 8)"``).
+
 Which buffers: shared buffers read by a tensor-core ``tile.gemm`` whose every use is
 a tile op lowered through ``TileOperand`` -- not a ``pipeline.bulk_copy``, which moves
 whole rows contiguously (a TMA tensor copy with a hardware swizzle mode would be the
@@ -55,6 +58,11 @@ class SharedSwizzle:
     unit_elements: int
     rows_per_phase: int
     phases: int
+
+    def describe(self) -> str:
+        """The permutation as a formula, for the IR and the compile summary."""
+        row = "row" if self.rows_per_phase == 1 else f"row / {self.rows_per_phase}"
+        return f"col ^ (({row} % {self.phases}) * {self.unit_elements})"
 
     def keeps_together(self, width: int, element_type: Attribute) -> bool:
         """Does an aligned run of ``width`` elements stay contiguous (inside one

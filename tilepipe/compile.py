@@ -151,7 +151,7 @@ def _describe_syncs(module: ModuleOp, before: dict[str, MemRefType]) -> str:
 
 
 def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
-    from tilepipe.lowering.nvvm_kernel import DYNAMIC_SHARED_ATTR
+    from tilepipe.lowering.nvvm_kernel import DYNAMIC_SHARED_ATTR, SWIZZLE_ATTR
 
     kernels = [op for op in module.walk() if op.name == "gpu.func"]
     parts = []
@@ -164,6 +164,11 @@ def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
             else "static shared"
         )
         name = kernel.attributes["sym_name"].data
+        swizzled = [
+            op.results[0].name_hint or "?" for op in kernel.walk() if SWIZZLE_ATTR in op.attributes
+        ]
+        if swizzled:
+            shared += ", swizzled " + " ".join(swizzled)
         parts.append(f"gpu.func @{name} ({block_size[0]} threads, {shared})")
     return ", ".join(parts)
 

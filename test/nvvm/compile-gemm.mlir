@@ -12,7 +12,7 @@
 // RUN: filecheck %s --check-prefix=LLVM < %t.llvm.mlir
 
 // SUMMARY:      tilepipe compile {{.*}}gemm.mlir --target sm_80
-// SUMMARY:        lower-to-nvvm {{.*}} gpu.func @gemm (128 threads,
+// SUMMARY:        lower-to-nvvm {{.*}} gpu.func @gemm (128 threads, 98304 B dynamic shared, swizzled A_s B_s)
 // SUMMARY:        upstream MLIR {{.*}} passes to ptx
 // SUMMARY:        ptxas {{.*}} accepted
 // SUMMARY:        kernel @gemm: {{[0-9]+}} registers, {{.*}} (sm_80)

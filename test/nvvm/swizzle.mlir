@@ -8,7 +8,7 @@
 // Rows of 128 bytes (64 f16, 8 units): column ^ ((row % 8) * 8).  The copy's 16-byte
 // store and the gemm's ldmatrix apply the same permutation.
 // CHECK-LABEL: "gpu.func"
-// CHECK:         %[[A_S:.*]] = memref.view {{.*}} to memref<64x64xf16, 3 : i64>
+// CHECK:         %[[A_S:.*]] = memref.view {{.*}} {tilepipe.swizzle = "col ^ ((row % 8) * 8)"} : {{.*}} to memref<64x64xf16, 3 : i64>
 // CHECK:         %[[ROW:.*]] = arith.divui %{{.*}}, %[[C64:.*]] : index
 // CHECK-NEXT:    %[[COL:.*]] = arith.remui %{{.*}}, %[[C64]] : index
 // CHECK-NEXT:    %[[CHUNK:.*]] = "vector.load"(%{{.*}}, %[[ROW]], %[[COL]])
@@ -22,6 +22,7 @@
 // CHECK:       }) {sym_name = "rows_of_128_bytes"
 
 // OFF-LABEL:   "gpu.func"
+// OFF-NOT:     tilepipe.swizzle
 // OFF-NOT:     arith.xori
 // OFF:         "nvgpu.ldmatrix"
 // OFF:       }) {sym_name = "rows_of_128_bytes"
@@ -42,6 +43,7 @@ func.func @rows_of_128_bytes(%A: memref<64x64xf16>, %B: memref<64x64xf16>)
 // Rows of 64 bytes (32 f16, 4 units): two rows share a 128-byte line, so the phase
 // is (row / 2) % 4 -- upstream's `col ^ ((row & 6) << 2)` for 128x32xf16.
 // CHECK-LABEL: "gpu.func"
+// CHECK:         memref.view {{.*}} {tilepipe.swizzle = "col ^ ((row / 2 % 4) * 8)"} : {{.*}} to memref<64x32xf16, 3 : i64>
 // CHECK:         %[[ROW:.*]] = arith.divui %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:    %[[COL:.*]] = arith.remui %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:    %[[CHUNK:.*]] = "vector.load"
@@ -67,6 +69,7 @@ func.func @rows_of_64_bytes(%A: memref<64x32xf16>, %B: memref<32x64xf16>)
 
 // No swizzle where no tensor core reads the tile (f32 runs on the FMA path) ...
 // CHECK-LABEL: "gpu.func"
+// CHECK-NOT:     tilepipe.swizzle
 // CHECK-NOT:     arith.xori
 // CHECK:       }) {sym_name = "fma_path"
 func.func @fma_path(%A: memref<32x32xf32>)
@@ -88,6 +91,7 @@ func.func @fma_path(%A: memref<32x32xf32>)
 // TMA's hardware swizzle would be the sm_90 way; tilepipe's bulk copies are the
 // non-tensor form).
 // CHECK-LABEL: "gpu.func"
+// CHECK-NOT:     tilepipe.swizzle
 // CHECK-NOT:     arith.xori
 // CHECK:         "nvgpu.ldmatrix"
 // CHECK:       }) {sym_name = "bulk_copied"
