@@ -3,7 +3,8 @@
 Elementwise ops iterate under their fragments' layout (or in cooperative chunks when
 all operands are in memory), one vector op per run of neighbouring elements a thread
 owns where every operand allows the aligned vector access.  ``tile.reduce`` of a source in shared or global memory
-gives each thread the destination elements it owns and loops over the reduced axis;
+gives each thread the destination elements it owns and loops over the reduced axis
+(in f32 for f16/bf16 tiles, as the tile semantics reduce);
 row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
 their results in shared memory; ``tile.broadcast`` reads them back into the threads
 owning each row of a fragment.
@@ -12,7 +13,7 @@ owning each row of a fragment.
 from __future__ import annotations
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, VectorType
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, VectorType, f32
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -176,13 +177,17 @@ class LowerReduce(RewritePattern):
         kind = op.reduce_kind
         step = AddOp if kind is ReduceKind.SUM else MaxOp
 
+        # As the tile semantics: f16/bf16 tiles are reduced in f32, rounded once.
+        accumulator_type = f32 if src.element_type.bitwidth < 32 else src.element_type
+
         def reduce_one(coords: list[SSAValue], register: SSAValue | None) -> None:
             def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
                 at = [*coords[:axis], index, *coords[axis:]]
-                return combine(step, acc, src.load(at, None))
+                return combine(step, acc, convert(src.load(at, None), accumulator_type))
 
-            init = reduction_identity(kind, src.element_type)
-            dst.store(emit.for_range_carrying(extent, init, accumulate), coords, register)
+            init = reduction_identity(kind, accumulator_type)
+            total = emit.for_range_carrying(extent, init, accumulate)
+            dst.store(convert(total, dst.element_type), coords, register)
 
         dst_shape = op.operand_tile_shape("dst")
         with emit.emitting(rewriter, op):

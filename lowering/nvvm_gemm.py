@@ -73,6 +73,15 @@ class LowerGemm(RewritePattern):
                 f"{a.element_type} gemms run on tensor cores (mma.sync m16n8k16), but "
                 f"{misfit}; choose a tile that splits, or f32 for the scalar path",
             )
+        if tensor_cores:
+            for operand in (a, b):
+                if not operand.vector_aligned(8):
+                    raise op_error(
+                        op,
+                        f"ldmatrix reads 16-byte rows: {operand.role} must be rows of a "
+                        "multiple of 8 elements at a column offset that is provably a "
+                        "multiple of 8",
+                    )
         with emit.emitting(rewriter, op):
             if tensor_cores:
                 assert isinstance(c.layout, MmaAccumulatorLayout)

@@ -122,3 +122,18 @@ func.func @k_does_not_split() attributes {tile.threads = 128 : i64, tile.target 
   tile.gemm<64x64x24> %A_s, %B_s -> %C_f : memref<64x24xbf16, "shared">, memref<24x64xbf16, "shared"> -> memref<64x64xf32, "fragment">
   func.return
 }
+
+// -----
+
+// ldmatrix reads 16-byte rows: a gemm operand at a column that is no multiple of 8
+// f16 elements cannot be read by it (and the hardware faults on it).
+func.func @ldmatrix_unaligned() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  %B_s = memref.alloc() : memref<32x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  // expected-error @+1 {{ldmatrix reads 16-byte rows: a must be rows of a multiple of 8 elements at a column offset that is provably a multiple of 8}}
+  tile.gemm<64x64x32> %A_s[%c0, %c4], %B_s -> %C_f : memref<64x64xf16, "shared">, memref<32x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  func.return
+}

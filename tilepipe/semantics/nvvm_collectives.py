@@ -215,7 +215,12 @@ def _ldmatrix(ex, op, mask):
     memref: MemRef = ex[op.operands[0]]
     # The bank model counts the lanes whose row addresses .x{1,2,4} uses.
     used = mask & (np.arange(ex.threads) % WARP < 8 * tiles)
-    rows = ex.read(op, memref, [ex[v] for v in op.operands[1:]], mask, 8, used)  # (threads, 8)
+    indices = [ex[v] for v in op.operands[1:]]
+    # PTX: every row address ldmatrix uses is 16-byte aligned (8 b16 elements).
+    starts = ex.shared_bytes_of(memref, ex.element_index(memref, indices, 1, used))
+    if (starts[used] % 16).any():
+        raise NvvmExecutionError(op, "ldmatrix row address is not 16-byte aligned")
+    rows = ex.read(op, memref, indices, mask, 8, used)  # (threads, 8)
     result = np.empty((ex.threads, tiles, 2), rows.dtype)
     lane = np.arange(WARP)
     for warp in _warps(ex, op, mask):
