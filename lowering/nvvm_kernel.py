@@ -121,7 +121,8 @@ def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, Fragme
                     f"a tensor-core accumulator must be exactly the {m}x{n} tile, "
                     f"got {buffer_type}",
                 )
-            grid = choose_warp_grid(m, n, warps, _reduced_along_rows(buffer))
+            rows_reduced = any(_reduced_along_rows(f) for f in _combined_with(kernel, buffer))
+            grid = choose_warp_grid(m, n, warps, rows_reduced)
             grid = grid or choose_warp_grid(m, n, warps)
             assert grid is not None
             mma = MmaAccumulatorLayout(grid)
@@ -157,6 +158,30 @@ def _propagate_accumulator_layouts(
                     layouts[buffer] = layout
                     fixed.add(buffer)
                     changed = True
+
+
+def _combined_with(kernel: func.FuncOp, accumulator: SSAValue) -> set[SSAValue]:
+    """The fragments that will share ``accumulator``'s layout: those an elementwise op
+    combines with it, transitively (``P = exp(S - m)`` for ``S``), itself included --
+    the reach of ``_propagate_accumulator_layouts``."""
+    shape = accumulator.type.get_shape()
+    group = {accumulator}
+    changed = True
+    while changed:
+        changed = False
+        for op in kernel.walk():
+            if not isinstance(op, TileOp) or op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
+                continue
+            fragments = {
+                b
+                for _, b, _ in op.tile_regions()
+                if _is_alloc_in(b.owner, (MemorySpace.FRAGMENT, MemorySpace.LOCAL))
+                and b.type.get_shape() == shape
+            }
+            if fragments & group and not fragments <= group:
+                group |= fragments
+                changed = True
+    return group
 
 
 def _reduced_along_rows(buffer: SSAValue) -> bool:

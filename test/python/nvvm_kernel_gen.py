@@ -504,10 +504,12 @@ def gemm_kernels(draw, splitting_only: bool = False) -> Case:
     shape, offsets = draw(placement((m, n), pads=(0, 1, 2, 3, 8)))
     out = kernel.arg("C", shape, out_dtype, offsets)
     kernel.copy((m, n), result, out)
-    # The reduced fragment's layout: an accumulator reduced along rows gets whole rows
-    # per warp where a grid allows; a fragment combined with it takes its layout.
+    # The reduced fragment's layout: an accumulator reduced along rows -- itself or a
+    # fragment combined with it, which takes its layout -- gets whole rows per warp
+    # where a grid allows.
     warps = threads // 32
-    grid = choose_warp_grid(m, n, warps, reduced is acc) or choose_warp_grid(m, n, warps)
+    rows_reduced = reduced is not None
+    grid = choose_warp_grid(m, n, warps, rows_reduced) or choose_warp_grid(m, n, warps)
     return Case(
         kernel,
         draw(st.integers(0, 2**32 - 1)),

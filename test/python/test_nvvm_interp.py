@@ -360,3 +360,38 @@ def test_transposed_bf16_operands_pack_the_right_registers():
     run = run_nvvm_kernel(lowered(text), [at, bt, np.zeros((64, 64), np.float32)], check_races=True)
     assert run.races == []
     np.testing.assert_allclose(run.outputs[2], at.T.astype(np.float64) @ bt.T, atol=1e-4)
+
+
+DERIVED_ROW_SUM = """
+func.func @derived_rows(%A: memref<64x32xf16>, %B: memref<32x64xf16>, %M: memref<64xf32>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<64x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  %E_f = memref.alloc() : memref<64x64xf32, "fragment">
+  %m = memref.alloc() : memref<64xf32, "shared">
+  tile.copy<64x32> %A -> %A_s : memref<64x32xf16> -> memref<64x32xf16, "shared">
+  tile.copy<32x64> %B -> %B_s : memref<32x64xf16> -> memref<32x64xf16, "shared">
+  pipeline.barrier
+  tile.fill<64x64> %zero -> %C_f : f32 -> memref<64x64xf32, "fragment">
+  tile.gemm<64x64x32> %A_s, %B_s -> %C_f : memref<64x32xf16, "shared">, memref<32x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  tile.exp<64x64> %C_f -> %E_f : memref<64x64xf32, "fragment"> -> memref<64x64xf32, "fragment">
+  tile.reduce<64x64> sum %E_f -> %m axis 1 : memref<64x64xf32, "fragment"> -> memref<64xf32, "shared">
+  pipeline.barrier
+  tile.copy<64> %m -> %M : memref<64xf32, "shared"> -> memref<64xf32>
+  func.return
+}
+"""
+
+
+def test_a_fragment_derived_from_the_accumulator_is_reduced_by_rows():
+    """P = exp(S) takes S's mma layout; because P is reduced along rows, S's warps
+    get whole rows (4x1), so the row sums stay inside one warp (quad shuffles)."""
+    a = RNG.uniform(-0.5, 0.5, (64, 32)).astype(np.float16)
+    b = RNG.uniform(-0.5, 0.5, (32, 64)).astype(np.float16)
+    inputs = {"A": a, "B": b, "M": np.zeros(64, np.float32)}
+    tile = run_kernel(DERIVED_ROW_SUM, inputs=inputs)
+    run = run_nvvm_kernel(lowered(DERIVED_ROW_SUM), list(inputs.values()), check_races=True)
+    assert run.races == []
+    np.testing.assert_allclose(run.outputs[2], tile["M"], rtol=1e-5)
