@@ -92,6 +92,8 @@ def test_ptxas_accepts_the_pipelined_gemm(target, num_stages, ptxas_available):
     result = compile_kernel(with_stages(num_stages), "gemm.mlir", target)
     (report,) = result.ptxas
     assert "mma.sync.aligned.m16n8k16" in result.ptx
+    # The accumulators and register runs stay in registers: no local memory at all.
+    assert (report.stack_bytes, report.spill_store_bytes, report.spill_load_bytes) == (0, 0, 0)
     (arena_stage,) = [s for s in result.stages if s.name == "merge-shared-memory"]
     arena = int(re.search(r"arena: (\d+) bytes", arena_stage.summary).group(1))
     assert arena >= num_stages * (128 * 64 + 64 * 128) * 2
@@ -114,6 +116,7 @@ def test_ptxas_accepts_the_other_pipelined_examples(example, target, num_stages,
     (report,) = result.ptxas
     assert report.arch == target
     assert "mma.sync.aligned.m16n8k16" in result.ptx
+    assert (report.stack_bytes, report.spill_store_bytes, report.spill_load_bytes) == (0, 0, 0)
     barriers = [s for s in result.stages if s.name == "thread-sync"]
     assert barriers and "barrier" in barriers[0].summary
 
