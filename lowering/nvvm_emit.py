@@ -9,6 +9,7 @@ accesses and ``cp.async`` chunks are legal.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -42,17 +43,32 @@ from tilepipe.dialects.tile import constant_index
 
 
 class ConstantPool:
-    """The integer constants of one op's lowering, created once each, ahead of
-    everything the lowering emits (so they dominate all their uses)."""
+    """Integer constants created once each, at a point that dominates all their uses:
+    the entry of the kernel being lowered (one pool per ``gpu.func``, so the
+    lowerings of all its tile ops share them), or just before an op outside one."""
 
-    def __init__(self, op: Operation):
-        self.anchor = op.prev_op
-        self.block = op.parent_block()
+    def __init__(self, anchor: Operation | None, block: Block | None):
+        self.anchor = anchor
+        self.block = block
         self.constants: dict[tuple[int, Attribute], SSAValue] = {}
+
+    @staticmethod
+    def for_op(op: Operation) -> ConstantPool:
+        kernel = op.parent_op()
+        while kernel is not None and kernel.name != "gpu.func":
+            kernel = kernel.parent_op()
+        if kernel is None:
+            return ConstantPool(op.prev_op, op.parent_block())
+        pool = _KERNEL_POOLS.get(kernel)
+        if pool is None:
+            pool = _KERNEL_POOLS[kernel] = ConstantPool(None, kernel.regions[0].block)
+        return pool
 
     def get(self, value: int, value_type: Attribute) -> SSAValue:
         key = (value, value_type)
-        if key not in self.constants:
+        cached = self.constants.get(key)
+        # The rewrite walkers erase a constant whose users all went away; make anew.
+        if cached is None or cached.owner.parent is None:
             assert self.block is not None
             point = (
                 InsertPoint.after(self.anchor)
@@ -65,6 +81,7 @@ class ConstantPool:
 
 
 _POOL: ContextVar[ConstantPool | None] = ContextVar("nvvm_constant_pool", default=None)
+_KERNEL_POOLS: weakref.WeakKeyDictionary[Operation, ConstantPool] = weakref.WeakKeyDictionary()
 
 
 def _constant(value: int, value_type: Attribute) -> SSAValue:
@@ -347,7 +364,7 @@ def located_before(op: Operation):
 def emitting(rewriter: PatternRewriter, op: Operation):
     """Emit (with ``ImplicitBuilder``) before ``op``, at ``op``'s location, sharing
     integer constants."""
-    token = _POOL.set(ConstantPool(op))
+    token = _POOL.set(ConstantPool.for_op(op))
     try:
         with located_before(op), ImplicitBuilder(rewriter):
             yield

@@ -72,9 +72,9 @@ func.func @reduce_max() attributes {tile.threads = 64 : i64, tile.target = "sm_8
 // of the quad writes the row.  A cooperative 32x16 fragment holds each row in 16
 // consecutive lanes: xor 8, 4, 2, 1.
 // CHECK-LABEL: "gpu.func"
-// CHECK:         "nvgpu.mma.sync"
 // CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK-DAG:     %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK:         "nvgpu.mma.sync"
 // CHECK-COUNT-15: arith.maximumf
 // CHECK:         %[[S1:.*]] = "nvvm.shfl.sync"(%{{.*}}, %[[ACC:.*]], %[[ONE]], %{{.*}}) <{kind = #nvvm<shfl_kind bfly>}> : (i32, f32, i32, i32) -> f32
 // CHECK:         %[[M1:.*]] = arith.maximumf %[[ACC]], %[[S1]] : f32

@@ -3,14 +3,15 @@
 
 // RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
 
+// The kernel's integer constants come first, created once at its entry.
 // CHECK-LABEL: "gpu.func"
+// CHECK-DAG:     %[[ID:.*]] = arith.constant 1 : i32
+// CHECK-DAG:     %[[N:.*]] = arith.constant 64 : i32
 // CHECK:         %[[COPIES:.*]] = "nvgpu.device_async_copy"(%{{.*}}) <{dstElements = 8 : index, bypassL1, operandSegmentSizes = array<i32: 1, 2, 1, 2, 0>}> : (memref<64x64xf16, 3 : i64>, index, index, memref<1024x1024xf16>, index, index) -> !nvgpu.device.async.token
 // CHECK:         nvvm.cp.async.commit.group
 // CHECK-NEXT:    nvvm.cp.async.wait.group 1
 // CHECK-NEXT:    nvvm.barrier0
-// CHECK-DAG:     %[[ID:.*]] = arith.constant 1 : i32
-// CHECK-DAG:     %[[N:.*]] = arith.constant 64 : i32
-// CHECK:         "nvvm.barrier"(%[[ID]], %[[N]]) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i32, i32) -> ()
+// CHECK-NEXT:    "nvvm.barrier"(%[[ID]], %[[N]]) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i32, i32) -> ()
 func.func @cp_async_and_barriers(%A: memref<1024x1024xf16>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %c0 = arith.constant 0 : index
