@@ -101,6 +101,7 @@ def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, Fragme
     """The layout of every register fragment of ``kernel`` (see ``nvvm_layout``)."""
     layouts: dict[SSAValue, FragmentLayout] = {}
     warps = threads // WARP_SIZE
+    links = _fragment_links(kernel)
     for op in kernel.walk():
         if not _is_alloc_in(op, (MemorySpace.FRAGMENT, MemorySpace.LOCAL)):
             continue
@@ -121,7 +122,7 @@ def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, Fragme
                     f"a tensor-core accumulator must be exactly the {m}x{n} tile, "
                     f"got {buffer_type}",
                 )
-            rows_reduced = any(_reduced_along_rows(f) for f in _combined_with(kernel, buffer))
+            rows_reduced = any(_reduced_along_rows(f) for f in _combined_with(links, buffer))
             grid = choose_warp_grid(m, n, warps, rows_reduced)
             grid = grid or choose_warp_grid(m, n, warps)
             assert grid is not None
@@ -130,12 +131,29 @@ def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, Fragme
                 raise op_error(gemm, "two gemms give this accumulator different layouts")
             layout = mma
         layouts[buffer] = layout
-    _propagate_accumulator_layouts(kernel, layouts)
+    _propagate_accumulator_layouts(links, layouts)
     return layouts
 
 
+def _fragment_links(kernel: func.FuncOp) -> list[list[SSAValue]]:
+    """The register fragments each tile op touches together, for the ops that run
+    all their operands in one layout (every tile op but the warp-tiled gemm)."""
+    links = []
+    for op in kernel.walk():
+        if not isinstance(op, TileOp) or op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
+            continue
+        fragments = [
+            b
+            for _, b, _ in op.tile_regions()
+            if _is_alloc_in(b.owner, (MemorySpace.FRAGMENT, MemorySpace.LOCAL))
+        ]
+        if len(fragments) > 1:
+            links.append(fragments)
+    return links
+
+
 def _propagate_accumulator_layouts(
-    kernel: func.FuncOp, layouts: dict[SSAValue, FragmentLayout]
+    links: list[list[SSAValue]], layouts: dict[SSAValue, FragmentLayout]
 ) -> None:
     """A fragment no gemm accumulates into takes the layout of the accumulator it is
     combined with (``O * broadcast(alpha)``), so that every op over fragments runs in
@@ -145,10 +163,7 @@ def _propagate_accumulator_layouts(
     changed = True
     while changed:
         changed = False
-        for op in kernel.walk():
-            if not isinstance(op, TileOp) or op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
-                continue
-            fragments = [b for _, b, _ in op.tile_regions() if b in layouts]
+        for fragments in links:
             chosen = {layouts[b] for b in fragments if b in fixed}
             if len(chosen) != 1:
                 continue
@@ -160,26 +175,19 @@ def _propagate_accumulator_layouts(
                     changed = True
 
 
-def _combined_with(kernel: func.FuncOp, accumulator: SSAValue) -> set[SSAValue]:
-    """The fragments that will share ``accumulator``'s layout: those an elementwise op
-    combines with it, transitively (``P = exp(S - m)`` for ``S``), itself included --
-    the reach of ``_propagate_accumulator_layouts``."""
+def _combined_with(links: list[list[SSAValue]], accumulator: SSAValue) -> set[SSAValue]:
+    """The fragments that will share ``accumulator``'s layout: those of its shape that
+    a tile op combines with it, transitively (``P = exp(S - m)`` for ``S``), itself
+    included -- the reach of ``_propagate_accumulator_layouts``."""
     shape = accumulator.type.get_shape()
     group = {accumulator}
     changed = True
     while changed:
         changed = False
-        for op in kernel.walk():
-            if not isinstance(op, TileOp) or op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
-                continue
-            fragments = {
-                b
-                for _, b, _ in op.tile_regions()
-                if _is_alloc_in(b.owner, (MemorySpace.FRAGMENT, MemorySpace.LOCAL))
-                and b.type.get_shape() == shape
-            }
-            if fragments & group and not fragments <= group:
-                group |= fragments
+        for fragments in links:
+            same_shape = {b for b in fragments if b.type.get_shape() == shape}
+            if same_shape & group and not same_shape <= group:
+                group |= same_shape
                 changed = True
     return group
 
