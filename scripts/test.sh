@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The test command: the lit suite, then pytest.  Expects the venv to be active
-# (.ci/run and the README set it up).
+# The test command: the lit suite, then pytest, each spread over the machine's cores.
+# Expects the venv to be active (.ci/run and the README set it up).  Extra arguments go
+# to lit (e.g. a test path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-lit -v test/ "$@"
-python -m pytest test/python
+jobs=$(nproc)
+lit -sv -j "$jobs" test/ "$@"
+python -m pytest -n "$jobs" test/python
