@@ -1,5 +1,5 @@
 """``inject-software-pipeline``: modulo-schedule pipelined loops, multi-buffer their
-buffers and expand their mbarriers per stage (the chapter's §2.3-§3.2).
+buffers and expand their mbarriers per stage (see docs/pipelining.md).
 
 For every ``pipeline.for`` carrying a schedule (run ``pipeline-planning`` first):
 
@@ -11,13 +11,15 @@ For every ``pipeline.for`` carrying a schedule (run ``pipeline-planning`` first)
 
 The output is the scheduled level: no ``pipeline.for`` is left.  With
 ``report=text|json`` the pass prints, per loop, what it decided (see
-``pipeline_report``) to stdout before rewriting.
+``pipeline_report``) to stdout before rewriting; ``report-svg=FILE`` draws the same
+decisions as a space-time diagram of the modulo schedule (``pipeline_schedule_svg``).
 """
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -31,6 +33,7 @@ from tilepipe.passes.barrier_expansion import BarrierExpansion
 from tilepipe.passes.modulo_schedule import ModuloScheduler
 from tilepipe.passes.multi_buffer import MultiBuffering
 from tilepipe.passes.pipeline_report import REPORT_FORMATS, describe_loop, format_report
+from tilepipe.passes.pipeline_schedule_svg import schedule_svg
 from tilepipe.passes.pipeline_validate import ValidatedLoop, check_step, validate_pipeline_loop
 
 
@@ -57,6 +60,9 @@ class InjectSoftwarePipeline(ModulePass):
     report: str = "none"
     """Print a per-loop report before rewriting: none, text or json."""
 
+    report_svg: str | None = None
+    """Draw each loop's modulo schedule to this SVG file (quote the path)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.report not in REPORT_FORMATS:
             raise PassFailedException(
@@ -72,7 +78,11 @@ class InjectSoftwarePipeline(ModulePass):
                     "loop has no stage/order schedule; run pipeline-planning first",
                 )
             validated.append(result)
-        if self.report != "none":
-            sys.stdout.write(format_report([describe_loop(v) for v in validated], self.report))
+        if self.report != "none" or self.report_svg is not None:
+            loops = [describe_loop(v) for v in validated]
+            if self.report != "none":
+                sys.stdout.write(format_report(loops, self.report))
+            if self.report_svg is not None:
+                Path(self.report_svg).write_text(schedule_svg(loops))
         for result in validated:
             pipeline_loop(result)
