@@ -1,4 +1,5 @@
-"""Arena packing benchmark (merge-shared-memory).
+"""Arena packing benchmark of merge-shared-memory: packing quality per example and
+packing time against the number of buffers (not a test).
 
 1. Quality: arena bytes / peak live bytes for every example at num_stages 1-5 (after
    pipeline-planning and inject-software-pipeline).  1.00 is the lower bound; more
@@ -11,6 +12,7 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import random
 import re
@@ -91,5 +93,6 @@ def speed() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     quality()
     speed()

@@ -1,4 +1,5 @@
-"""Ascend path benchmark (not a test).
+"""Ascend path benchmark: pass times per example, and cycles per iteration in the pipe
+simulator against depth and flag ids per hard event (not a test).
 
 1. Pass time: each pass of the Ascend pipeline on each example (best of 3).
 2. Cycles per iteration in the pipe simulator (the target's per-pipe latencies), at
@@ -111,7 +112,7 @@ def cycles_per_iteration() -> None:
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     pass_times()
     cycles_per_iteration()
 

@@ -83,7 +83,9 @@ def lower(text: str, swizzle: bool):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--num-stages", type=int, default=2)
+    parser.add_argument(
+        "--num-stages", type=int, default=2, help="num_stages of the kernels (default 2)"
+    )
     args = parser.parse_args()
     print("shared-memory wavefronts per op: actual / ideal (ratio) -- one block")
     for kernel in (gemm, flash_attention):

@@ -1,5 +1,5 @@
-"""Compile time of every pass of the CUDA flow (through ``lower-to-nvvm``), and how it
-grows with kernel size and pipeline depth.
+"""Compile time of every pass of the CUDA flow (through lower-to-nvvm), and how it
+grows with kernel size and pipeline depth (not a test).
 
     python bench/bench_compile.py [--sizes 2,4,8,16,32] [--depths 2,3,4,6,8] [--check]
 
@@ -104,11 +104,18 @@ def growth_exponent(xs: list[float], ys: list[float]) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="2,4,8,16,32")
-    parser.add_argument("--depths", default="2,3,4,6,8")
-    parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--check", action="store_true")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--sizes", default="2,4,8,16,32",
+        help="copy -> gemm pairs per loop body, comma separated (default 2,4,8,16,32)",
+    )
+    parser.add_argument(
+        "--depths", default="2,3,4,6,8", help="num_stages values, comma separated (default 2,3,4,6,8)"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="runs per point, median (default 1)")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 when a pass grows faster than quadratically"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     depths = [int(d) for d in args.depths.split(",")]

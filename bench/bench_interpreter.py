@@ -1,4 +1,5 @@
-"""Interpreter speed on the chapter's GEMM shrunk to 256x256x256 (not a test).
+"""Interpreter speed on the example GEMM shrunk to 256x256x256, race detector off and on
+(not a test).
 
     python bench/bench_interpreter.py [--size 256] [--repeat 3]
 
@@ -52,9 +53,9 @@ def best_time(kernel: str, repeat: int, check_races: bool) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=256)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=256, help="M = N = K of the GEMM (default 256)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure, best of (default 3)")
     args = parser.parse_args()
     kernel = shrink_gemm(EXAMPLE.read_text(), args.size)
     print(f"GEMM {args.size}x{args.size}x{args.size} ({EXAMPLE.name}, shrunk)")

@@ -1,4 +1,4 @@
-"""Wall time of ``tilepipe compile`` for the chapter's GEMM at num_stages 1-4, per stage
+"""Wall time of tilepipe compile for the example GEMM at num_stages 1-4, per stage
 (parsing, each tilepipe pass with its verification, the upstream MLIR hand-off to PTX,
 ptxas) and in total, then where the upstream hand-off's time goes.
 
@@ -45,8 +45,10 @@ def measure(target: str, num_stages: int, repeat: int) -> tuple[dict[str, float]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--target", default="sm_80", choices=("sm_80", "sm_90"))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--target", default="sm_80", choices=("sm_80", "sm_90"), help="CUDA target (default sm_80)"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per row, median (default 3)")
     args = parser.parse_args()
     rows = [(n, *measure(args.target, n, args.repeat)) for n in (1, 2, 3, 4)]
     names = list(rows[0][1])

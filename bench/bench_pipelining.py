@@ -1,5 +1,6 @@
-"""Time of pipeline-planning + inject-software-pipeline: per example, and its growth
-with the loop body's size (8 -> 64 statements) and the pipeline depth (2 -> 8).
+"""Time of pipeline-planning + inject-software-pipeline per example, and its growth
+with the loop body's size (8 -> 64 statements) and the pipeline depth (2 -> 8) (not a
+test).
 
     python bench/bench_pipelining.py [--repeat N] [--check]
 
@@ -102,8 +103,8 @@ def table(title: str, header: str, rows: list[tuple[object, float]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per point, median (default 3)")
     parser.add_argument("--check", action="store_true", help="fail above quadratic growth")
     args = parser.parse_args(argv)
 

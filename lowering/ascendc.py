@@ -452,6 +452,20 @@ def syntax_check(source: str) -> subprocess.CompletedProcess:
     )
 
 
+def report_syntax_check(source: str) -> bool:
+    """:func:`syntax_check`, saying how it went on stderr: g++'s errors, or one line
+    when it passed (a check that prints nothing cannot be told from one never run)."""
+    result = syntax_check(source)
+    if result.returncode != 0:
+        sys.stderr.write(result.stderr)
+        return False
+    print(
+        "syntax check: passed (g++ -std=c++17 -fsyntax-only against the AscendC declarations stub)",
+        file=sys.stderr,
+    )
+    return True
+
+
 def parse_module_file(path: str) -> ModuleOp:
     """Parse ``path`` with xDSL's and tilepipe's dialects, located and verified."""
     from xdsl.context import Context
@@ -474,10 +488,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tilepipe.diagnostics import OpDiagnosticError
     from tilepipe.opt import InputError
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("input")
-    parser.add_argument("-o", "--output")
-    parser.add_argument("--syntax-check", action="store_true")
+    parser = argparse.ArgumentParser(
+        prog="python -m tilepipe.lowering.ascendc",
+        description="Print an ascend-dialect kernel (the output of lower-to-ascend and "
+        "ascend-flag-budget) as AscendC C++ source.",
+    )
+    parser.add_argument("input", help="ascend-dialect module (.mlir)")
+    parser.add_argument("-o", "--output", help="output file (default: stdout)")
+    parser.add_argument(
+        "--syntax-check", action="store_true",
+        help="check the source with g++ -fsyntax-only against the declarations-only stub",
+    )
     args = parser.parse_args(argv)
     try:
         source = emit_ascendc(parse_module_file(args.input))
@@ -488,11 +509,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         Path(args.output).write_text(source)
     else:
         sys.stdout.write(source)
-    if args.syntax_check:
-        result = syntax_check(source)
-        if result.returncode != 0:
-            sys.stderr.write(result.stderr)
-            return 1
+    if args.syntax_check and not report_syntax_check(source):
+        return 1
     return 0
 
 

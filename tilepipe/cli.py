@@ -7,8 +7,9 @@ compiles a tile-level kernel through every registered pass of the CUDA flow, ups
 MLIR and ``ptxas``, writes the requested stage to OUT (stdout without ``-o``) and prints
 a one-screen summary to stderr: what each stage did (stages, versions, arena bytes,
 syncs), the time it took, and registers / shared memory from ``ptxas -v``.  For an
-Ascend target it runs the Ascend passes (§3.5 order) and emits the ``ascend`` dialect
-or AscendC source, with a summary of versions, buffers, sync points and flag ids.
+Ascend target it runs the Ascend passes (in the order docs/ascend.md gives) and emits
+the ``ascend`` dialect or AscendC source, with a summary of versions, buffers, sync
+points and flag ids.
 """
 
 from __future__ import annotations
@@ -29,10 +30,34 @@ CUDA_EMITS = ("nvvm", "llvm", "ptx")
 ASCEND_EMITS = ("ascend", "ascendc")
 
 
+# What ``--help`` shows: plain text (the module docstring is reST for developers).
+COMPILE_DESCRIPTION = """\
+Compile a tile-level kernel end to end. For sm_80/sm_90: every tilepipe pass of the
+CUDA flow, then upstream MLIR to NVVM, LLVM or PTX, checked by ptxas. For ascend910b:
+the Ascend passes, then the ascend dialect or AscendC source. The requested stage goes
+to -o (stdout by default); a one-screen summary of what each stage did goes to stderr."""
+
+COMPILE_EXAMPLES = """\
+examples:
+  tilepipe compile examples/gemm.mlir --target sm_80 -o gemm.ptx
+  tilepipe compile examples/gemm.mlir --target sm_90 --emit llvm --num-stages 2
+  tilepipe compile examples/ascend_vadd.mlir --target ascend910b --syntax-check -o vadd.cpp"""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tilepipe", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="tilepipe",
+        description="tilepipe: the end-to-end driver of the tilepipe compiler.",
+        epilog="Run 'tilepipe compile --help' for the options.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    compile_cmd = commands.add_parser("compile", help="compile a tile kernel to NVVM/LLVM/PTX")
+    compile_cmd = commands.add_parser(
+        "compile",
+        help="compile a tile kernel to PTX/NVVM/LLVM (CUDA) or AscendC (Ascend)",
+        description=COMPILE_DESCRIPTION,
+        epilog=COMPILE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     compile_cmd.add_argument("kernel", help="tile-level kernel (.mlir)")
     compile_cmd.add_argument(
         "--target", choices=sorted([*TARGETS, *TARGET_ALIASES]), default="sm_80",
@@ -94,7 +119,7 @@ def _write(output: str | None, text: str) -> None:
 
 def compile_for_ascend(args, path: Path, text: str) -> int:
     from tilepipe.lowering.ascend_pipeline import ascend_summary, compile_ascend
-    from tilepipe.lowering.ascendc import emit_ascendc, syntax_check
+    from tilepipe.lowering.ascendc import emit_ascendc, report_syntax_check
 
     try:
         module = parse_kernel(text, str(path))
@@ -114,8 +139,7 @@ def compile_for_ascend(args, path: Path, text: str) -> int:
     else:
         source = emit_ascendc(module)
         _write(args.output, source)
-        if args.syntax_check and (result := syntax_check(source)).returncode != 0:
-            sys.stderr.write(result.stderr)
+        if args.syntax_check and not report_syntax_check(source):
             return 1
     if not args.quiet:
         print(f"tilepipe compile {path} --target {args.target}", file=sys.stderr)

@@ -105,6 +105,8 @@ class TileOptMain(xDSLOptMain):
             self.available_targets.setdefault(name, _factory_of(target))
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        # One name however it is started (tile-opt, python -m tilepipe, xdsl's runner).
+        arg_parser.prog = "tile-opt"
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument(
             "--list-passes",
