@@ -1,4 +1,4 @@
-// The chapter's GEMM (§2.3, §3.4): C = A * B with 128x128x64 blocks, f16 inputs, f32
+// The running example (docs/pipelining.md): C = A * B with 128x128x64 blocks, f16 inputs, f32
 // accumulation in registers, A and B staged through shared memory by a pipelined loop.
 //
 //   for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):

@@ -1,4 +1,4 @@
-// The chapter's §3.4 "epilogue" scenario as a kernel: the GEMM of gemm.mlir, but the
+// The "epilogue" buffer-reuse scenario (docs/arena.md): the GEMM of gemm.mlir, but the
 // f16 result is staged through a 32 KiB shared tile that is live only after the
 // loop.  merge-shared-memory places C_s in the bytes A_s used (arena 64 KiB instead of
 // 96 KiB at num_stages = 2), which creates a WAR hazard thread-sync must order: the

@@ -252,7 +252,7 @@ REPORT_FORMATS = ("text", "json")
 class MergeSharedMemory(ModulePass):
     """Pack each kernel's on-chip buffers into one arena per memory and check its budget.
 
-    Options: ``disable-reuse`` gives every buffer its own bytes (§8.2's comparison);
+    Options: ``disable-reuse`` gives every buffer its own bytes (how much reuse saves);
     ``report=text|json`` prints the layout (to ``report-file`` if given, else stderr);
     ``report-svg=<path>`` draws it (offset against program position).
     """

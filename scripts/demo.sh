@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: set up, then compile the chapter's GEMM through the whole pipeline to
+# The main job: set up, then compile the example GEMM through the whole pipeline to
 # PTX, printing what each stage did.
 set -euo pipefail
 cd "$(dirname "$0")/.."

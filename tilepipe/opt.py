@@ -7,7 +7,7 @@ Beyond ``xdsl-opt`` it gives what an ``mlir-opt`` user expects:
 * ``--verify-diagnostics`` checks ``// expected-error @+1 {{...}}`` annotations
   (also warnings, remarks and notes) like ``mlir-opt`` and fails on any mismatch;
 * ``--print-between-passes`` / ``--mlir-print-ir-after-all`` dumps the IR after each
-  pass to stderr (the chapter's ``TL_LOWER_TRACE``);
+  pass to stderr (like TileLang's ``TL_LOWER_TRACE``);
 * ``--list-passes`` lists the passes with their one-line descriptions and options.
 """
 

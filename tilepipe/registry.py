@@ -24,21 +24,21 @@ DIALECTS: dict[str, tuple[str, str]] = {
 }
 
 PASSES: dict[str, tuple[str, str]] = {
-    # pipelining (§2-§3.2)
+    # pipelining: planning, validation, modulo scheduling (docs/pipelining.md)
     "pipeline-validate": ("tilepipe.passes.pipeline_validate", "PipelineValidate"),
     "pipeline-planning": ("tilepipe.passes.pipeline_planning", "PipelinePlanning"),
     "inject-software-pipeline": (
         "tilepipe.passes.inject_software_pipeline",
         "InjectSoftwarePipeline",
     ),
-    # shared memory (§3.3-§3.4)
+    # on-chip memory arenas (docs/arena.md)
     "merge-shared-memory": ("tilepipe.passes.merge_shared_memory", "MergeSharedMemory"),
-    # CUDA synchronization (§4.1-§4.3)
+    # CUDA synchronization (docs/sync.md) and lowering (docs/nvvm.md)
     "tma-copy": ("tilepipe.passes.tma_copy", "TmaCopyPass"),
     "async-copy": ("tilepipe.passes.async_copy", "AsyncCopyPass"),
     "thread-sync": ("tilepipe.passes.thread_sync", "ThreadSyncPass"),
     "lower-to-nvvm": ("tilepipe.lowering.to_nvvm", "LowerToNVVM"),
-    # Ascend (§3.5, §4.4-§4.5)
+    # Ascend (docs/ascend.md)
     "ascend-prepare-multi-buffer": (
         "tilepipe.passes.ascend_prepare_multi_buffer",
         "AscendPrepareMultiBuffer",

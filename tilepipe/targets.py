@@ -24,7 +24,7 @@ class CudaTarget:
     has_mbarrier: bool = True
     has_mbarrier_try_wait_parity: bool = False  # sm_90+
     has_bulk_tensor_copy: bool = False  # TMA, sm_90+
-    # Latencies (cycles) for the cost model of §5.2.
+    # Latencies (cycles) for a cost model of what each sync costs (not used by any pass yet).
     latencies: dict[str, int] = field(
         default_factory=lambda: {
             "issue": 1,

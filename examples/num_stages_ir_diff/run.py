@@ -1,11 +1,11 @@
-"""The chapter's §7 experiment: change num_stages, watch the IR change (no GPU needed).
+"""The num_stages experiment: change num_stages, watch the IR change (no GPU needed).
 
     python examples/num_stages_ir_diff/run.py [--num-stages 1 2 3 4] [--out DIR] [--target sm_80]
 
 Compiles ``examples/gemm.mlir`` at each num_stages through the CUDA passes, saves the IR
-after every pass (``DIR/ns<N>/<k>-<pass>.mlir``, the chapter's TL_LOWER_TRACE), writes a
+after every pass (``DIR/ns<N>/<k>-<pass>.mlir``, like TileLang's TL_LOWER_TRACE), writes a
 unified diff of the final IR between consecutive depths (``DIR/diff-ns<N>-ns<N+1>.diff``)
-and prints the observations of §7.1:
+and prints four observations per depth:
 
   A. loop annotations: stage / order per statement and the recorded depth;
   B. version dimensions: the leading dimension of every shared buffer;
@@ -110,9 +110,15 @@ def observe(num_stages: int, out: Path, target: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--num-stages", type=int, nargs="+", default=[1, 2, 3, 4])
-    parser.add_argument("--out", type=Path, default=ROOT / "out" / "num_stages_ir_diff")
-    parser.add_argument("--target", default="sm_80")
+    parser.add_argument(
+        "--num-stages", type=int, nargs="+", default=[1, 2, 3, 4],
+        help="the depths to compare (default 1 2 3 4)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "out" / "num_stages_ir_diff",
+        help="where the per-pass IR and the diffs go (default out/num_stages_ir_diff)",
+    )
+    parser.add_argument("--target", default="sm_80", help="CUDA target (default sm_80)")
     parser.add_argument("--json", action="store_true", help="print observations as JSON")
     args = parser.parse_args(argv)
     results = [observe(n, args.out, args.target) for n in args.num_stages]
