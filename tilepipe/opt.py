@@ -323,7 +323,11 @@ def print_pass_list(passes) -> None:
 
 
 def main(args: Sequence[str] | None = None) -> None:
-    TileOptMain(description="tilepipe modular optimizer driver", args=args).run()
+    TileOptMain(
+        description="tilepipe modular optimizer driver: parses a module, runs the pass "
+        "pipeline given with -p and prints the result, like mlir-opt.",
+        args=args,
+    ).run()
 
 
 if __name__ == "__main__":
