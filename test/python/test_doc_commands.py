@@ -156,3 +156,30 @@ def test_output_patterns_follow_the_convention():
     assert pattern.fullmatch("a <ms> b\npath /abs/x.mlir\nend\n")
     assert not pattern.fullmatch("a <ms> b\npath /abs/x.mlir\nend\nextra\n")
     assert normalized(["  pass   179.8 ms  x"]) == normalized(["  pass    60.5 ms  x"])
+
+
+def heading_anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a page's headings: lower case, punctuation dropped, spaces to -."""
+    anchors, in_block = set(), False
+    for line in page.read_text().splitlines():
+        if line.startswith("```"):
+            in_block = not in_block
+        elif not in_block and (match := re.match(r"#+ (.*)", line)):
+            text = re.sub(r"[^\w\- ]", "", match.group(1).strip().lower())
+            anchors.add(text.replace(" ", "-"))
+    return anchors
+
+
+def test_links_between_pages_resolve():
+    broken = []
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            if re.match(r"[a-z]+:", target):
+                continue  # an external address
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.name}: {target}")
+            elif anchor and linked.suffix == ".md" and anchor not in heading_anchors(linked):
+                broken.append(f"{page.name}: {target} (no such heading)")
+    assert not broken
