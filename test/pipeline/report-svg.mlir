@@ -44,6 +44,20 @@
 // ONE-NOT:  version(s)
 // ONE:      </svg>
 
+// On sm_90 tma-copy adds an mbarrier array the loop arrives on: it becomes a ring of
+// depth slots, and a statement touching it names the ring slot, i mod depth.
+// RUN: sed 's/"sm_80"/"sm_90"/' %examples/gemm.mlir | tile-opt -p 'pipeline-planning,tma-copy,inject-software-pipeline{report-svg="%t.tma.svg"}' -o /dev/null
+// RUN: filecheck %s --check-prefix=RING < %t.tma.svg
+
+// RING:      depth 3, max stage 2, stage = [0, 0, 0, 2, 2] order = [0, 1, 2, 3, 4]</text>
+// RING:      >iteration 1</text>
+// RING-NEXT: <title>pipeline.bulk_copy of iteration 1: stage 0, order 0, slot 1</title>
+// RING-NEXT: >0: bulk_copy → %A_s v1, %tma_bars v1</text>
+// RING:      <title>pipeline.mbarrier_wait_parity of iteration 1: stage 2, order 3, slot 3</title>
+// RING-NEXT: >3: mbarrier_wait_parity → %tma_bars v1</text>
+// RING:      >%tma_bars: 1 mbarrier(s) -&gt; 3 (a ring of depth 3)</text>
+// RING-NEXT: </svg>
+
 // A module without pipelined loops still gets a picture, saying so.
 // RUN: tile-opt %s -p 'inject-software-pipeline{report-svg="%t.none.svg"}' -o /dev/null
 // RUN: filecheck %s --check-prefix=NONE < %t.none.svg
