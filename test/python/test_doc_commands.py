@@ -75,7 +75,9 @@ def doc_commands(page: Path) -> list[DocCommand]:
         index = 0
         while index < len(lines):
             if not lines[index].startswith("$ "):
-                raise ValueError(f"{page.name}:{start + index}: console block text outside a command's output")
+                raise ValueError(
+                    f"{page.name}:{start + index}: console block text before any command"
+                )
             line_number, command = start + index, lines[index][2:]
             while command.endswith("\\"):
                 index += 1

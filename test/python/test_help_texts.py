@@ -20,7 +20,10 @@ HELP_COMMANDS = [
     (["tile-opt", "--help"], "tile-opt"),
     ([sys.executable, "-m", "tilepipe", "--help"], "tile-opt"),
     (["tile-run", "--help"], "tile-run"),
-    ([sys.executable, "-m", "tilepipe.lowering.ascendc", "--help"], "python -m tilepipe.lowering.ascendc"),
+    (
+        [sys.executable, "-m", "tilepipe.lowering.ascendc", "--help"],
+        "python -m tilepipe.lowering.ascendc",
+    ),
     ([sys.executable, "scripts/gpu_check.py", "--help"], "gpu_check.py"),
     ([sys.executable, "examples/num_stages_ir_diff/run.py", "--help"], "run.py"),
     *[
@@ -36,9 +39,11 @@ def description(help_text: str) -> str:
     return " ".join(paragraphs[1].split())
 
 
-@pytest.mark.parametrize(
-    "command, program", HELP_COMMANDS, ids=lambda c: " ".join(map(str, c)) if isinstance(c, list) else c
-)
+def _test_id(value) -> str:
+    return " ".join(Path(part).name for part in value) if isinstance(value, list) else value
+
+
+@pytest.mark.parametrize("command, program", HELP_COMMANDS, ids=_test_id)
 def test_help_is_plain_text(command, program):
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
