@@ -1,4 +1,4 @@
-"""The Ascend pass pipeline in the chapter's order (§3.5), as one callable, and the
+"""The Ascend pass pipeline in its order (docs/ascend.md), as one callable, and the
 one-screen summary of its result (for a ``tilepipe compile --target ascend`` driver).
 
     prepare multi-buffer -> resolve core -> insert sync -> materialize multi-buffer

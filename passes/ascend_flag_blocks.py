@@ -3,7 +3,7 @@
 A *sync point* occupies a contiguous block of event ids on its hard event: one id per
 version, addressed at run time as ``iteration mod versions + base``.  Such a block is
 indivisible -- a dynamic id cannot be split across the 8-id boundary at run time -- so
-the budget is a 0/1 knapsack per hard event (the chapter's §4.5):
+the budget is a 0/1 knapsack per hard event (docs/ascend.md):
 
 * demand(hard event) = sum of the block sizes of its sync points;
 * demand <= 8: every block keeps its flags (renumbered into ``[0, 8)``);

@@ -158,7 +158,7 @@ def apply_flag_budget(plan: FlagBudgetPlan) -> None:
 
 
 def budget_report(plan: FlagBudgetPlan, target: AscendTarget) -> str:
-    """The allocation in the chapter's words (§4.5)."""
+    """The allocation as docs/ascend.md shows it (blocks, demand, kept and spilled)."""
     capacity = target.intra_core_event_ids
     lines = [
         f"ascend-flag-budget: @{plan.kernel.sym_name.data} on {target.name} "

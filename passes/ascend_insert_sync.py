@@ -1,4 +1,4 @@
-"""``ascend-insert-sync``: the completion protocol between the pipes (§4.4).
+"""``ascend-insert-sync``: the completion protocol between the pipes (docs/ascend.md).
 
 Sync points come from :mod:`passes.ascend_sync_analysis`; each materializes as
 

@@ -1,6 +1,6 @@
 """``ascend-materialize-multi-buffer``: logical (storage, epoch) -> physical slot.
 
-Runs after ``ascend-insert-sync`` (§3.5: the protocol is decided on logical storage,
+Runs after ``ascend-insert-sync`` (docs/ascend.md: the protocol is decided on logical storage,
 the memory layout afterwards).  Every storage with ``ascend.versions = V > 1`` becomes
 one buffer with a leading version dimension (``memref<A x B>`` -> ``memref<V x A x B>``)
 and every access in its owner loop gets the slot of its epoch prepended to its offsets:

@@ -1,4 +1,4 @@
-"""Ascend multi-buffering as ownership (§3.5): owners, epochs, versions, slots.
+"""Ascend multi-buffering as ownership (docs/ascend.md): owners, epochs, versions, slots.
 
 * An *owner* of an on-chip storage is a loop whose every iteration holds one complete
   epoch of it: all of the storage's accesses lie in the loop body and, in each

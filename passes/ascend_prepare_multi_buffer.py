@@ -17,8 +17,8 @@ For every on-chip buffer of an Ascend kernel (see :mod:`passes.ascend_multi_buff
   storage whose epochs run in every iteration is recorded as ``iteration``.
 
 The plan is recorded on each ``memref.alloc`` as ``ascend.versions`` and
-``ascend.index_mode``; nothing else changes (that is the point of §3.5: sync is
-inserted on logical storage before the slots are materialized).
+``ascend.index_mode``; nothing else changes (that is the point of the Ascend order,
+docs/ascend.md: sync is inserted on logical storage before the slots are materialized).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``ascend-resolve-core``: the core and the pipe of every tile op of an Ascend kernel.
 
-The memories an op touches decide where it runs (§3.5, §6.2):
+The memories an op touches decide where it runs (the hardware model of docs/ascend.md):
 
 * ``tile.copy`` GM -> UB/L1 on MTE2, UB -> GM on MTE3, L1 -> L0A/L0B on MTE1,
   L0C -> GM/L1 on the fixpipe;

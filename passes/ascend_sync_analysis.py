@@ -1,4 +1,4 @@
-"""InsertSync's model (§4.4): sync sites, dependence edges with distance, sync points.
+"""InsertSync's model (docs/ascend.md): sync sites, dependence edges with distance, sync points.
 
 * A *site* is a tile op with the pipe and core ``ascend-resolve-core`` gave it, its
   position in program order, the pipelined loop it lies in (if any) and the branch of

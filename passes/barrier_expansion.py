@@ -1,5 +1,5 @@
 """Expand the mbarrier arrays a pipelined loop arrives on, one ring slot per stage
-(the chapter's §3.2).
+(the mbarrier rings of docs/pipelining.md).
 
 An array ``memref<N x i64, "shared">`` that the loop arrives on (``mbarrier_arrive``,
 ``mbarrier_arrive_expect_tx`` or a ``bulk_copy`` completing on it) becomes

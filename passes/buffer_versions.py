@@ -1,4 +1,4 @@
-"""How many versions each buffer of a pipelined loop needs (the chapter's §2.4).
+"""How many versions each buffer of a pipelined loop needs (docs/pipelining.md).
 
 ``versions = use - def + 1`` where ``def`` is the earliest stage writing the buffer and
 ``use`` the latest stage reading it; buffers not both written and read in the loop keep

@@ -1,4 +1,4 @@
-"""Emit a validated ``pipeline.for`` as a modulo-scheduled loop (the chapter's §2.3).
+"""Emit a validated ``pipeline.for`` as a modulo-scheduled loop (docs/pipelining.md).
 
 Statement ``s`` of iteration ``i`` runs in time slot ``i + stage(s)``; inside a slot the
 statements run by ``order``.  With ``S = max(stage)`` and ``n`` iterations, the slots

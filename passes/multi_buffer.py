@@ -1,4 +1,4 @@
-"""Materialize buffer versions (the chapter's §3.1).
+"""Materialize buffer versions: the version dimension (docs/pipelining.md).
 
 A buffer with ``v >= 2`` versions gets a leading dimension ``v`` on its ``memref.alloc``
 (an explicit strided layout gets the matching leading stride), and every access of the

@@ -1,6 +1,6 @@
 """``pipeline-planning``: give every statement of a pipelined loop its stage and order.
 
-From ``num_stages`` the plan is TileLang's (the chapter's §2.2, ``PipelinePlanning``):
+From ``num_stages`` the plan is TileLang's ``PipelinePlanning`` (docs/pipelining.md):
 
 1. copies from global into a staging memory (shared; L1/UB on Ascend) are *copy
    stages*, and so is every earlier statement producing data or values they read;

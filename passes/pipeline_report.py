@@ -1,5 +1,5 @@
-"""A per-loop account of what pipelining decided (the chapter's §7.1 observations A
-and B at a glance): stage and order of each statement, the depth, and each buffer's
+"""A per-loop account of what pipelining decided (what the annotations became and
+what the buffers got, at a glance): stage and order of each statement, the depth, and each buffer's
 versions with its def/use stages and whether the tightening rule applied.
 
 Printed by ``inject-software-pipeline{report=text}`` (or ``report=json``)::

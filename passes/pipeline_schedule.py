@@ -75,7 +75,7 @@ def read_schedule(loop: ForOp) -> LoopSchedule | None:
 
 
 def pipeline_depth(loop: ForOp, stages: tuple[int, ...] | list[int]) -> int:
-    """The chapter's §2.5 lookup: ``num_stages``, else the recorded ``depth``, else
+    """The depth (docs/pipelining.md): ``num_stages``, else the recorded ``depth``, else
     ``max(stage) + 1``.  The depth sizes per-stage barrier rings; it is not the number
     of time slots of the modulo schedule (``max(stage) + 1``)."""
     for name in ("num_stages", "depth"):

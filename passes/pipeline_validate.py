@@ -1,6 +1,6 @@
 """``pipeline-validate``: check that a loop's stage/order schedule is legal.
 
-The rules (the chapter's §2.2, made exact for the transformation tilepipe performs):
+The rules (docs/pipelining.md, made exact for the transformation tilepipe performs):
 
 * the step is a positive constant, and no pipelined loop is nested in another;
 * orders are unique;
