@@ -184,7 +184,7 @@ def _check_dependences(
         for target in schedule.statements:
             for a in analysis.accesses(source):
                 for b in analysis.accesses(target):
-                    if a.writes or b.writes:
+                    if a.conflicts_with(b):
                         _check_pair(schedule, analysis, slots, a, b)
 
 
