@@ -177,7 +177,8 @@ class RegionAccess:
 def op_accesses(op: Operation, loop: ForOp | None = None) -> list[RegionAccess]:
     """The regions ``op`` touches: tile ops through ``buffer_accesses()``,
     ``memref.load``/``store`` as one element, mbarrier ops (and bulk copies) one
-    barrier slot, read and written (arrivals and waits update its phase); anything
+    barrier slot, read and written (arrivals and waits update its phase; arrivals are
+    marked as such, since they commute with each other); anything
     else with effects is one opaque access."""
     accesses: list[RegionAccess] = []
     if isinstance(op, TileOp):

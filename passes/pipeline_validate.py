@@ -5,7 +5,8 @@ The rules (the chapter's §2.2, made exact for the transformation tilepipe perfo
 * the step is a positive constant, and no pipelined loop is nested in another;
 * orders are unique;
 * every dependence src -> dst (same iteration) has stage(src) <= stage(dst), and
-  order(src) < order(dst) when the stages are equal;
+  order(src) < order(dst) when the stages are equal (two mbarrier arrivals on one slot
+  commute: they are no dependence, so tma-copy's bulk copies keep the copies' orders);
 * a loop-carried dependence between two accesses that land in the same buffer version
   (their distance is a multiple of the buffer's version count) is not inverted by the
   skew: src of iteration k still runs before dst of iteration k + d;
