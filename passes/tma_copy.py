@@ -38,13 +38,20 @@ a reused slot needs (the readers must be done before thread 0 issues the next co
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp, set_stage_order
@@ -56,7 +63,8 @@ from tilepipe.dialects.pipeline_sync import (
     MBarrierWaitParityOp,
 )
 from tilepipe.dialects.tile import CopyOp
-from tilepipe.targets import CudaTarget, target_of
+from tilepipe.diagnostics import op_error
+from tilepipe.targets import CudaTarget, UnknownTarget, target_of
 
 from .access_analysis import LoopAccessAnalysis
 from .buffer_versions import compute_buffer_versions, versions_by_buffer
@@ -66,7 +74,8 @@ TMA_ALIGNMENT = 16  # bytes: the innermost box extent must be a multiple of 16 B
 TMA_MAX_BOX = 256  # elements per box dimension
 
 
-def is_tma_copy(op: Operation) -> bool:
+def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
+    """A global -> shared copy whose box the bulk copy engine can move."""
     if not isinstance(op, CopyOp):
         return False
     src, dst = op.src.type, op.dst.type
@@ -139,38 +148,36 @@ class BulkCopyPlanner:
         return min(consumers, key=self.time, default=None)
 
     def waited_before_reuse(self, copy: CopyOp, consumer: Operation) -> bool:
-        """Does the wait before ``consumer`` (iteration k) run before any statement of
-        a later iteration touches ``copy``'s bytes, and before iteration k + depth
-        arrives on the same ring slot again?"""
-        stage_wait, order_wait = self.time(consumer)
-        if (stage_wait, order_wait) > (self.schedule.depth + self.schedule.stage(copy), self.schedule.order(copy)):
+        """Does the wait before ``consumer`` (iteration k) run before iteration
+        k + depth arrives on the same ring slot again, and before any statement of a
+        later iteration touches ``copy``'s bytes?"""
+        wait = self.time(consumer)
+        stage, order = self.time(copy)
+        if wait > (self.schedule.depth + stage, order):
             return False
         for op in self.schedule.statements:
             stage, order = self.time(op)
-            for distance in range(1, stage_wait - stage + 1):
-                if (stage_wait, order_wait) > (distance + stage, order) and self._conflict(
-                    copy, op, distance
-                ):
+            for distance in range(1, wait[0] - stage + 1):
+                if wait > (distance + stage, order) and self._conflict(copy, op, distance):
                     return False
         return True
 
     def groups(self) -> list[BulkCopyGroup]:
         """The groups in time order of their consumers (so, deterministic)."""
         groups: list[BulkCopyGroup] = []
-        for copy in sorted(
-            (op for op in self.schedule.statements if is_tma_copy(op)), key=self.time
-        ):
-            consumer = self.first_consumer(copy)  # type: ignore[arg-type]
-            if consumer is None or not self.waited_before_reuse(copy, consumer):  # type: ignore[arg-type]
+        copies = [op for op in self.schedule.statements if is_tma_copy(op)]
+        for copy in sorted(copies, key=self.time):
+            consumer = self.first_consumer(copy)
+            if consumer is None or not self.waited_before_reuse(copy, consumer):
                 continue
             group = next((g for g in groups if g.consumer is consumer), None)
             if group is None:
                 groups.append(group := BulkCopyGroup(consumer, []))
-            group.copies.append(copy)  # type: ignore[arg-type]
+            group.copies.append(copy)
         return sorted(groups, key=lambda g: self.time(g.consumer))
 
 
-def convert_loop(loop: ForOp) -> int:
+def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
     """Rewrite one planned loop; returns the number of copies converted."""
     schedule = read_schedule(loop)
     if schedule is None:
@@ -180,7 +187,6 @@ def convert_loop(loop: ForOp) -> int:
         return 0
 
     # The barrier array, initialized before the loop and published by a barrier.
-    builder = Rewriter()
     bars_type = MemRefType(i64, [len(groups)], memory_space=StringAttr("shared"))
     bars = memref.AllocOp([], [], bars_type)
     bars.memref.name_hint = "tma_bars"
@@ -191,9 +197,9 @@ def convert_loop(loop: ForOp) -> int:
         slots.append(slot.result)
         setup += [slot, MBarrierInitOp(bars.memref, slot.result, arrivals=1)]
     setup.append(BarrierOp())
-    builder.insert_op(setup, InsertPoint.before(loop))
+    rewriter.insert(setup, InsertPoint.before(loop))
     zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-    builder.insert_op(zero, InsertPoint.before(loop))
+    rewriter.insert(zero, InsertPoint.before(loop))
 
     wait_before = {group.consumer: g for g, group in enumerate(groups)}
     arrive_after = {group.copies[-1]: g for g, group in enumerate(groups)}
@@ -203,7 +209,7 @@ def convert_loop(loop: ForOp) -> int:
     for op in schedule.emission_order():
         if (g := wait_before.get(op)) is not None:
             wait = MBarrierWaitParityOp(bars.memref, slots[g], zero.result)
-            builder.insert_op(wait, InsertPoint.before(op))
+            rewriter.insert(wait, InsertPoint.before(op))
             stage_of[wait] = stage_of[op]
             new_emission.append(wait)
         if (g := slot_of.get(op)) is None:
@@ -214,13 +220,13 @@ def convert_loop(loop: ForOp) -> int:
             op.src, op.src_offsets, op.dst, op.dst_offsets, bars.memref, slots[g], op.tile_shape
         )
         bulk.location = op.location
-        builder.replace_op(op, bulk)
+        rewriter.replace(op, bulk)
         stage_of[bulk] = stage_of[op]
         new_emission.append(bulk)
         if op in arrive_after:
             total = sum(tile_bytes(c) for c in groups[g].copies)
             arrive = MBarrierArriveExpectTxOp(bars.memref, slots[g], bytes=total)
-            builder.insert_op(arrive, InsertPoint.after(bulk))
+            rewriter.insert(arrive, InsertPoint.after(bulk))
             stage_of[arrive] = stage_of[op]
             new_emission.append(arrive)
     for order, op in enumerate(new_emission):
@@ -228,7 +234,26 @@ def convert_loop(loop: ForOp) -> int:
     for name in ("stage", "order"):
         if getattr(loop, name) is not None:
             del loop.properties[name]
+    rewriter.notify_op_modified(loop)
     return sum(len(group.copies) for group in groups)
+
+
+class ConvertPipelinedCopies(RewritePattern):
+    """Bulk copies for the loops of kernels whose target has the bulk copy engine."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, loop: ForOp, rewriter: PatternRewriter) -> None:
+        function = loop.parent_op()
+        while function is not None and not isinstance(function, func.FuncOp):
+            function = function.parent_op()
+        if function is None:
+            return
+        try:
+            target = target_of(function)
+        except UnknownTarget as err:
+            raise op_error(function, str(err)) from None
+        if isinstance(target, CudaTarget) and target.has_bulk_tensor_copy:
+            convert_loop(loop, rewriter)
 
 
 @dataclass(frozen=True)
@@ -238,11 +263,6 @@ class TmaCopyPass(ModulePass):
     name = "tma-copy"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        for function in op.walk():
-            if not isinstance(function, func.FuncOp) or function.body.first_block is None:
-                continue
-            target = target_of(function)
-            if not isinstance(target, CudaTarget) or not target.has_bulk_tensor_copy:
-                continue
-            for loop in [o for o in function.body.walk() if isinstance(o, ForOp)]:
-                convert_loop(loop)
+        PatternRewriteWalker(
+            ConvertPipelinedCopies(), apply_recursively=False
+        ).rewrite_module(op)
