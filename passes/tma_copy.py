@@ -26,7 +26,8 @@ wait, never after it).  A copy stays a ``tile.copy`` (``async-copy`` then makes 
 ``cp.async``, which ``thread-sync`` orders with ``wait_group``) when no wait can order
 it: nothing of its own iteration touches its data (it is only read after the loop, or
 by a later iteration), a statement of a later iteration touches its bytes before the
-wait has run, or the mbarrier ring would be re-armed before the wait ran.
+wait has run, or the mbarrier ring would be re-armed before the wait ran.  A loop
+nested in another loop keeps all its copies (its mbarriers would be re-initialized).
 
 The barrier array is allocated and initialized before the loop (one arrival per
 phase), followed by a block barrier that makes the initialization visible to every
@@ -68,6 +69,7 @@ from tilepipe.targets import CudaTarget, UnknownTarget, target_of
 
 from .access_analysis import LoopAccessAnalysis
 from .buffer_versions import compute_buffer_versions, versions_by_buffer
+from .liveness import is_loop_like
 from .pipeline_schedule import LoopSchedule, read_schedule
 
 TMA_ALIGNMENT = 16  # bytes: the innermost box extent must be a multiple of 16 B
@@ -253,7 +255,21 @@ class ConvertPipelinedCopies(RewritePattern):
         except UnknownTarget as err:
             raise op_error(function, str(err)) from None
         if isinstance(target, CudaTarget) and target.has_bulk_tensor_copy:
-            convert_loop(loop, rewriter)
+            if not _runs_more_than_once(loop, function):
+                convert_loop(loop, rewriter)
+
+
+def _runs_more_than_once(loop: ForOp, function: func.FuncOp) -> bool:
+    """Is ``loop`` inside another loop of the kernel?  Its mbarriers would then be
+    initialized again while they hold a phase (PTX wants ``mbarrier.inval`` first, and
+    every thread's last wait ordered before the new init), which tilepipe does not
+    emit: such a loop keeps its copies for ``async-copy``."""
+    parent = loop.parent_op()
+    while parent is not None and parent is not function:
+        if is_loop_like(parent):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 @dataclass(frozen=True)

@@ -203,3 +203,28 @@ func.func @ring_shorter_than_the_schedule(%A: memref<128x16xf32>, %E: memref<128
   }
   func.return
 }
+
+// -----
+
+// A pipelined loop inside another loop would initialize its mbarriers again while they
+// hold a phase: its copies stay tile.copy.
+// CHECK-LABEL: func.func @nested_loop
+// CHECK-NOT:     pipeline.bulk_copy
+// CHECK-NOT:     pipeline.mbarrier_init
+// CHECK:         tile.copy<16x16> %A[%r, %c0] -> %S {pipeline.stage = 0 : i64
+func.func @nested_loop(%A: memref<128x16xf32>, %E: memref<128x16xf32>, %n: index)
+    attributes {tile.grid = array<i64: 1>, tile.threads = 32 : i64, tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %S = memref.alloc() : memref<16x16xf32, "shared">
+  scf.for %j = %c0 to %c2 step %c1 {
+    pipeline.for %k = %c0 to %n step %c1 num_stages = 2 {
+      %r = arith.muli %k, %c16 : index
+      tile.copy<16x16> %A[%r, %c0] -> %S : memref<128x16xf32> -> memref<16x16xf32, "shared">
+      tile.copy<16x16> %S -> %E[%r, %c0] : memref<16x16xf32, "shared"> -> memref<128x16xf32>
+    }
+  }
+  func.return
+}
