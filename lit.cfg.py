@@ -27,6 +27,14 @@ config.substitutions.append(
         "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync",
     )
 )
+# The same for sm_90: validation first, global -> shared copies as bulk (TMA) copies.
+config.substitutions.append(
+    (
+        "%{cuda-sm90}",
+        "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
+        "merge-shared-memory,async-copy,thread-sync",
+    )
+)
 # Custom form -> generic form -> custom form must give back the same text.
 config.substitutions.append(
     (

@@ -57,6 +57,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from .kernel_attrs import kernel_launch_shape
 from .memory_space import MemorySpace, UnknownMemorySpace, memory_space
@@ -242,10 +243,47 @@ class CommitGroupOp(IRDLOperation):
 
     name = "pipeline.commit_group"
     tokens = var_operand_def(TokenType)
-    assembly_format = "($tokens^)? attr-dict"
 
     def __init__(self, tokens: Sequence[SSAValue | Operation] = ()):
         super().__init__(operands=[tokens])
+
+    def print(self, printer: Printer) -> None:
+        if self.tokens:
+            printer.print_string(" ")
+            printer.print_list(self.tokens, printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CommitGroupOp:
+        # An empty commit ends its line, so the next op's results (``%x = ...``)
+        # would otherwise be read as its tokens.
+        tokens = []
+        if _starts_operand_list(parser):
+            tokens = parser.parse_comma_separated_list(
+                Parser.Delimiter.NONE, parser.parse_operand
+            )
+        op = cls(tokens)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
+def _starts_operand_list(parser: Parser) -> bool:
+    """Is the parser at ``%a, %b`` used as operands, rather than at the result list
+    ``%a, %b =`` (or ``%a:2 =``) of the next op?  Looks ahead without consuming."""
+    token = parser._current_token  # pyright: ignore[reportPrivateUsage]
+    if token.kind is not MLIRTokenKind.PERCENT_IDENT:
+        return False
+    lexer = parser.lexer
+    resume = lexer.pos
+    try:
+        while True:
+            following = lexer.lex()
+            if following.kind is not MLIRTokenKind.COMMA:
+                return following.kind not in (MLIRTokenKind.EQUAL, MLIRTokenKind.COLON)
+            if lexer.lex().kind is not MLIRTokenKind.PERCENT_IDENT:
+                return True
+    finally:
+        lexer.pos = resume
 
 
 class IntPropertySyntax:

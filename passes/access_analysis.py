@@ -36,7 +36,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp, constant_index
-from tilepipe.passes.barrier_expansion import mbarrier_operands
+from tilepipe.passes.barrier_expansion import ARRIVING_OPS, mbarrier_operands
 
 Z3_TIMEOUT_MS = 2000
 
@@ -146,7 +146,12 @@ class RegionAccess:
     """One region of one buffer read and/or written by a statement.
 
     ``buffer is None`` marks an op the analysis cannot see into: it may touch any
-    buffer, so it conflicts with everything."""
+    buffer, so it conflicts with everything.
+
+    ``arrival`` marks an mbarrier arrival (``mbarrier_arrive``,
+    ``mbarrier_arrive_expect_tx``, a bulk copy's complete-tx): it reads and writes the
+    slot, but arrivals on one phase are commutative counter updates, so two of them
+    never depend on each other -- only a wait (or init) orders them."""
 
     op: Operation
     buffer: SSAValue | None
@@ -157,16 +162,23 @@ class RegionAccess:
     # The SSA offset values (one per dimension, or () for the origin), for rewriting.
     offset_values: tuple[SSAValue, ...] = ()
     role: str = ""
+    arrival: bool = False
 
     @property
     def is_opaque(self) -> bool:
         return self.buffer is None
 
+    def conflicts_with(self, other: RegionAccess) -> bool:
+        """Would the two accesses depend on each other if they touched a common
+        element (one writes, and they are not two commuting mbarrier arrivals)?"""
+        return (self.writes or other.writes) and not (self.arrival and other.arrival)
+
 
 def op_accesses(op: Operation, loop: ForOp | None = None) -> list[RegionAccess]:
     """The regions ``op`` touches: tile ops through ``buffer_accesses()``,
     ``memref.load``/``store`` as one element, mbarrier ops (and bulk copies) one
-    barrier slot, read and written (arrivals and waits update its phase); anything
+    barrier slot, read and written (arrivals and waits update its phase; arrivals are
+    marked as such, since they commute with each other); anything
     else with effects is one opaque access."""
     accesses: list[RegionAccess] = []
     if isinstance(op, TileOp):
@@ -201,7 +213,10 @@ def op_accesses(op: Operation, loop: ForOp | None = None) -> list[RegionAccess]:
     if (barrier := mbarrier_operands(op)) is not None:
         bars, index = barrier
         accesses.append(
-            RegionAccess(op, bars, (affine_form(index, loop),), (1,), True, True, (index,), "barriers")
+            RegionAccess(
+                op, bars, (affine_form(index, loop),), (1,), True, True, (index,),
+                "barriers", arrival=isinstance(op, ARRIVING_OPS),
+            )
         )
     if accesses or isinstance(op, TileOp):
         return accesses
@@ -234,6 +249,8 @@ class Dependence:
 
 
 def _kind(source: RegionAccess, target: RegionAccess) -> DependenceKind | None:
+    if not source.conflicts_with(target):
+        return None
     if source.writes and target.reads:
         return DependenceKind.FLOW
     if source.reads and target.writes:

@@ -11,6 +11,8 @@ touch inside a loop that does not also contain the allocation stands for the who
 loop, because the next iteration comes back to it.  Every op with regions counts as a
 loop except the ones known to run their regions at most once (``scf.if``,
 ``scf.index_switch``): an unknown region op only costs reuse, never correctness.
+A buffer holding mbarriers is live for the whole kernel: mbarrier storage is never
+reused (see :func:`holds_mbarriers` and ``docs/arena.md``).
 
 Sizes are exact: ``versions x bytes per version``, one indivisible block for a
 multi-version buffer (the chapter: "a buffer already multiplied by nv is an indivisible
@@ -45,6 +47,7 @@ from tilepipe.dialects.memory_space import (
 )
 from tilepipe.dialects.tile import constant_index
 from tilepipe.passes.arena_packing import Interval
+from tilepipe.passes.barrier_expansion import mbarrier_operands
 
 VERSIONS_ATTR = "pipeline.versions"
 ALIGNMENT_ATTR = "arena.alignment"
@@ -86,6 +89,11 @@ class ProgramOrder:
             last_nested[op] = end
         return ProgramOrder(position, last_nested)
 
+    @property
+    def kernel_span(self) -> tuple[int, int]:
+        """The positions of the whole function body."""
+        return 0, len(self.position) - 1
+
     def touch_span(self, toucher: Operation, scope: Operation | None) -> tuple[int, int]:
         """The positions a touch by ``toucher`` keeps a buffer allocated under
         ``scope`` live: the outermost loop between them, else the op itself."""
@@ -104,9 +112,10 @@ def _memref_results(op: Operation) -> Iterator[SSAValue]:
             yield result
 
 
-def buffer_touches(buffer: SSAValue) -> list[Operation]:
-    """Every op that uses ``buffer`` or an alias of it (aliases followed through ops
-    that return memrefs, and through terminators to their parent's memref results)."""
+def buffer_aliases(buffer: SSAValue) -> tuple[list[SSAValue], list[Operation]]:
+    """``buffer`` and its aliases (followed through ops that return memrefs, and
+    through terminators to their parent's memref results), and every op using one."""
+    aliases: list[SSAValue] = []
     touches: list[Operation] = []
     seen_values: set[SSAValue] = set()
     pending = [buffer]
@@ -115,13 +124,30 @@ def buffer_touches(buffer: SSAValue) -> list[Operation]:
         if value in seen_values:
             continue
         seen_values.add(value)
+        aliases.append(value)
         for use in value.uses:
             user = use.operation
             touches.append(user)
             pending.extend(_memref_results(user))
             if user.has_trait(IsTerminator) and (parent := user.parent_op()):
                 pending.extend(_memref_results(parent))
-    return touches
+    return aliases, touches
+
+
+def buffer_touches(buffer: SSAValue) -> list[Operation]:
+    """Every op that uses ``buffer`` or an alias of it."""
+    return buffer_aliases(buffer)[1]
+
+
+def holds_mbarriers(buffer: SSAValue) -> bool:
+    """Does ``buffer`` (or an alias) hold mbarrier objects: the barrier array of an
+    mbarrier op or of a bulk copy?"""
+    aliases, touches = buffer_aliases(buffer)
+    return any(
+        (operands := mbarrier_operands(op)) is not None
+        and any(operands[0] is alias for alias in aliases)
+        for op in touches
+    )
 
 
 @dataclass(frozen=True)
@@ -294,6 +320,12 @@ def liveness_intervals(
         versions, bytes_per_version, versioned = buffer_footprint(alloc, name)
         scope = alloc.parent_op()
         spans = [order.touch_span(op, scope) for op in touches]
+        if holds_mbarriers(alloc.memref):
+            # mbarrier storage never shares bytes: before its init, nothing would
+            # order the init after another buffer's last access of those bytes, and
+            # after its last use the hardware wants mbarrier.inval before the bytes
+            # hold anything else.  Live for the whole kernel, it gets its own bytes.
+            spans.append(order.kernel_span)
         buffers.setdefault(space, []).append(
             BufferLiveness(
                 alloc=alloc,

@@ -5,7 +5,8 @@ The rules (docs/pipelining.md, made exact for the transformation tilepipe perfor
 * the step is a positive constant, and no pipelined loop is nested in another;
 * orders are unique;
 * every dependence src -> dst (same iteration) has stage(src) <= stage(dst), and
-  order(src) < order(dst) when the stages are equal;
+  order(src) < order(dst) when the stages are equal (two mbarrier arrivals on one slot
+  commute: they are no dependence, so tma-copy's bulk copies keep the copies' orders);
 * a loop-carried dependence between two accesses that land in the same buffer version
   (their distance is a multiple of the buffer's version count) is not inverted by the
   skew: src of iteration k still runs before dst of iteration k + d;
@@ -184,7 +185,7 @@ def _check_dependences(
         for target in schedule.statements:
             for a in analysis.accesses(source):
                 for b in analysis.accesses(target):
-                    if a.writes or b.writes:
+                    if a.conflicts_with(b):
                         _check_pair(schedule, analysis, slots, a, b)
 
 

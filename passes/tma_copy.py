@@ -3,33 +3,56 @@
 Runs on the planned pipelined level -- after ``pipeline-planning``, before
 ``inject-software-pipeline`` -- on kernels whose target has the bulk tensor copy engine
 (sm_90).  As TileLang's ``InjectSoftwarePipeline`` does for TMA copies without warp
-specialization (§4.3), every stage's global -> shared copies become:
+specialization (§4.3), global -> shared copies become bulk copies completing on an
+mbarrier phase that the statements touching their data wait for.
 
-* ``pipeline.bulk_copy ... , %bars[g]`` -- issued by one thread, completing its bytes on
-  mbarrier ``g`` of the loop's barrier array;
-* one ``pipeline.mbarrier_arrive_expect_tx %bars[g], bytes = B`` (B = the group's bytes)
-  after the group's copies, in the copies' stage;
-* one ``pipeline.mbarrier_wait_parity %bars[g], %c0`` right before the first statement
-  that reads the copied data, in that statement's stage: every thread waits for the
-  phase, so the data is visible to all of them without a block barrier.
+A bulk copy is asynchronous until a wait on its phase returns, so every statement that
+touches its bytes (reads or overwrites its destination, writes its source) must come
+after such a wait.  Statements of one iteration run in *time order* (stage, order).
+For each copy ``C`` the pass finds its *first consumer* ``F(C)``: the statement of the
+same iteration, after ``C`` in program order, that touches ``C``'s bytes first in time
+order.  Copies with the same first consumer form one group, and each group gets
 
-The barrier array is allocated and initialized before the loop (one arrival each),
-followed by a block barrier that makes the initialization visible to every thread.
-``inject-software-pipeline`` then expands the array per stage with ring slots and
-parities (§3.2), and ``thread-sync`` adds the one barrier per iteration the WAR on a
-reused slot needs (the readers must be done before thread 0 issues the next copy).
+* its own mbarrier slot ``g`` of the loop's barrier array, which its
+  ``pipeline.bulk_copy ... , %bars[g]`` complete their bytes on;
+* one ``pipeline.mbarrier_arrive_expect_tx %bars[g], bytes = B`` (B = the group's
+  bytes) right after the group's last copy in time order, in that copy's stage;
+* one ``pipeline.mbarrier_wait_parity %bars[g], %c0`` right before ``F``, in ``F``'s
+  stage.  Every thread waits, so the data is visible to all of them without a block
+  barrier; later statements of the iteration come after that wait too.
+
+So each wait's phase is completed by arrivals that precede it (one arrive_expect_tx per
+wait, never after it).  A copy stays a ``tile.copy`` (``async-copy`` then makes it a
+``cp.async``, which ``thread-sync`` orders with ``wait_group``) when no wait can order
+it: nothing of its own iteration touches its data (it is only read after the loop, or
+by a later iteration), a statement of a later iteration touches its bytes before the
+wait has run, or the mbarrier ring would be re-armed before the wait ran.  A loop
+nested in another loop keeps all its copies (its mbarriers would be re-initialized).
+
+The barrier array is allocated and initialized before the loop (one arrival per
+phase), followed by a block barrier that makes the initialization visible to every
+thread.  ``inject-software-pipeline`` then expands the array per stage with ring slots
+and parities (§3.2), and ``thread-sync`` adds the one barrier per iteration the WAR on
+a reused slot needs (the readers must be done before thread 0 issues the next copy).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp, set_stage_order
@@ -41,16 +64,20 @@ from tilepipe.dialects.pipeline_sync import (
     MBarrierWaitParityOp,
 )
 from tilepipe.dialects.tile import CopyOp
-from tilepipe.targets import CudaTarget, target_of
+from tilepipe.diagnostics import op_error
+from tilepipe.targets import CudaTarget, UnknownTarget, target_of
 
 from .access_analysis import LoopAccessAnalysis
-from .pipeline_schedule import read_schedule
+from .buffer_versions import compute_buffer_versions, versions_by_buffer
+from .liveness import is_loop_like
+from .pipeline_schedule import LoopSchedule, read_schedule
 
 TMA_ALIGNMENT = 16  # bytes: the innermost box extent must be a multiple of 16 B
 TMA_MAX_BOX = 256  # elements per box dimension
 
 
-def is_tma_copy(op: Operation) -> bool:
+def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
+    """A global -> shared copy whose box the bulk copy engine can move."""
     if not isinstance(op, CopyOp):
         return False
     src, dst = op.src.type, op.dst.type
@@ -73,80 +100,176 @@ def tile_bytes(op: CopyOp) -> int:
     return count * (dst.element_type.bitwidth // 8)  # type: ignore[attr-defined]
 
 
-def convert_loop(loop: ForOp) -> int:
+@dataclass
+class BulkCopyGroup:
+    """Bulk copies whose completion one wait observes: one mbarrier slot, one
+    arrive_expect_tx after the last of them, one wait before their first consumer."""
+
+    consumer: Operation  # the first statement (time order) touching their bytes
+    copies: list[CopyOp]  # in time order
+
+
+class BulkCopyPlanner:
+    """Decides which copies of a planned loop become bulk copies, and their groups.
+
+    All analysis happens here, before the loop is rewritten."""
+
+    def __init__(self, schedule: LoopSchedule):
+        self.schedule = schedule
+        self.analysis = LoopAccessAnalysis(schedule.loop)
+        # A conflict at a loop-carried distance only exists in the same version of a
+        # multi-buffered buffer: every ``versions``-th iteration.
+        self.period = versions_by_buffer(compute_buffer_versions(schedule, self.analysis))
+
+    def time(self, op: Operation) -> tuple[int, int]:
+        """When ``op`` runs relative to the other statements of its iteration."""
+        return self.schedule.stage(op), self.schedule.order(op)
+
+    def _conflict(self, first: Operation, second: Operation, distance: int) -> bool:
+        """Does ``second`` of iteration k + distance touch bytes ``first`` of iteration
+        k touches, one of them writing (in the same buffer version)?"""
+        for a in self.analysis.accesses(first):
+            for b in self.analysis.accesses(second):
+                period = 1 if a.is_opaque or b.is_opaque else self.period.get(a.buffer, 1)
+                if (
+                    a.conflicts_with(b)
+                    and distance % period == 0
+                    and self.analysis.may_intersect(a, b, distance)
+                ):
+                    return True
+        return False
+
+    def first_consumer(self, copy: CopyOp) -> Operation | None:
+        consumers = [
+            op
+            for op in self.schedule.statements
+            if op is not copy
+            and self.analysis.program_order_precedes(copy, op)
+            and self._conflict(copy, op, 0)
+        ]
+        return min(consumers, key=self.time, default=None)
+
+    def waited_before_reuse(self, copy: CopyOp, consumer: Operation) -> bool:
+        """Does the wait before ``consumer`` (iteration k) run before iteration
+        k + depth arrives on the same ring slot again, and before any statement of a
+        later iteration touches ``copy``'s bytes?"""
+        wait = self.time(consumer)
+        stage, order = self.time(copy)
+        if wait > (self.schedule.depth + stage, order):
+            return False
+        for op in self.schedule.statements:
+            stage, order = self.time(op)
+            for distance in range(1, wait[0] - stage + 1):
+                if wait > (distance + stage, order) and self._conflict(copy, op, distance):
+                    return False
+        return True
+
+    def groups(self) -> list[BulkCopyGroup]:
+        """The groups in time order of their consumers (so, deterministic)."""
+        groups: list[BulkCopyGroup] = []
+        copies = [op for op in self.schedule.statements if is_tma_copy(op)]
+        for copy in sorted(copies, key=self.time):
+            consumer = self.first_consumer(copy)
+            if consumer is None or not self.waited_before_reuse(copy, consumer):
+                continue
+            group = next((g for g in groups if g.consumer is consumer), None)
+            if group is None:
+                groups.append(group := BulkCopyGroup(consumer, []))
+            group.copies.append(copy)
+        return sorted(groups, key=lambda g: self.time(g.consumer))
+
+
+def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
     """Rewrite one planned loop; returns the number of copies converted."""
     schedule = read_schedule(loop)
     if schedule is None:
         return 0
-    emission = schedule.emission_order()
-    copies = [op for op in emission if is_tma_copy(op)]
-    if not copies:
+    groups = BulkCopyPlanner(schedule).groups()
+    if not groups:
         return 0
-    stages = sorted({schedule.stage(op) for op in copies})
-    group_of = {op: stages.index(schedule.stage(op)) for op in copies}
-    analysis = LoopAccessAnalysis(loop)
-    stage_of = {op: schedule.stage(op) for op in emission}
 
     # The barrier array, initialized before the loop and published by a barrier.
-    builder = Rewriter()
-    bars_type = MemRefType(i64, [len(stages)], memory_space=StringAttr("shared"))
+    bars_type = MemRefType(i64, [len(groups)], memory_space=StringAttr("shared"))
     bars = memref.AllocOp([], [], bars_type)
     bars.memref.name_hint = "tma_bars"
     setup: list[Operation] = [bars]
     slots = []
-    for g in range(len(stages)):
+    for g in range(len(groups)):
         slot = arith.ConstantOp(IntegerAttr(g, IndexType()))
-        slots.append(slot)
+        slots.append(slot.result)
         setup += [slot, MBarrierInitOp(bars.memref, slot.result, arrivals=1)]
     setup.append(BarrierOp())
-    builder.insert_op(setup, InsertPoint.before(loop))
+    rewriter.insert(setup, InsertPoint.before(loop))
     zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-    builder.insert_op(zero, InsertPoint.before(loop))
+    rewriter.insert(zero, InsertPoint.before(loop))
 
+    wait_before = {group.consumer: g for g, group in enumerate(groups)}
+    arrive_after = {group.copies[-1]: g for g, group in enumerate(groups)}
+    slot_of = {copy: g for g, group in enumerate(groups) for copy in group.copies}
+    stage_of = {op: schedule.stage(op) for op in schedule.statements}
     new_emission: list[Operation] = []
-    waited: set[int] = set()
-    for op in emission:
-        groups_read = {
-            group_of[copy]
-            for copy in copies
-            if copy is not op
-            and analysis.program_order_precedes(copy, op)
-            and any(
-                w.writes and r.reads and analysis.may_intersect(w, r, 0)
-                for w in analysis.accesses(copy)
-                for r in analysis.accesses(op)
-            )
-        }
-        for g in sorted(groups_read - waited):
-            wait = MBarrierWaitParityOp(bars.memref, slots[g].result, zero.result)
-            builder.insert_op(wait, InsertPoint.before(op))
+    for op in schedule.emission_order():
+        if (g := wait_before.get(op)) is not None:
+            wait = MBarrierWaitParityOp(bars.memref, slots[g], zero.result)
+            rewriter.insert(wait, InsertPoint.before(op))
             stage_of[wait] = stage_of[op]
             new_emission.append(wait)
-            waited.add(g)
-        if op in group_of:
-            bulk = BulkCopyOp(
-                op.src, op.src_offsets, op.dst, op.dst_offsets,
-                bars.memref, slots[group_of[op]].result, op.tile_shape,
-            )
-            bulk.location = op.location
-            builder.replace_op(op, bulk)
-            stage_of[bulk] = stage_of.pop(op)
-            new_emission.append(bulk)
-            group = group_of[op]
-            if op is [c for c in copies if group_of[c] == group][-1]:
-                total = sum(tile_bytes(c) for c in copies if group_of[c] == group)
-                arrive = MBarrierArriveExpectTxOp(bars.memref, slots[group].result, bytes=total)
-                builder.insert_op(arrive, InsertPoint.after(bulk))
-                stage_of[arrive] = stage_of[bulk]
-                new_emission.append(arrive)
-        else:
+        if (g := slot_of.get(op)) is None:
             new_emission.append(op)
+            continue
+        assert isinstance(op, CopyOp)
+        bulk = BulkCopyOp(
+            op.src, op.src_offsets, op.dst, op.dst_offsets, bars.memref, slots[g], op.tile_shape
+        )
+        bulk.location = op.location
+        rewriter.replace(op, bulk)
+        stage_of[bulk] = stage_of[op]
+        new_emission.append(bulk)
+        if op in arrive_after:
+            total = sum(tile_bytes(c) for c in groups[g].copies)
+            arrive = MBarrierArriveExpectTxOp(bars.memref, slots[g], bytes=total)
+            rewriter.insert(arrive, InsertPoint.after(bulk))
+            stage_of[arrive] = stage_of[op]
+            new_emission.append(arrive)
     for order, op in enumerate(new_emission):
         set_stage_order(op, stage_of[op], order)
     for name in ("stage", "order"):
         if getattr(loop, name) is not None:
             del loop.properties[name]
-    return len(copies)
+    rewriter.notify_op_modified(loop)
+    return sum(len(group.copies) for group in groups)
+
+
+class ConvertPipelinedCopies(RewritePattern):
+    """Bulk copies for the loops of kernels whose target has the bulk copy engine."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, loop: ForOp, rewriter: PatternRewriter) -> None:
+        function = loop.parent_op()
+        while function is not None and not isinstance(function, func.FuncOp):
+            function = function.parent_op()
+        if function is None:
+            return
+        try:
+            target = target_of(function)
+        except UnknownTarget as err:
+            raise op_error(function, str(err)) from None
+        if isinstance(target, CudaTarget) and target.has_bulk_tensor_copy:
+            if not _runs_more_than_once(loop, function):
+                convert_loop(loop, rewriter)
+
+
+def _runs_more_than_once(loop: ForOp, function: func.FuncOp) -> bool:
+    """Is ``loop`` inside another loop of the kernel?  Its mbarriers would then be
+    initialized again while they hold a phase (PTX wants ``mbarrier.inval`` first, and
+    every thread's last wait ordered before the new init), which tilepipe does not
+    emit: such a loop keeps its copies for ``async-copy``."""
+    parent = loop.parent_op()
+    while parent is not None and parent is not function:
+        if is_loop_like(parent):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 @dataclass(frozen=True)
@@ -156,11 +279,6 @@ class TmaCopyPass(ModulePass):
     name = "tma-copy"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        for function in op.walk():
-            if not isinstance(function, func.FuncOp) or function.body.first_block is None:
-                continue
-            target = target_of(function)
-            if not isinstance(target, CudaTarget) or not target.has_bulk_tensor_copy:
-                continue
-            for loop in [o for o in function.body.walk() if isinstance(o, ForOp)]:
-                convert_loop(loop)
+        PatternRewriteWalker(
+            ConvertPipelinedCopies(), apply_recursively=False
+        ).rewrite_module(op)

@@ -141,3 +141,30 @@ func.func @no_shared_buffers(%G: memref<1024xf32>) attributes {tile.target = "sm
   tile.copy<64> %C_f -> %G[%c0] : memref<64xf32, "fragment"> -> memref<1024xf32>
   func.return
 }
+
+// -----
+
+// mbarrier storage is live for the whole kernel: p (dead before the mbarriers are
+// initialized) and q (born after their last wait) share bytes, the mbarriers never do
+// -- nothing would order the init after p's last read, and the hardware wants
+// mbarrier.inval before the bytes hold anything else.
+// CHECK-LABEL: func.func @mbarriers_never_reused
+// CHECK:         {name = "bars", offset = 0 : i64, bytes = 16 : i64, versions = 1 : i64, alignment = 16 : i64, live = array<i64: 0, 11>}
+// CHECK-SAME:    : memref<144xi8, "shared">
+// CHECK:         %p_offset = arith.constant 16 : index
+// CHECK:         %bars_offset = arith.constant 0 : index
+// CHECK:         %q_offset = arith.constant 16 : index
+func.func @mbarriers_never_reused(%G: memref<1024xf16>) attributes {tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %p = memref.alloc() : memref<64xf16, "shared">
+  %bars = memref.alloc() : memref<2xi64, "shared">
+  %q = memref.alloc() : memref<64xf16, "shared">
+  tile.copy<64> %G[%c0] -> %p : memref<1024xf16> -> memref<64xf16, "shared">
+  tile.copy<64> %p -> %G[%c0] : memref<64xf16, "shared"> -> memref<1024xf16>
+  pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<2xi64, "shared">
+  pipeline.mbarrier_arrive %bars[%c0] : memref<2xi64, "shared">
+  pipeline.mbarrier_wait_parity %bars[%c0], %c0 : memref<2xi64, "shared">
+  tile.copy<64> %G[%c0] -> %q : memref<1024xf16> -> memref<64xf16, "shared">
+  tile.copy<64> %q -> %G[%c0] : memref<64xf16, "shared"> -> memref<1024xf16>
+  func.return
+}

@@ -23,6 +23,24 @@ func.func @async_copy_groups(%A: memref<256x256xf16>, %k: index) attributes {til
 
 // -----
 
+// An empty commit ends its line: the next op's results are not its tokens.
+// CHECK-LABEL: func.func @empty_commit_before_results
+// CHECK:       pipeline.commit_group{{$}}
+// CHECK-NEXT:  %c2 = arith.constant 2 : index
+// CHECK-NEXT:  pipeline.commit_group{{$}}
+// CHECK-NEXT:  %a, %b = "test.op"() : () -> (index, index)
+// CHECK-NEXT:  pipeline.commit_group {pipeline.stage = 0 : i64}
+func.func @empty_commit_before_results() {
+  pipeline.commit_group
+  %c2 = arith.constant 2 : index
+  pipeline.commit_group
+  %a, %b = "test.op"() : () -> (index, index)
+  pipeline.commit_group {pipeline.stage = 0 : i64}
+  func.return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @async_copy_origin
 func.func @async_copy_origin(%A: memref<128x64xf32>) {
   %A_s = memref.alloc() : memref<128x64xf32, "shared">
