@@ -17,8 +17,10 @@ minimal instead of "a barrier before each conflicting op":
 4. narrow barriers whose hazards involve only the leading warps to partial barriers
    (``bar.sync id, threads``) with ids from the 16 the hardware has.
 
-A point inside an ``scf.if`` whose condition is not provably uniform is never used:
-a hazard that could only be separated there gets a warning naming it.  The pass runs
+A point inside an ``scf.if`` whose condition is not provably uniform is never used.
+A hazard that no usable point separates (only non-uniform points, an async copy read
+before its group is committed, bulk-copy data read without an mbarrier wait) is a
+located error: the pass never emits a kernel it knows to be racy.  The pass runs
 after ``async-copy`` (which commits the groups) and ``merge-shared-memory`` (whose
 aliasing it sees as byte overlap).  Existing barriers and waits are kept and counted,
 so running it twice adds nothing.
@@ -35,12 +37,12 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.diagnostics import emit_warning
+from tilepipe.diagnostics import OpDiagnosticError, op_error
 from tilepipe.dialects.pipeline_sync import NAMED_BARRIERS, BarrierOp, WaitGroupOp
 from tilepipe.dialects.tile import BlockIdOp
 from tilepipe.targets import CudaTarget, target_of
 
-from .hazards import HazardAnalysis
+from .hazards import Hazard, HazardAnalysis
 from .program_points import Point, clear_position_cache, position
 from .sync_placement import SyncPlan, SyncPlanner
 from .sync_report import SyncPoint, SyncReport
@@ -94,22 +96,33 @@ def synchronize(function: func.FuncOp) -> SyncReport:
         analysis, hazards, _is_uniform_point, existing_barriers, existing_waits
     )
     plan = planner.plan()
-    for hazard in plan.uncovered:
-        if hazard.needs_mbarrier_wait:
-            message = (
-                "reads data of a bulk copy that no mbarrier wait lands on every path "
-                f"({hazard.describe()}); wait on the copy's mbarrier phase first"
-            )
-        else:
-            message = (
-                "a barrier would have to be hoisted out of a non-uniform condition; it "
-                f"no longer separates {hazard.describe()}"
-            )
-        emit_warning(hazard.target.op, message)
+    if plan.uncovered:
+        # A kernel with a hazard no sync orders is wrong; never hand it on.
+        raise _uncovered_error(plan.uncovered[0], planner)
     report = SyncReport(function.sym_name.data, analysis, hazards, plan.exact)
     _insert(plan, analysis.threads, report, planner.rank)
     clear_position_cache()
     return report
+
+
+def _uncovered_error(hazard: Hazard, planner: SyncPlanner) -> OpDiagnosticError:
+    """The located error for a hazard no allowed sync point separates."""
+    if hazard.needs_mbarrier_wait:
+        reason = (
+            "reads data of a bulk copy that no mbarrier wait lands on every path "
+            f"({hazard.describe()}); wait on the copy's mbarrier phase first"
+        )
+    elif not planner.points(hazard):
+        reason = (
+            "touches bytes an async copy writes before that copy's group is committed "
+            f"on every path ({hazard.describe()}); no wait_group can land the copy"
+        )
+    else:
+        reason = (
+            "needs a barrier that would have to be hoisted out of a non-uniform "
+            f"condition (a barrier there could deadlock) to separate {hazard.describe()}"
+        )
+    return op_error(hazard.target.op, reason)
 
 
 def _insert(
@@ -123,6 +136,8 @@ def _insert(
         new_ops: list[Operation] = []
         if point in plan.waits:
             count = plan.wait_counts[point]
+            # Placement only uses points where the copy's group is committed.
+            assert count >= 0, f"negative wait_group count {count}"
             new_ops.append(WaitGroupOp(count))
             report.points.append(SyncPoint("wait_group", anchor, plan.waits[point], count=count))
         if point in plan.barriers:

@@ -1,10 +1,8 @@
 // RUN: tile-opt %s --split-input-file --verify-diagnostics -p thread-sync | filecheck %s
 
 // A condition computed from memory may differ between threads: a barrier inside the
-// branch could deadlock, so none is placed there and the hazard is reported.
-// CHECK-LABEL: func.func @non_uniform_branch
-// CHECK-NOT:   pipeline.barrier
-// CHECK:       func.return
+// branch could deadlock, and one outside does not separate the two copies.  The pass
+// stops with an error instead of emitting a racy kernel.
 func.func @non_uniform_branch(%A: memref<64x64xf16>, %B: memref<64x32xf16>,
                               %F: memref<1xi32>) attributes {tile.threads = 128 : i64} {
   %c0 = arith.constant 0 : index
@@ -14,7 +12,7 @@ func.func @non_uniform_branch(%A: memref<64x64xf16>, %B: memref<64x32xf16>,
   %go = arith.cmpi ne, %flag, %zero : i32
   scf.if %go {
     tile.copy<64x64> %A -> %s : memref<64x64xf16> -> memref<64x64xf16, "shared">
-    // expected-warning @+1 {{a barrier would have to be hoisted out of a non-uniform condition; it no longer separates RAW tile.copy (line 16) -> tile.copy (line 18) on %s}}
+    // expected-error @+1 {{'tile.copy' op needs a barrier that would have to be hoisted out of a non-uniform condition (a barrier there could deadlock) to separate RAW tile.copy (line 14) -> tile.copy (line 16) on %s}}
     tile.copy<64x32> %s -> %B : memref<64x64xf16, "shared"> -> memref<64x32xf16>
   }
   func.return
