@@ -101,7 +101,7 @@ class SplitGuardAfterCopies(RewritePattern):
         for inner in moved:
             inner.detach()
         tail = Block([*moved, scf.YieldOp()])
-        rewriter.insert_op(scf.IfOp(op.cond, [], [tail]), InsertPoint.after(op))
+        rewriter.insert(scf.IfOp(op.cond, [], [tail]), InsertPoint.after(op))
         _rematerialize_pure_inputs(block, tail, rewriter)
 
 
@@ -135,7 +135,7 @@ def _rematerialize_pure_inputs(head: Block, tail: Block, rewriter: PatternRewrit
     anchor = InsertPoint.at_start(tail)
     for original in originals:
         clone = original.clone(value_mapper=clones)
-        rewriter.insert_op(clone, anchor)
+        rewriter.insert(clone, anchor)
         anchor = InsertPoint.after(clone)
     for original in originals:
         for result in original.results:

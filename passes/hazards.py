@@ -278,12 +278,20 @@ class HazardAnalysis:
     def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:
         if not (x.writes or y.writes):
             return False
-        if x.buffer == y.buffer:
+        if self._same_storage(x.buffer, y.buffer):
             return True
         slice_x, slice_y = self._slice(x.buffer), self._slice(y.buffer)
         if slice_x is not None and slice_y is not None:
             return slice_x.overlaps(slice_y)
         return underlying_buffer(x.buffer) == underlying_buffer(y.buffer)
+
+    def _same_storage(self, a: SSAValue, b: SSAValue) -> bool:
+        """One buffer, or two views of the same arena bytes with the same type: their
+        element coordinates (hence thread mappings) can be compared directly."""
+        if a == b:
+            return True
+        slice_a, slice_b = self._slice(a), self._slice(b)
+        return slice_a is not None and slice_a == slice_b and a.type == b.type
 
     def _slice(self, buffer: SSAValue):
         if buffer not in self._slices:
@@ -379,7 +387,7 @@ class HazardAnalysis:
             ox, oy = self._concrete_boxes(x, ex), self._concrete_boxes(y, ey)
             if ox is None or oy is None:
                 return None
-            if x.buffer == y.buffer:
+            if self._same_storage(x.buffer, y.buffer):
                 if all(a < b + nb and b < a + na
                        for a, na, b, nb in zip(ox, x.sizes, oy, y.sizes)):
                     return True
@@ -413,7 +421,7 @@ class HazardAnalysis:
             constraints, ix, iy = self._constraints(encoder, x, y, relation)
             lo_x, hi_x = self._byte_bounds(encoder, x, ix)
             lo_y, hi_y = self._byte_bounds(encoder, y, iy)
-            if x.buffer == y.buffer:
+            if self._same_storage(x.buffer, y.buffer):
                 constraints += _box_overlap(encoder, x, ix, y, iy)
             else:
                 constraints += [lo_x < hi_y, lo_y < hi_x]
@@ -426,7 +434,9 @@ class HazardAnalysis:
         agents = {x.agent, y.agent}
         if agents <= {Agent.THREAD_ZERO}:
             return True
-        if not agents <= {Agent.COOPERATIVE, Agent.ASYNC_ENGINE} or x.buffer != y.buffer:
+        if not agents <= {Agent.COOPERATIVE, Agent.ASYNC_ENGINE}:
+            return False
+        if not self._same_storage(x.buffer, y.buffer):
             return False
 
         def compute() -> bool:
@@ -500,7 +510,7 @@ class HazardAnalysis:
                 constraints += [iv + j * step < ub, iv + (j + 1) * step >= ub]
             else:
                 constraints += [iv == lb + j * step]
-            if x.buffer == y.buffer:
+            if self._same_storage(x.buffer, y.buffer):
                 constraints += _box_overlap(encoder, x, ix, y, iy)
             return satisfiable(constraints)
 
