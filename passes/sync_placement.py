@@ -384,7 +384,7 @@ class SyncPlanner:
             elif loop not in around_point:
                 exits[loop] = self.analysis.iterations_from_end(hazard, loop)
         source_loops = enclosing_loops(hazard.source.op)
-        for loop in [l for l in _loops_around_point(point) if l not in source_loops]:
+        for loop in [inner for inner in _loops_around_point(point) if inner not in source_loops]:
             if loop not in enclosing_loops(hazard.target.op):
                 # A loop between the two that always runs: its last iteration.
                 entries[loop] = (static_trip_count(loop) or 1) - 1

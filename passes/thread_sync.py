@@ -3,7 +3,7 @@
 The pass reads like TileLang's ``ThreadSync`` (§4.2–§4.3), with the placement made
 minimal instead of "a barrier before each conflicting op":
 
-1. collect the shared-memory access entries and their hazards (``hazards.py``: RAW,
+1. collect the shared- and global-memory access entries and their hazards (``hazards.py``: RAW,
    WAR, WAW, loop-carried by comparing iteration k with k + d·step, the chapter's
    exemptions, Z3 for disjointness and "same threads");
 2. choose barrier points as a weighted interval point cover (``sync_placement.py``):
@@ -50,7 +50,7 @@ from .sync_report import SyncPoint, SyncReport
 
 @dataclass(frozen=True)
 class ThreadSyncPass(ModulePass):
-    """Insert the fewest barriers and cp.async waits that cover every shared-memory hazard."""
+    """Insert the fewest barriers and cp.async waits that cover every block-level hazard."""
 
     name = "thread-sync"
 
