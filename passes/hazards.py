@@ -6,12 +6,13 @@ a tile op's elements in parallel, so a fragment stored to global memory and load
 back by an op with another thread mapping is a race inside the block although the
 tile program is sequential, and a block barrier orders global accesses of the block
 like shared ones.  (Blocks never synchronize with each other; distinct kernel
-arguments are assumed not to alias.)  Who touches an entry: the threads of a cooperative tile op (element ``e`` of the tile, row-major,
-by thread ``e mod T``), every thread (the operands of a warp-tiled ``tile.gemm``, a
-``tile.broadcast``'s source: ``TileOp.ROLES_READ_BY_ALL_THREADS``),
-thread 0 (scalar ``memref.load``/``store``), or the async copy engine on behalf of the
-issuing threads (``pipeline.async_copy``, which reads its global source as late as it
-writes its shared destination: only a ``wait_group`` orders either).
+arguments are assumed not to alias.)  Who touches an entry: the threads of a
+cooperative tile op (element ``e`` of the tile, row-major, by thread ``e mod T``),
+every thread (the operands of a warp-tiled ``tile.gemm``, a ``tile.broadcast``'s
+source: ``TileOp.ROLES_READ_BY_ALL_THREADS``), thread 0 (scalar
+``memref.load``/``store``), or the async copy engine on behalf of the issuing threads
+(``pipeline.async_copy``, which reads its global source as late as it writes its
+shared destination: only a ``wait_group`` orders either).
 
 Two entries conflict when they may touch the same bytes and at least one writes,
 except (the chapter's exemptions):
