@@ -44,6 +44,7 @@ from tilepipe.dialects.tile import CopyOp
 from tilepipe.targets import CudaTarget, target_of
 
 from .arena_aliasing import may_alias
+from .guard_split import can_split, split_guard
 from .symbolic_index import LoopOp
 
 
@@ -85,31 +86,21 @@ class SplitGuardAfterCopies(RewritePattern):
     """``scf.if c { copies; reader; ... }`` -> ``scf.if c { copies }; scf.if c {
     reader; ... }``, so that the copies' group can be committed before the reader.
 
-    Only result-less guards without an else branch (the pipeline's stage guards) are
-    split; the index math the second half uses is recomputed in it (pure ops are
-    replayable)."""
+    Only what ``guard_split.can_split`` allows is split (the pipeline's stage guards:
+    no results, no else branch, only index math crossing)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
-        if op.results or op.false_region.blocks or len(op.true_region.blocks) != 1:
-            return
-        block = op.true_region.block
-        split = _first_effect_after_copy(block)
-        if split is None:
-            return
-        moved = list(block.ops)[split:-1]  # the yield stays with the first half
-        for inner in moved:
-            inner.detach()
-        tail = Block([*moved, scf.YieldOp()])
-        rewriter.insert(scf.IfOp(op.cond, [], [tail]), InsertPoint.after(op))
-        _rematerialize_pure_inputs(block, tail, rewriter)
+        split = _first_effect_after_copy(op.true_region.blocks.first)
+        if split is not None and can_split(op, split):
+            split_guard(op, split, rewriter)
 
 
-def _first_effect_after_copy(block: Block) -> int | None:
+def _first_effect_after_copy(block: Block | None) -> int | None:
     """Index of the first statement with effects other than async copies that follows
     an async copy of ``block``; None when there is none."""
     seen_copy = False
-    for index, op in enumerate(block.ops):
+    for index, op in enumerate(block.ops if block is not None else ()):
         if op.has_trait(IsTerminator):
             break
         if _issues_async_copies(op) and not _has_other_effects(op):
@@ -117,44 +108,6 @@ def _first_effect_after_copy(block: Block) -> int | None:
         elif not _is_pure(op) and seen_copy:
             return index
     return None
-
-
-def _rematerialize_pure_inputs(head: Block, tail: Block, rewriter: PatternRewriter) -> None:
-    """Clone into ``tail`` the pure ops of ``head`` whose values ``tail`` uses (in
-    program order, so clones precede their users), and erase originals left unused."""
-    needed: set[Operation] = set()
-    pending = [v for op in tail.walk() for v in op.operands]
-    while pending:
-        owner = pending.pop().owner
-        if isinstance(owner, Operation) and owner.parent_block() is head and owner not in needed:
-            assert _is_pure(owner), "only pure ops define values used across a stage guard"
-            needed.add(owner)
-            pending.extend(owner.operands)
-    originals = [op for op in head.ops if op in needed]  # program order
-    clones: dict[SSAValue, SSAValue] = {}
-    anchor = InsertPoint.at_start(tail)
-    for original in originals:
-        clone = original.clone(value_mapper=clones)
-        rewriter.insert(clone, anchor)
-        anchor = InsertPoint.after(clone)
-    for original in originals:
-        for result in original.results:
-            rewriter.replace_uses_with_if(
-                result, clones[result], lambda use: _is_inside(use.operation, tail)
-            )
-    for original in reversed(originals):
-        if all(not result.uses for result in original.results):
-            rewriter.erase(original)
-
-
-def _is_inside(op: Operation, block: Block) -> bool:
-    while (parent := op.parent_block()) is not None:
-        if parent is block:
-            return True
-        if (owner := parent.parent_op()) is None:
-            return False
-        op = owner
-    return False
 
 
 def _has_other_effects(op: Operation) -> bool:

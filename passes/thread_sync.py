@@ -17,10 +17,13 @@ minimal instead of "a barrier before each conflicting op":
 4. narrow barriers whose hazards involve only the leading warps to partial barriers
    (``bar.sync id, threads``) with ids from the 16 the hardware has.
 
-A point inside an ``scf.if`` whose condition is not provably uniform is never used.
-A hazard that no usable point separates (only non-uniform points, an async copy read
-before its group is committed, bulk-copy data read without an mbarrier wait) is a
-located error: the pass never emits a kernel it knows to be racy.  The pass runs
+A point inside an ``scf.if`` whose condition is not provably uniform is never used (a
+barrier there could deadlock).  When both accesses of a hazard sit in one such guard,
+the guard is split between them under the same condition (a remark says so) and the
+barrier goes between the halves.  A hazard that no usable point separates otherwise
+(a guard that cannot be split, an async copy read before its group is committed,
+bulk-copy data read without an mbarrier wait) is a located error: the pass never
+emits a kernel it knows to be racy.  The pass runs
 after ``async-copy`` (which commits the groups) and ``merge-shared-memory`` (whose
 aliasing it sees as byte overlap).  Existing barriers and waits are kept and counted,
 so running it twice adds nothing.
@@ -37,11 +40,12 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.diagnostics import OpDiagnosticError, op_error
+from tilepipe.diagnostics import OpDiagnosticError, emit_remark, op_error
 from tilepipe.dialects.pipeline_sync import NAMED_BARRIERS, BarrierOp, WaitGroupOp
 from tilepipe.dialects.tile import BlockIdOp
 from tilepipe.targets import CudaTarget, target_of
 
+from .guard_split import can_split, split_guard
 from .hazards import Hazard, HazardAnalysis
 from .program_points import Point, clear_position_cache, position
 from .sync_placement import SyncPlan, SyncPlanner
@@ -79,30 +83,63 @@ class ThreadSyncPass(ModulePass):
 
 
 def synchronize(function: func.FuncOp) -> SyncReport:
-    clear_position_cache()
-    analysis = HazardAnalysis(function)
-    hazards = analysis.hazards()
-    existing_barriers = {
-        (op.parent_block(), position(op))
-        for op in function.body.walk()
-        if isinstance(op, BarrierOp)
-    }
-    existing_waits = {
-        (op.parent_block(), position(op)): op.pending_groups
-        for op in function.body.walk()
-        if isinstance(op, WaitGroupOp)
-    }
-    planner = SyncPlanner(
-        analysis, hazards, _is_uniform_point, existing_barriers, existing_waits
-    )
-    plan = planner.plan()
-    if plan.uncovered:
-        # A kernel with a hazard no sync orders is wrong; never hand it on.
-        raise _uncovered_error(plan.uncovered[0], planner)
+    while True:
+        clear_position_cache()
+        analysis = HazardAnalysis(function)
+        hazards = analysis.hazards()
+        existing_barriers = {
+            (op.parent_block(), position(op))
+            for op in function.body.walk()
+            if isinstance(op, BarrierOp)
+        }
+        existing_waits = {
+            (op.parent_block(), position(op)): op.pending_groups
+            for op in function.body.walk()
+            if isinstance(op, WaitGroupOp)
+        }
+        planner = SyncPlanner(
+            analysis, hazards, _is_uniform_point, existing_barriers, existing_waits
+        )
+        plan = planner.plan()
+        if not plan.uncovered:
+            break
+        # A kernel with a hazard no sync orders is wrong; never hand it on.  Split a
+        # non-uniform guard holding both accesses (the barrier goes between the
+        # halves, which every thread reaches) and plan again, or stop.
+        if not any(_split_guard_between(h, planner) for h in plan.uncovered):
+            raise _uncovered_error(plan.uncovered[0], planner)
     report = SyncReport(function.sym_name.data, analysis, hazards, plan.exact)
     _insert(plan, analysis.threads, report, planner.rank)
     clear_position_cache()
     return report
+
+
+def _split_guard_between(hazard: Hazard, planner: SyncPlanner) -> bool:
+    """Split the non-uniform ``scf.if`` whose block holds both statements of a hazard
+    that only a barrier inside it could separate, right before the later one; say so
+    with a remark.  False when the hazard is of another kind or the guard cannot be
+    split (results, an else branch, a value with effects crossing)."""
+    if hazard.needs_mbarrier_wait or not planner.points(hazard):
+        return False
+    if hazard.relation.carried_loop is not None:
+        return False  # the back edge leaves the guard: never only non-uniform points
+    source, target = hazard.source.levels, hazard.target.levels
+    depth = 0
+    while source[depth].position == target[depth].position:
+        depth += 1  # both chains are longer: the ops differ
+    guard = source[depth].block.parent_op()
+    index = target[depth].position
+    if not isinstance(guard, scf.IfOp) or is_uniform(guard.cond):
+        return False
+    if not can_split(guard, index):
+        return False
+    emit_remark(
+        guard,
+        "split to place a barrier outside this non-uniform condition (one inside could "
+        f"deadlock) that separates {hazard.describe()}",
+    )
+    split_guard(guard, index)
+    return True
 
 
 def _uncovered_error(hazard: Hazard, planner: SyncPlanner) -> OpDiagnosticError:

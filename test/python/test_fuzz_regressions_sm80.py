@@ -18,7 +18,7 @@ from tilepipe.dialects.pipeline_sync import BarrierOp, CommitGroupOp, WaitGroupO
 from tilepipe.dialects.tile import CopyOp, GemmOp
 from tilepipe.lowering.ptxas import find_ptxas
 from tilepipe.registry import get_all_passes
-from tilepipe.semantics import find_races
+from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.nvvm_interp import run_nvvm_kernel
 from tilepipe.testing import (
     assert_equivalent,
@@ -162,3 +162,22 @@ def test_nvvm_detector_sees_the_global_race_and_its_barrier():
     np.testing.assert_allclose(ordered.outputs[2], expected, rtol=1e-3, atol=1e-3)
     racy = _nvvm(FRAGMENT_RELOAD, drop_barrier_before_reload=True)
     assert racy.races and all("of %G" in race for race in racy.races)
+
+
+# --------------------------------------------------------------------------- non-uniform guards
+
+NON_UNIFORM = (ROOT / "test" / "sync" / "nonuniform.mlir").read_text().split("// -----")[0]
+
+
+@pytest.mark.parametrize("passes", ["thread-sync", "async-copy,thread-sync"])
+def test_split_non_uniform_guard_is_race_free_and_its_barrier_needed(passes):
+    """The barrier placed between the halves of a split non-uniform guard orders the
+    copy and its reader, and is needed (taken and not-taken flags alike)."""
+    module = apply_passes(NON_UNIFORM, passes)
+    for flag in (1, 0):
+        inputs = {"F": np.array([flag], np.int32)}
+        assert find_races(module, inputs=inputs) == []
+        assert run_kernel(module, inputs=inputs)["B"].tolist() == (
+            run_kernel(NON_UNIFORM, inputs=inputs)["B"].tolist()
+        )
+    assert_every_sync_needed(module)  # seeded flag: the branch is taken
