@@ -146,7 +146,7 @@ def _uncovered_error(hazard: Hazard, planner: SyncPlanner) -> OpDiagnosticError:
     """The located error for a hazard no allowed sync point separates."""
     if hazard.needs_mbarrier_wait:
         reason = (
-            "reads data of a bulk copy that no mbarrier wait lands on every path "
+            "touches bytes of a bulk copy that no mbarrier wait lands on every path "
             f"({hazard.describe()}); wait on the copy's mbarrier phase first"
         )
     elif not planner.points(hazard):
