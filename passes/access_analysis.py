@@ -37,8 +37,8 @@ from xdsl.ir import Operation, SSAValue
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp, constant_index
 from tilepipe.passes.barrier_expansion import ARRIVING_OPS, mbarrier_operands
+from tilepipe.passes.symbolic_index import SOLVER_RESOURCES
 
-Z3_TIMEOUT_MS = 2000
 
 # --------------------------------------------------------------------------- affine forms
 
@@ -329,7 +329,7 @@ class LoopAccessAnalysis:
                 return exact
         encoder = _Z3Encoder(self.loop, step)
         solver = z3.Solver()
-        solver.set("timeout", Z3_TIMEOUT_MS)  # "unknown" counts as may-intersect
+        solver.set(rlimit=SOLVER_RESOURCES)  # "unknown" counts as may-intersect
         lag, lag_constraints = encoder.lag(distance)
         solver.add(*lag_constraints, *encoder.iteration_bounds(lag))
         for off_a, size_a, off_b, size_b in zip(

@@ -9,6 +9,14 @@ every thread commits the same number of groups on every path (an empty group is 
 and completes at once); ``thread-sync`` relies on that to count the groups between a
 copy and its consumers and to choose each ``wait_group``'s pending count.
 
+A guard may hold a whole time slot in which a statement reads what an earlier copy of
+the same slot fetched (a consumer in its producer's stage).  A commit after the guard
+would come too late -- no ``wait_group`` can land a copy whose group is still open --
+so such a guard is first split, under the same condition, after its copies: the
+commit goes between the halves, outside any guard.  A run also ends at a copy into
+bytes the run already wrote, through the same buffer or another one the arena packed
+into them, so that ``thread-sync`` can order the two copies with a wait.
+
 The waits themselves, and the barriers after them, are placed by ``thread-sync``.
 """
 
@@ -17,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
+from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -28,13 +36,15 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import is_side_effect_free
+from xdsl.traits import IsTerminator, is_side_effect_free
 
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline_sync import AsyncCopyOp, CommitGroupOp
 from tilepipe.dialects.tile import CopyOp
 from tilepipe.targets import CudaTarget, target_of
 
+from .arena_aliasing import may_alias
+from .guard_split import can_split, split_guard
 from .symbolic_index import LoopOp
 
 
@@ -71,6 +81,44 @@ class ConvertCopyToAsync(RewritePattern):
         rewriter.replace(op, async_copy, [])
 
 
+@dataclass
+class SplitGuardAfterCopies(RewritePattern):
+    """``scf.if c { copies; reader; ... }`` -> ``scf.if c { copies }; scf.if c {
+    reader; ... }``, so that the copies' group can be committed before the reader.
+
+    Only what ``guard_split.can_split`` allows is split (the pipeline's stage guards:
+    no results, no else branch, only index math crossing)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
+        split = _first_effect_after_copy(op.true_region.blocks.first)
+        if split is not None and can_split(op, split):
+            split_guard(op, split, rewriter)
+
+
+def _first_effect_after_copy(block: Block | None) -> int | None:
+    """Index of the first statement with effects other than async copies that follows
+    an async copy of ``block``; None when there is none."""
+    seen_copy = False
+    for index, op in enumerate(block.ops if block is not None else ()):
+        if op.has_trait(IsTerminator):
+            break
+        if _issues_async_copies(op) and not _has_other_effects(op):
+            seen_copy = True
+        elif not _is_pure(op) and seen_copy:
+            return index
+    return None
+
+
+def _has_other_effects(op: Operation) -> bool:
+    """Whether ``op`` (or an op nested in it) has effects besides issuing async copies."""
+    return any(
+        not isinstance(inner, AsyncCopyOp) and not _is_pure(inner)
+        and not inner.has_trait(IsTerminator) and not inner.regions
+        for inner in op.walk()
+    )
+
+
 def _issues_async_copies(op: Operation) -> bool:
     if isinstance(op, AsyncCopyOp):
         return True
@@ -88,11 +136,14 @@ def insert_commit_groups(block: Block) -> int:
     loop bodies); returns the number of commits inserted.
 
     A run is one pipeline time slot: it ends at the first op with other effects, or
-    when a copy writes a buffer the run already wrote (the next slot's copy into the
-    next version of the same buffer, as in an unrolled prologue)."""
+    when a copy writes bytes the run already wrote (the next slot's copy into the
+    next version of the same buffer, as in an unrolled prologue, or a buffer the
+    arena placed on another's bytes).  A guard with other effects before its copies
+    (``SplitGuardAfterCopies`` leaves none after them) ends the run before it and
+    starts the next one."""
     inserted = 0
     run: list[Operation] = []
-    written: set[SSAValue] = set()
+    written: list[SSAValue] = []
     for op in list(block.ops):
         if _is_loop(op):
             for region in op.regions:
@@ -100,25 +151,26 @@ def insert_commit_groups(block: Block) -> int:
                     inserted += insert_commit_groups(inner)
         if _issues_async_copies(op):
             destinations = _async_destinations(op)
-            if run and destinations & written:
+            rewrites = any(may_alias(d, w) for d in destinations for w in written)
+            if run and (rewrites or _has_other_effects(op)):
                 inserted += _commit_after(run)
-                run, written = [], set()
+                run, written = [], []
             run.append(op)
-            written |= destinations
+            written.extend(destinations)
             continue
         if _is_pure(op):
             continue  # index math between the copies of one slot does not end the run
         if run:
             inserted += _commit_after(run)
-            run, written = [], set()
+            run, written = [], []
     if run:
         inserted += _commit_after(run)
     return inserted
 
 
-def _async_destinations(op: Operation) -> set[SSAValue]:
+def _async_destinations(op: Operation) -> list[SSAValue]:
     copies = [op] if isinstance(op, AsyncCopyOp) else op.walk()
-    return {copy.dst for copy in copies if isinstance(copy, AsyncCopyOp)}
+    return [copy.dst for copy in copies if isinstance(copy, AsyncCopyOp)]
 
 
 def _is_pure(op: Operation) -> bool:
@@ -149,4 +201,5 @@ class AsyncCopyPass(ModulePass):
             PatternRewriteWalker(
                 ConvertCopyToAsync(target), apply_recursively=False
             ).rewrite_region(function.body)
+            PatternRewriteWalker(SplitGuardAfterCopies()).rewrite_region(function.body)
             insert_commit_groups(function.body.block)

@@ -1,11 +1,18 @@
-"""Shared-memory hazards of a CUDA kernel at the scheduled level (§4.1–§4.3).
+"""Block-level memory hazards of a CUDA kernel at the scheduled level (§4.1–§4.3).
 
-An *access entry* is one region of one shared buffer touched by one op, with who
-touches it: the threads of a cooperative tile op (element ``e`` of the tile, row-major,
-by thread ``e mod T``), every thread (the operands of a warp-tiled ``tile.gemm``, a
-``tile.broadcast``'s source: ``TileOp.ROLES_READ_BY_ALL_THREADS``),
-thread 0 (scalar ``memref.load``/``store``), or the async copy engine on behalf of the
-issuing threads (``pipeline.async_copy``).
+An *access entry* is one region of one shared or global buffer touched by one op, with
+who touches it.  Global memory counts as well as shared: the threads of one block run
+a tile op's elements in parallel, so a fragment stored to global memory and loaded
+back by an op with another thread mapping is a race inside the block although the
+tile program is sequential, and a block barrier orders global accesses of the block
+like shared ones.  (Blocks never synchronize with each other; distinct kernel
+arguments are assumed not to alias.)  Who touches an entry: the threads of a
+cooperative tile op (element ``e`` of the tile, row-major, by thread ``e mod T``),
+every thread (the operands of a warp-tiled ``tile.gemm``, a ``tile.broadcast``'s
+source: ``TileOp.ROLES_READ_BY_ALL_THREADS``), thread 0 (scalar
+``memref.load``/``store``), or the async copy engine on behalf of the issuing threads
+(``pipeline.async_copy``, which reads its global source as late as it writes its
+shared destination: only a ``wait_group`` orders either).
 
 Two entries conflict when they may touch the same bytes and at least one writes,
 except (the chapter's exemptions):
@@ -84,7 +91,8 @@ class AccessEntry:
     chunk: int = 1  # cooperative chunk (elements per thread-contiguous piece)
 
     @property
-    def is_async_write(self) -> bool:
+    def is_async(self) -> bool:
+        """Performed by the async copy engine (landed by a ``wait_group`` only)."""
         return self.agent is Agent.ASYNC_ENGINE
 
     @property
@@ -103,21 +111,25 @@ class AccessEntry:
         return threads
 
 
-def _is_shared(value: SSAValue) -> bool:
-    return isinstance(value.type, MemRefType) and memory_space(value.type) is MemorySpace.SHARED
+BLOCK_VISIBLE_SPACES = (MemorySpace.SHARED, MemorySpace.GLOBAL)
+
+
+def _is_block_visible(value: SSAValue) -> bool:
+    """Memory more than one thread of a block can touch (not fragments or locals)."""
+    return isinstance(value.type, MemRefType) and memory_space(value.type) in BLOCK_VISIBLE_SPACES
 
 
 def access_entries(op: Operation) -> list[AccessEntry]:
-    """The shared-memory accesses of one op (none for other memory spaces)."""
+    """The shared- and global-memory accesses of one op (none for private memory)."""
     entries: list[AccessEntry] = []
     if isinstance(op, TileOp):
         for access in op.buffer_accesses():
-            if not _is_shared(access.buffer):
+            if not _is_block_visible(access.buffer):
                 continue
             tile = op.operand_tile_shape(access.operand_name)
             if isinstance(op, BulkCopyOp) and access.writes:
                 agent = Agent.BULK_ENGINE
-            elif isinstance(op, AsyncTileCopy) and access.writes:
+            elif isinstance(op, AsyncTileCopy) and not isinstance(op, BulkCopyOp):
                 agent = Agent.ASYNC_ENGINE
             elif (
                 op.ELEMENT_MAPPING is ElementMapping.WARP_TILED
@@ -133,7 +145,7 @@ def access_entries(op: Operation) -> list[AccessEntry]:
                             access.reads, access.writes, agent, tuple(chain(op)),
                             op.cooperative_chunk())
             )
-    elif isinstance(op, memref.LoadOp | memref.StoreOp) and _is_shared(op.memref):
+    elif isinstance(op, memref.LoadOp | memref.StoreOp) and _is_block_visible(op.memref):
         indices = tuple(op.indices)
         entries.append(
             AccessEntry(op, op.memref, indices, (1,) * len(indices), (1,),
@@ -158,7 +170,7 @@ class Hazard:
     target: AccessEntry
     relation: Relation
     needs_barrier: bool  # different threads: a block barrier must separate them
-    needs_wait: bool  # the source is an async write: a wait_group must land it first
+    needs_wait: bool  # the async engine performs the source: a wait_group must land it first
     threads: int  # leading threads taking part (for partial barriers)
     # A bulk (TMA) copy's data is read with no mbarrier wait on every path: only the
     # copy's mbarrier can order it (thread-sync reports it, it cannot fix it).
@@ -192,7 +204,7 @@ def buffer_name(value: SSAValue) -> str:
 
 
 class HazardAnalysis:
-    """All shared-memory hazards of one kernel function."""
+    """All block-level (shared- and global-memory) hazards of one kernel function."""
 
     def __init__(self, function: func.FuncOp):
         self.function = function
@@ -243,7 +255,7 @@ class HazardAnalysis:
                 kind, x, y, relation, False, False, self.threads, needs_mbarrier_wait=True
             )
         same_threads = self._same_threads(x, y, relation)
-        needs_wait = x.is_async_write
+        needs_wait = x.is_async
         if same_threads and not needs_wait:
             return None
         threads = max(x.participating_threads(self.threads), y.participating_threads(self.threads))
@@ -267,12 +279,20 @@ class HazardAnalysis:
     def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:
         if not (x.writes or y.writes):
             return False
-        if x.buffer == y.buffer:
+        if self._same_storage(x.buffer, y.buffer):
             return True
         slice_x, slice_y = self._slice(x.buffer), self._slice(y.buffer)
         if slice_x is not None and slice_y is not None:
             return slice_x.overlaps(slice_y)
         return underlying_buffer(x.buffer) == underlying_buffer(y.buffer)
+
+    def _same_storage(self, a: SSAValue, b: SSAValue) -> bool:
+        """One buffer, or two views of the same arena bytes with the same type: their
+        element coordinates (hence thread mappings) can be compared directly."""
+        if a == b:
+            return True
+        slice_a, slice_b = self._slice(a), self._slice(b)
+        return slice_a is not None and slice_a == slice_b and a.type == b.type
 
     def _slice(self, buffer: SSAValue):
         if buffer not in self._slices:
@@ -368,7 +388,7 @@ class HazardAnalysis:
             ox, oy = self._concrete_boxes(x, ex), self._concrete_boxes(y, ey)
             if ox is None or oy is None:
                 return None
-            if x.buffer == y.buffer:
+            if self._same_storage(x.buffer, y.buffer):
                 if all(a < b + nb and b < a + na
                        for a, na, b, nb in zip(ox, x.sizes, oy, y.sizes)):
                     return True
@@ -402,7 +422,7 @@ class HazardAnalysis:
             constraints, ix, iy = self._constraints(encoder, x, y, relation)
             lo_x, hi_x = self._byte_bounds(encoder, x, ix)
             lo_y, hi_y = self._byte_bounds(encoder, y, iy)
-            if x.buffer == y.buffer:
+            if self._same_storage(x.buffer, y.buffer):
                 constraints += _box_overlap(encoder, x, ix, y, iy)
             else:
                 constraints += [lo_x < hi_y, lo_y < hi_x]
@@ -415,7 +435,9 @@ class HazardAnalysis:
         agents = {x.agent, y.agent}
         if agents <= {Agent.THREAD_ZERO}:
             return True
-        if not agents <= {Agent.COOPERATIVE, Agent.ASYNC_ENGINE} or x.buffer != y.buffer:
+        if not agents <= {Agent.COOPERATIVE, Agent.ASYNC_ENGINE}:
+            return False
+        if not self._same_storage(x.buffer, y.buffer):
             return False
 
         def compute() -> bool:
@@ -489,7 +511,7 @@ class HazardAnalysis:
                 constraints += [iv + j * step < ub, iv + (j + 1) * step >= ub]
             else:
                 constraints += [iv == lb + j * step]
-            if x.buffer == y.buffer:
+            if self._same_storage(x.buffer, y.buffer):
                 constraints += _box_overlap(encoder, x, ix, y, iy)
             return satisfiable(constraints)
 

@@ -252,10 +252,16 @@ _CMPI = {
 }
 
 
-def satisfiable(constraints: Iterable[z3.BoolRef], timeout_ms: int = 2000) -> bool:
+# z3 resource units one query may spend (about two seconds here).  A resource limit,
+# unlike a timeout, gives up at the same point on every machine and every load, so
+# an "unknown" (hence the syncs placed) never depends on how busy the machine is.
+SOLVER_RESOURCES = 5_000_000
+
+
+def satisfiable(constraints: Iterable[z3.BoolRef]) -> bool:
     """True unless Z3 proves the constraints unsatisfiable (unknown counts as sat:
     the conservative answer for "may these accesses conflict?")."""
     solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
+    solver.set(rlimit=SOLVER_RESOURCES)
     solver.add(*constraints)
     return solver.check() != z3.unsat

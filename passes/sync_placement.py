@@ -30,8 +30,6 @@ from .hazards import Hazard, HazardAnalysis
 from .program_points import (
     Point,
     block_points,
-    chain,
-    end_index,
     Relation,
     count_on_path,
     covering_points,
@@ -60,6 +58,7 @@ class SyncPlan:
     wait_counts: dict[Point, int] = field(default_factory=dict)
     barrier_threads: dict[Point, int] = field(default_factory=dict)
     uncovered: list[Hazard] = field(default_factory=list)
+    """Hazards no allowed point separates: the pass stops on them."""
     exact: bool = True
 
 
@@ -90,31 +89,16 @@ class SyncPlanner:
                 list(hazard.source.levels), list(hazard.target.levels), hazard.relation
             )
             if hazard.needs_wait:
-                points -= self._before_commit(hazard.source.op)
+                # A wait lands the copy only where its group is committed on every
+                # path (also at points nested in statements before the commit).
+                points = {p for p in points if self.wait_allowance(hazard, p) >= 0}
             self._sets[hazard] = points
         return self._sets[hazard]
 
-    def _before_commit(self, copy: Operation) -> set[Point]:
-        """Points after an async copy but before the commit that closes its group (a
-        wait there cannot land it)."""
-        excluded: set[Point] = set()
-        levels = chain(copy)
-        for depth in range(len(levels) - 1, -1, -1):
-            block, start = levels[depth].block, levels[depth].position
-            ops = list(block.ops)
-            commit = next(
-                (i for i in range(start + 1, len(ops)) if is_commit(ops[i])), None
-            )
-            stop = commit if commit is not None else end_index(block)
-            excluded.update((block, j) for j in range(start + 1, stop + 1))
-            if commit is not None:
-                break
-        return excluded
-
     def wait_allowance(self, hazard: Hazard, point: Point) -> int:
         """Largest pending count a wait at ``point`` may have to land the hazard's
-        copy: groups committed after the copy's group on every path, minus nothing
-        (-1 when the copy's own group is not committed yet at the point)."""
+        copy: the groups committed after the copy's own group on every path (-1 when
+        that group is not committed on every path to the point: no wait lands it)."""
         key = (hazard, point)
         if key not in self._counts:
             source = list(hazard.source.levels)
@@ -219,8 +203,11 @@ class SyncPlanner:
         chosen = z3.Optimize()
         chosen.set(rlimit=TIE_BREAK_RESOURCES)
         var = {p: z3.Bool(f"p{i}") for i, p in enumerate(candidates)}
+        # Clauses list points in program order: z3's answer (and whether it fits the
+        # resource limit) depends on the order, and a set of points has none.
         for h in hazards:
-            chosen.add(z3.Or([var[p] for p in self.points(h) if p in var]))
+            points = self.points(h)
+            chosen.add(z3.Or([var[p] for p in candidates if p in points]))
         for p in candidates:
             chosen.add_soft(z3.Not(var[p]), point_weight(p), id="cost")
         if prefer_late:
@@ -262,7 +249,11 @@ class SyncPlanner:
             else:
                 candidates = sorted(points, key=self.rank.__getitem__)[-1:]
             if not candidates:
-                continue  # reported through plan.uncovered
+                # No point after the copy's commit (or, with a barrier, none where
+                # one is placed): nothing can land the copy before its reader.
+                if hazard not in plan.uncovered:
+                    plan.uncovered.append(hazard)
+                continue
             point = max(candidates, key=lambda p: (self.wait_allowance(hazard, p), self.rank[p]))
             plan.waits.setdefault(point, []).append(hazard)
             count = self.wait_allowance(hazard, point)
@@ -328,7 +319,9 @@ class SyncPlanner:
                 self._full_iterations(hazard),
             )
             points |= self._points_of_loops_between(hazard)
-            self._sets[key] = points - self._before_commit(hazard.source.op)  # type: ignore[index]
+            if hazard.needs_wait:
+                points = {p for p in points if self.any_allowance(hazard, p) >= 0}
+            self._sets[key] = points  # type: ignore[index]
         return self._sets[key]  # type: ignore[index]
 
     def _points_of_loops_between(self, hazard: Hazard) -> set[Point]:
@@ -390,7 +383,8 @@ class SyncPlanner:
                 relation = Relation(loop, self.analysis.iterations_from_end(hazard, loop))
             elif loop not in around_point:
                 exits[loop] = self.analysis.iterations_from_end(hazard, loop)
-        for loop in around_point - set(enclosing_loops(hazard.source.op)):
+        source_loops = enclosing_loops(hazard.source.op)
+        for loop in [inner for inner in _loops_around_point(point) if inner not in source_loops]:
             if loop not in enclosing_loops(hazard.target.op):
                 # A loop between the two that always runs: its last iteration.
                 entries[loop] = (static_trip_count(loop) or 1) - 1

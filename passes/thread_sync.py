@@ -3,9 +3,9 @@
 The pass reads like TileLang's ``ThreadSync`` (§4.2–§4.3), with the placement made
 minimal instead of "a barrier before each conflicting op":
 
-1. collect the shared-memory access entries and their hazards (``hazards.py``: RAW,
-   WAR, WAW, loop-carried by comparing iteration k with k + d·step, the chapter's
-   exemptions, Z3 for disjointness and "same threads");
+1. collect the shared- and global-memory access entries and their hazards
+   (``hazards.py``: RAW, WAR, WAW, loop-carried by comparing iteration k with
+   k + d·step, the chapter's exemptions, Z3 for disjointness and "same threads");
 2. choose barrier points as a weighted interval point cover (``sync_placement.py``):
    for the pipelined GEMM one barrier at the top of the steady-state iteration covers
    both the RAW on the slot this iteration reads and the WAR on the slot its copies
@@ -17,8 +17,13 @@ minimal instead of "a barrier before each conflicting op":
 4. narrow barriers whose hazards involve only the leading warps to partial barriers
    (``bar.sync id, threads``) with ids from the 16 the hardware has.
 
-A point inside an ``scf.if`` whose condition is not provably uniform is never used:
-a hazard that could only be separated there gets a warning naming it.  The pass runs
+A point inside an ``scf.if`` whose condition is not provably uniform is never used (a
+barrier there could deadlock).  When both accesses of a hazard sit in one such guard,
+the guard is split between them under the same condition (a remark says so) and the
+barrier goes between the halves.  A hazard that no usable point separates otherwise
+(a guard that cannot be split, an async copy read before its group is committed,
+bulk-copy data read without an mbarrier wait) is a located error: the pass never
+emits a kernel it knows to be racy.  The pass runs
 after ``async-copy`` (which commits the groups) and ``merge-shared-memory`` (whose
 aliasing it sees as byte overlap).  Existing barriers and waits are kept and counted,
 so running it twice adds nothing.
@@ -35,12 +40,13 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.diagnostics import emit_warning
+from tilepipe.diagnostics import OpDiagnosticError, emit_remark, op_error
 from tilepipe.dialects.pipeline_sync import NAMED_BARRIERS, BarrierOp, WaitGroupOp
 from tilepipe.dialects.tile import BlockIdOp
 from tilepipe.targets import CudaTarget, target_of
 
-from .hazards import HazardAnalysis
+from .guard_split import can_split, split_guard
+from .hazards import Hazard, HazardAnalysis
 from .program_points import Point, clear_position_cache, position
 from .sync_placement import SyncPlan, SyncPlanner
 from .sync_report import SyncPoint, SyncReport
@@ -48,7 +54,7 @@ from .sync_report import SyncPoint, SyncReport
 
 @dataclass(frozen=True)
 class ThreadSyncPass(ModulePass):
-    """Insert the fewest barriers and cp.async waits that cover every shared-memory hazard."""
+    """Insert the fewest barriers and cp.async waits that cover every block-level hazard."""
 
     name = "thread-sync"
 
@@ -77,39 +83,83 @@ class ThreadSyncPass(ModulePass):
 
 
 def synchronize(function: func.FuncOp) -> SyncReport:
-    clear_position_cache()
-    analysis = HazardAnalysis(function)
-    hazards = analysis.hazards()
-    existing_barriers = {
-        (op.parent_block(), position(op))
-        for op in function.body.walk()
-        if isinstance(op, BarrierOp)
-    }
-    existing_waits = {
-        (op.parent_block(), position(op)): op.pending_groups
-        for op in function.body.walk()
-        if isinstance(op, WaitGroupOp)
-    }
-    planner = SyncPlanner(
-        analysis, hazards, _is_uniform_point, existing_barriers, existing_waits
-    )
-    plan = planner.plan()
-    for hazard in plan.uncovered:
-        if hazard.needs_mbarrier_wait:
-            message = (
-                "reads data of a bulk copy that no mbarrier wait lands on every path "
-                f"({hazard.describe()}); wait on the copy's mbarrier phase first"
-            )
-        else:
-            message = (
-                "a barrier would have to be hoisted out of a non-uniform condition; it "
-                f"no longer separates {hazard.describe()}"
-            )
-        emit_warning(hazard.target.op, message)
+    while True:
+        clear_position_cache()
+        analysis = HazardAnalysis(function)
+        hazards = analysis.hazards()
+        existing_barriers = {
+            (op.parent_block(), position(op))
+            for op in function.body.walk()
+            if isinstance(op, BarrierOp)
+        }
+        existing_waits = {
+            (op.parent_block(), position(op)): op.pending_groups
+            for op in function.body.walk()
+            if isinstance(op, WaitGroupOp)
+        }
+        planner = SyncPlanner(
+            analysis, hazards, _is_uniform_point, existing_barriers, existing_waits
+        )
+        plan = planner.plan()
+        if not plan.uncovered:
+            break
+        # A kernel with a hazard no sync orders is wrong; never hand it on.  Split a
+        # non-uniform guard holding both accesses (the barrier goes between the
+        # halves, which every thread reaches) and plan again, or stop.
+        if not any(_split_guard_between(h, planner) for h in plan.uncovered):
+            raise _uncovered_error(plan.uncovered[0], planner)
     report = SyncReport(function.sym_name.data, analysis, hazards, plan.exact)
     _insert(plan, analysis.threads, report, planner.rank)
     clear_position_cache()
     return report
+
+
+def _split_guard_between(hazard: Hazard, planner: SyncPlanner) -> bool:
+    """Split the non-uniform ``scf.if`` whose block holds both statements of a hazard
+    that only a barrier inside it could separate, right before the later one; say so
+    with a remark.  False when the hazard is of another kind or the guard cannot be
+    split (results, an else branch, a value with effects crossing)."""
+    if hazard.needs_mbarrier_wait or not planner.points(hazard):
+        return False
+    if hazard.relation.carried_loop is not None:
+        return False  # the back edge leaves the guard: never only non-uniform points
+    source, target = hazard.source.levels, hazard.target.levels
+    depth = 0
+    while source[depth].position == target[depth].position:
+        depth += 1  # both chains are longer: the ops differ
+    guard = source[depth].block.parent_op()
+    index = target[depth].position
+    if not isinstance(guard, scf.IfOp) or is_uniform(guard.cond):
+        return False
+    if not can_split(guard, index):
+        return False
+    emit_remark(
+        guard,
+        "split to place a barrier outside this non-uniform condition (one inside could "
+        f"deadlock) that separates {hazard.describe()}",
+    )
+    split_guard(guard, index)
+    return True
+
+
+def _uncovered_error(hazard: Hazard, planner: SyncPlanner) -> OpDiagnosticError:
+    """The located error for a hazard no allowed sync point separates."""
+    if hazard.needs_mbarrier_wait:
+        reason = (
+            "touches bytes of a bulk copy that no mbarrier wait lands on every path "
+            f"({hazard.describe()}); wait on the copy's mbarrier phase first"
+        )
+    elif not planner.points(hazard):
+        reason = (
+            "touches bytes an async copy writes before that copy's group is committed "
+            f"on every path ({hazard.describe()}); no wait_group can land the copy"
+        )
+    else:
+        reason = (
+            "needs a barrier that would have to be hoisted out of a non-uniform "
+            f"condition (a barrier there could deadlock) to separate {hazard.describe()}"
+        )
+    return op_error(hazard.target.op, reason)
 
 
 def _insert(
@@ -123,6 +173,8 @@ def _insert(
         new_ops: list[Operation] = []
         if point in plan.waits:
             count = plan.wait_counts[point]
+            # Placement only uses points where the copy's group is committed.
+            assert count >= 0, f"negative wait_group count {count}"
             new_ops.append(WaitGroupOp(count))
             report.points.append(SyncPoint("wait_group", anchor, plan.waits[point], count=count))
         if point in plan.barriers:

@@ -131,20 +131,34 @@ def assert_every_sync_needed(
     func_name: str | None = None,
     index_args: Mapping[str, int] | None = None,
     blocks: Iterable[Sequence[int]] | None = None,
+    trip_counts: Iterable[int] | None = None,
 ) -> None:
     """Deleting any single sync op makes the race detector fire (or the kernel fail,
-    e.g. deadlock): every sync is justified by a hazard."""
+    e.g. deadlock): every sync is justified by a hazard -- at one of ``trip_counts``
+    when given (a sync in a guarded prologue slot may matter at one trip count only)."""
     blocks = None if blocks is None else [tuple(b) for b in blocks]
+    trip_counts = None if trip_counts is None else list(trip_counts)
+    # A mutant failing to run proves its sync needed only if the kernel itself runs
+    # (a trip count out of the kernel's bounds would make every sync look needed).
+    for _, kernel, args in _variants(module, trip_counts, None, index_args):
+        find_races(kernel, func_name, index_args=args, blocks=blocks)
     superfluous: list[str] = []
     for description, mutant in sync_mutants(module):
-        try:
-            races = find_races(mutant, func_name, index_args=index_args, blocks=blocks)
-        except KernelError:
-            continue  # the sync is needed for the kernel to run at all
-        if not races:
+        if not any(
+            _fails(kernel, func_name, args, blocks)
+            for _, kernel, args in _variants(mutant, trip_counts, None, index_args)
+        ):
             superfluous.append(description)
     if superfluous:
         raise AssertionError(
             "deleting these sync ops leaves the kernel race free (unneeded syncs):\n  "
             + "\n  ".join(superfluous)
         )
+
+
+def _fails(kernel: Kernel, func_name: str | None, index_args, blocks) -> bool:
+    """The race detector reports, or the kernel cannot run (e.g. deadlock)."""
+    try:
+        return bool(find_races(kernel, func_name, index_args=index_args, blocks=blocks))
+    except KernelError:
+        return True

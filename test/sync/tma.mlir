@@ -41,7 +41,7 @@ func.func @bulk_without_wait(%A: memref<64x64xf16>, %B: memref<64x64xf16>)
   pipeline.barrier
   pipeline.bulk_copy<64x64> %A -> %s, %bars[%c0] : memref<64x64xf16> -> memref<64x64xf16, "shared">, memref<1xi64, "shared">
   pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 8192 : memref<1xi64, "shared">
-  // expected-warning @+1 {{reads data of a bulk copy that no mbarrier wait lands on every path}}
+  // expected-error @+1 {{touches bytes of a bulk copy that no mbarrier wait lands on every path}}
   tile.copy<64x64> %s -> %B : memref<64x64xf16, "shared"> -> memref<64x64xf16>
   func.return
 }

@@ -1,6 +1,6 @@
 """The synchronizing and warp-collective ops of the NVVM interpreter
 (``nvvm_interp``): ``cp.async`` copies and groups, barriers, mbarriers, ``ldmatrix``,
-``mma.sync``, and the shared-memory race detector they feed.
+``mma.sync``; the race detectors they feed are in ``nvvm_races``.
 
 The fragment layouts are the PTX ISA's (see ``nvvm_interp``'s docstring), written
 here independently of the lowering so that running a lowered kernel checks it.
@@ -14,7 +14,6 @@ import numpy as np
 from xdsl.dialects.builtin import BFloat16Type, VectorType, i32
 from xdsl.ir import Operation
 
-from tilepipe.diagnostics import op_location
 
 from .memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from .numerics import matmul_f32
@@ -52,85 +51,6 @@ class MBarrierState:
             self.phase += 1
             self.pending = self.count
             self.completed, self.landed = self.landed, []
-
-
-@dataclass
-class SharedRaceDetector:
-    """Last writer and readers of each shared byte since the last barrier."""
-
-    size: int
-    threads: int
-    races: list[str] = field(default_factory=list)
-    reported: set = field(default_factory=set)
-
-    def __post_init__(self) -> None:
-        self.writer = np.full(self.size, -1, np.int32)
-        self.writer_op = np.full(self.size, -1, np.int32)  # index into self.ops
-        self.ops: list[Operation] = []
-        self.readers = np.zeros((self.size, self.threads), bool)
-
-    def access(
-        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
-    ) -> None:
-        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes``."""
-        if threads.size == 0:
-            return
-        byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
-        thread = np.repeat(threads, nbytes)
-        writer = self.writer[byte]
-        against_write = (writer >= 0) & (writer != thread)
-        against_read = np.zeros_like(against_write)
-        if write:
-            others = self.readers[byte]
-            others[np.arange(byte.size), thread] = False
-            against_read = others.any(axis=1)
-            order = np.argsort(byte, kind="stable")
-            same = (np.diff(byte[order]) == 0) & (np.diff(thread[order]) != 0)
-            if same.any():
-                self._report(op, int(byte[order][1:][same][0]), None, "two threads write it at once")
-        if against_write.any():
-            i = int(np.flatnonzero(against_write)[0])
-            previous = self.ops[self.writer_op[byte[i]]]
-            self._report(
-                op, int(byte[i]), previous,
-                f"thread {thread[i]} vs a write by thread {writer[i]} in '{previous.name}' "
-                f"at {op_location(previous)}",
-            )
-        elif against_read.any():
-            i = int(np.flatnonzero(against_read)[0])
-            self._report(op, int(byte[i]), None, f"thread {thread[i]} writes what another thread read")
-        if write:
-            self.writer[byte] = thread
-            self.ops.append(op)
-            self.writer_op[byte] = len(self.ops) - 1
-        else:
-            self.readers[byte, thread] = True
-
-    def _report(self, op: Operation, byte: int, other: Operation | None, message: str) -> None:
-        key = (
-            str(op_location(op)),
-            op.name,
-            str(op_location(other)) if other is not None else message.split(" ", 2)[-1],
-        )
-        if key in self.reported:
-            return  # one report per pair of source ops
-        self.reported.add(key)
-        self.races.append(
-            f"{op_location(op) or '<unknown>'}: race on shared byte {byte} in '{op.name}': {message}"
-        )
-
-    def forget_writes(self, start: int, size: int) -> None:
-        """Writes of an engine whose completion the current threads waited for."""
-        self.writer[start : start + size] = -1
-
-    def barrier(self, threads: np.ndarray | None) -> None:
-        if threads is None:
-            self.writer[:] = -1
-            self.readers[:] = False
-            return
-        self.writer[np.isin(self.writer, threads)] = -1
-        self.readers[:, threads] = False
-
 
 
 def land(ex: BlockExecution, op: Operation, threads: np.ndarray, keep_newest: int) -> None:
@@ -199,6 +119,8 @@ def _barrier(ex, op, mask):
         raise NvvmExecutionError(op, "not reached by all its participating threads")
     if ex.races is not None:
         ex.races.barrier(participants)
+    for detector in ex.global_races.values():
+        detector.barrier(participants)
 
 
 # ------------------------------------------------------------------ warp collectives

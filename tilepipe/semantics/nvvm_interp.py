@@ -18,8 +18,9 @@ fragment tables, independently of the lowering:
   / ``2c+8+{0,1}`` of column ``g``, C/D ``c0..c3`` = row ``g`` / ``g+8``, columns ``2c+{0,1}``.
 
 ``cp.async`` copies read their source at issue and land when a ``wait_group`` of the
-issuing thread covers their group.  The race detector tracks shared-memory bytes: an
-access conflicts with an access of another thread to the same byte (one of them a
+issuing thread covers their group.  The race detectors (``nvvm_races``) track the
+bytes of shared memory and of the kernel arguments the kernel writes: an access
+conflicts with an access of another thread to the same byte (one of them a
 write) since the last barrier both took part in; an async copy writes its destination
 from issue until it lands.  (A partial barrier orders its participants' earlier
 accesses for everybody -- a simplification that can only miss races, never invent
@@ -55,6 +56,7 @@ from tilepipe.diagnostics import op_location
 
 from .memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from .nvvm_banks import BankCounter, total_wavefronts
+from .nvvm_races import GlobalRaceDetector, SharedRaceDetector, written_arguments
 
 SHARED_ADDRESS_BASE = 1 << 40  # fake addresses of shared memory (mbarriers, bulk copies)
 GLOBAL_ADDRESS_STRIDE = 1 << 40  # global argument i lives at (i + 2) << 40
@@ -115,6 +117,7 @@ class BlockExecution:
         block: Sequence[int],
         check_races: bool,
         banks: BankCounter | None = None,
+        global_races: dict[int, GlobalRaceDetector] | None = None,
     ):
         self.kernel = kernel
         self.threads = int(kernel.properties["known_block_size"].get_values()[0])
@@ -132,9 +135,9 @@ class BlockExecution:
         self.shared = np.zeros(shared_bytes, np.uint8)
         self.races = None
         if check_races:
-            from .nvvm_collectives import SharedRaceDetector
-
             self.races = SharedRaceDetector(shared_bytes, self.threads)
+        # argument index -> its detector (arguments the kernel writes), when checking
+        self.global_races = global_races or {}
         self.banks = banks  # the bank-conflict model, shared by all blocks of a run
         self.global_arrays = list(args)
         for arg, array in zip(entry.args[:inputs], args):
@@ -222,6 +225,8 @@ class BlockExecution:
         """Feed the race detector and the bank model (when on) with the shared-memory
         access of the elements ``index`` (``(threads, extent)``) by the ``mask``
         threads; the bank model counts the ``bank_mask`` threads (default: ``mask``)."""
+        if memref.space == "global" and self.global_races:
+            return self._global_access(op, memref, index, mask, write)
         if memref.space != "shared" or (self.races is None and self.banks is None):
             return
         starts = self.shared_bytes_of(memref, index)  # (threads, extent), contiguous rows
@@ -232,6 +237,14 @@ class BlockExecution:
         if self.races is not None:
             threads = np.repeat(np.flatnonzero(mask), starts.shape[-1])
             self.races.access(op, threads, starts[mask].ravel(), memref.array.itemsize, write)
+
+    def _global_access(self, op: Operation, memref: MemRef, index, mask: np.ndarray, write: bool) -> None:
+        argument = next(i for i, a in enumerate(self.global_arrays) if a is memref.array)
+        detector = self.global_races.get(argument)
+        if detector is not None:
+            starts = self.shared_bytes_of(memref, index)  # byte offsets in the argument
+            threads = np.repeat(np.flatnonzero(mask), starts.shape[-1])
+            detector.access(op, threads, starts[mask].ravel(), memref.array.itemsize, write)
 
     def read(
         self, op: Operation, memref: MemRef, indices, mask: np.ndarray, extent: int = 1,
@@ -569,11 +582,20 @@ def run_nvvm_kernel(
     chosen = blocks if blocks is not None else list(itertools.product(*(range(g) for g in grid)))
     races: list[str] = []
     banks = BankCounter() if count_bank_conflicts else None
+    entry_args = func.regions[0].block.args
+    global_races = {
+        i: GlobalRaceDetector(f"%{entry_args[i].name_hint or f'arg{i}'}", arrays[i].nbytes)
+        for i in (written_arguments(func) if check_races else [])
+    }
     for block in chosen:
-        execution = BlockExecution(func, arrays, block, check_races, banks)
+        for detector in global_races.values():
+            detector.begin_block()
+        execution = BlockExecution(func, arrays, block, check_races, banks, global_races)
         execution.run()
         if execution.races is not None:
             races.extend(execution.races.races)
+    for detector in global_races.values():
+        races.extend(detector.races)
     arrays = [bf16_bits_to_f32(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
     return NvvmRun(arrays, races, banks.summary() if banks is not None else {})
 

@@ -1,0 +1,316 @@
+"""Race detectors of the NVVM interpreter (``nvvm_interp``): which thread last wrote
+and which threads read each byte since the last barrier they took part in.
+
+* :class:`SharedRaceDetector` -- the block's shared memory, every reader kept (a
+  partial barrier forgets only its participants' reads);
+* :class:`GlobalRaceDetector` -- one kernel argument the kernel writes.  The threads of
+  a block reach global memory in parallel too (a fragment stored to global memory and
+  loaded back in another thread mapping races without a barrier between), but global
+  buffers are large: the readers of a byte are kept as "none, thread t, or several"
+  (exact for the question a write asks: did another thread read it?), and entries are
+  stamped with an epoch that a barrier or a new block advances instead of clearing
+  the arrays.  Races between blocks are ``grid_races``' business, not this one's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.ir import Block, BlockArgument, Operation
+
+from tilepipe.diagnostics import op_location
+
+SEVERAL = -2  # GlobalRaceDetector.reader: more than one thread read the byte
+
+
+@dataclass
+class SharedRaceDetector:
+    """Last writer and readers of each shared byte since the last barrier."""
+
+    size: int
+    threads: int
+    races: list[str] = field(default_factory=list)
+    reported: set = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.writer = np.full(self.size, -1, np.int32)
+        self.writer_op = np.full(self.size, -1, np.int32)  # index into self.ops
+        self.ops: list[Operation] = []
+        self.readers = np.zeros((self.size, self.threads), bool)
+
+    def access(
+        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
+    ) -> None:
+        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes``."""
+        if threads.size == 0:
+            return
+        byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
+        thread = np.repeat(threads, nbytes)
+        writer = self.writer[byte]
+        against_write = (writer >= 0) & (writer != thread)
+        against_read = np.zeros_like(against_write)
+        if write:
+            others = self.readers[byte]
+            others[np.arange(byte.size), thread] = False
+            against_read = others.any(axis=1)
+            if (both := written_twice(byte, thread)) is not None:
+                self._report(op, both, None, "two threads write it at once")
+        if against_write.any():
+            i = int(np.flatnonzero(against_write)[0])
+            previous = self.ops[self.writer_op[byte[i]]]
+            self._report(
+                op, int(byte[i]), previous,
+                f"thread {thread[i]} vs a write by thread {writer[i]} in '{previous.name}' "
+                f"at {op_location(previous)}",
+            )
+        elif against_read.any():
+            i = int(np.flatnonzero(against_read)[0])
+            self._report(op, int(byte[i]), None, f"thread {thread[i]} writes what another thread read")
+        if write:
+            self.writer[byte] = thread
+            self.ops.append(op)
+            self.writer_op[byte] = len(self.ops) - 1
+        else:
+            self.readers[byte, thread] = True
+
+    def _report(self, op: Operation, byte: int, other: Operation | None, message: str) -> None:
+        key = (
+            str(op_location(op)),
+            op.name,
+            str(op_location(other)) if other is not None else message.split(" ", 2)[-1],
+        )
+        if key in self.reported:
+            return  # one report per pair of source ops
+        self.reported.add(key)
+        self.races.append(
+            f"{op_location(op) or '<unknown>'}: race on shared byte {byte} in '{op.name}': {message}"
+        )
+
+    def forget_writes(self, start: int, size: int) -> None:
+        """Writes of an engine whose completion the current threads waited for."""
+        self.writer[start : start + size] = -1
+
+    def barrier(self, threads: np.ndarray | None) -> None:
+        if threads is None:
+            self.writer[:] = -1
+            self.readers[:] = False
+            return
+        self.writer[np.isin(self.writer, threads)] = -1
+        self.readers[:, threads] = False
+
+
+class GlobalRaceDetector:
+    """Last writer and reader(s) of each byte of one global argument in the current
+    barrier interval of the current block."""
+
+    def __init__(self, name: str, size: int):
+        self.name = name
+        self.epoch = 1
+        self.writer = np.full(size, -1, np.int32)
+        self.writer_op = np.full(size, -1, np.int32)
+        self.writer_epoch = np.zeros(size, np.int32)
+        self.reader = np.full(size, -1, np.int32)
+        self.reader_epoch = np.zeros(size, np.int32)
+        self.ops: list[Operation] = []
+        self.races: list[str] = []
+        self.reported: set = set()
+
+    def begin_block(self) -> None:
+        """A new block: nothing it does is ordered against its predecessor's accesses
+        here (that is ``grid_races``' question)."""
+        self.epoch += 1
+
+    def barrier(self, threads: np.ndarray | None) -> None:
+        if threads is None:
+            self.epoch += 1
+            return
+        # A partial barrier: forget its participants' accesses (several readers are
+        # forgotten too -- this can only miss races, as for shared memory).
+        live = self.writer_epoch == self.epoch
+        self.writer_epoch[live & np.isin(self.writer, threads)] = 0
+        live = self.reader_epoch == self.epoch
+        self.reader_epoch[live & (np.isin(self.reader, threads) | (self.reader == SEVERAL))] = 0
+
+    def access(
+        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
+    ) -> None:
+        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes``."""
+        if threads.size == 0:
+            return
+        byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
+        thread = np.repeat(threads, nbytes)
+        writer = np.where(self.writer_epoch[byte] == self.epoch, self.writer[byte], -1)
+        reader = np.where(self.reader_epoch[byte] == self.epoch, self.reader[byte], -1)
+        against_write = (writer >= 0) & (writer != thread)
+        if against_write.any():
+            i = int(np.flatnonzero(against_write)[0])
+            previous = self.ops[self.writer_op[byte[i]]]
+            self._report(op, int(byte[i]), f"thread {thread[i]} vs a write by thread "
+                         f"{writer[i]} in '{previous.name}' at {op_location(previous)}")
+        elif write and ((reader == SEVERAL) | ((reader >= 0) & (reader != thread))).any():
+            against = (reader == SEVERAL) | ((reader >= 0) & (reader != thread))
+            i = int(np.flatnonzero(against)[0])
+            self._report(op, int(byte[i]), f"thread {thread[i]} writes what another thread read")
+        if write:
+            if (both := written_twice(byte, thread)) is not None:
+                self._report(op, both, "two threads write it at once")
+            self.ops.append(op)
+            self.writer[byte] = thread
+            self.writer_op[byte] = len(self.ops) - 1
+            self.writer_epoch[byte] = self.epoch
+            return
+        # Readers: one thread, or SEVERAL once a second thread reads the byte (in this
+        # access or before it in the interval).
+        order = np.argsort(byte, kind="stable")
+        byte, thread, reader = byte[order], thread[order], reader[order]
+        starts_of = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]])
+        low = np.minimum.reduceat(thread, starts_of)
+        high = np.maximum.reduceat(thread, starts_of)
+        before = reader[starts_of]
+        one = (low == high) & ((before == -1) | (before == low))
+        touched = byte[starts_of]
+        self.reader[touched] = np.where(one, low, SEVERAL)
+        self.reader_epoch[touched] = self.epoch
+
+    def _report(self, op: Operation, byte: int, other: Operation | None, message: str) -> None:
+        key = (
+            str(op_location(op)),
+            op.name,
+            str(op_location(other)) if other is not None else message.split(" ", 2)[-1],
+        )
+        if key in self.reported:
+            return  # one report per pair of source ops
+        self.reported.add(key)
+        self.races.append(
+            f"{op_location(op) or '<unknown>'}: race on shared byte {byte} in '{op.name}': {message}"
+        )
+
+    def forget_writes(self, start: int, size: int) -> None:
+        """Writes of an engine whose completion the current threads waited for."""
+        self.writer[start : start + size] = -1
+
+    def barrier(self, threads: np.ndarray | None) -> None:
+        if threads is None:
+            self.writer[:] = -1
+            self.readers[:] = False
+            return
+        self.writer[np.isin(self.writer, threads)] = -1
+        self.readers[:, threads] = False
+
+
+class GlobalRaceDetector:
+    """Last writer and reader(s) of each byte of one global argument in the current
+    barrier interval of the current block."""
+
+    def __init__(self, name: str, size: int):
+        self.name = name
+        self.epoch = 1
+        self.writer = np.full(size, -1, np.int32)
+        self.writer_op = np.full(size, -1, np.int32)
+        self.writer_epoch = np.zeros(size, np.int32)
+        self.reader = np.full(size, -1, np.int32)
+        self.reader_epoch = np.zeros(size, np.int32)
+        self.ops: list[Operation] = []
+        self.races: list[str] = []
+        self.reported: set = set()
+
+    def begin_block(self) -> None:
+        """A new block: nothing it does is ordered against its predecessor's accesses
+        here (that is ``grid_races``' question)."""
+        self.epoch += 1
+
+    def barrier(self, threads: np.ndarray | None) -> None:
+        if threads is None:
+            self.epoch += 1
+            return
+        # A partial barrier: forget its participants' accesses (several readers are
+        # forgotten too -- this can only miss races, as for shared memory).
+        live = self.writer_epoch == self.epoch
+        self.writer_epoch[live & np.isin(self.writer, threads)] = 0
+        live = self.reader_epoch == self.epoch
+        self.reader_epoch[live & (np.isin(self.reader, threads) | (self.reader == SEVERAL))] = 0
+
+    def access(
+        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
+    ) -> None:
+        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes``."""
+        if threads.size == 0:
+            return
+        byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
+        thread = np.repeat(threads, nbytes)
+        writer = np.where(self.writer_epoch[byte] == self.epoch, self.writer[byte], -1)
+        reader = np.where(self.reader_epoch[byte] == self.epoch, self.reader[byte], -1)
+        against_write = (writer >= 0) & (writer != thread)
+        if against_write.any():
+            i = int(np.flatnonzero(against_write)[0])
+            previous = self.ops[self.writer_op[byte[i]]]
+            self._report(op, int(byte[i]), f"thread {thread[i]} vs a write by thread "
+                         f"{writer[i]} in '{previous.name}' at {op_location(previous)}")
+        elif write and ((reader == SEVERAL) | ((reader >= 0) & (reader != thread))).any():
+            against = (reader == SEVERAL) | ((reader >= 0) & (reader != thread))
+            i = int(np.flatnonzero(against)[0])
+            self._report(op, int(byte[i]), f"thread {thread[i]} writes what another thread read")
+        if write:
+            if (both := written_twice(byte, thread)) is not None:
+                self._report(op, both, "two threads write it at once")
+            self.ops.append(op)
+            self.writer[byte] = thread
+            self.writer_op[byte] = len(self.ops) - 1
+            self.writer_epoch[byte] = self.epoch
+            return
+        # Readers: one thread, or SEVERAL once a second thread reads the byte (also
+        # within this access: the bytes are sorted so that repeats are adjacent).
+        order = np.argsort(byte, kind="stable")
+        byte, thread, reader = byte[order], thread[order], reader[order]
+        merged = np.where((reader == -1) | (reader == thread), thread, SEVERAL)
+        first = np.ones(byte.size, bool)
+        first[1:] = byte[1:] != byte[:-1]
+        group = np.cumsum(first) - 1
+        distinct = np.zeros(group[-1] + 1, bool)
+        np.logical_or.at(distinct, group, merged != merged[first][group])
+        result = np.where(distinct[group], SEVERAL, merged)
+        self.reader[byte[first]] = result[first]
+        self.reader_epoch[byte[first]] = self.epoch
+
+    def _report(self, op: Operation, byte: int, message: str) -> None:
+        key = (str(op_location(op)), op.name, message.split(" ", 2)[-1])
+        if key in self.reported:
+            return  # one report per pair of source ops
+        self.reported.add(key)
+        self.races.append(
+            f"{op_location(op) or '<unknown>'}: race on global byte {byte} of {self.name} "
+            f"in '{op.name}': {message}"
+        )
+
+
+def written_twice(byte: np.ndarray, thread: np.ndarray) -> int | None:
+    """A byte two different threads write in one access, if any."""
+    order = np.argsort(byte, kind="stable")
+    same = (np.diff(byte[order]) == 0) & (np.diff(thread[order]) != 0)
+    return int(byte[order][1:][same][0]) if same.any() else None
+
+
+STORE_OPS = ("memref.store", "vector.store")  # their memref is operand 1
+
+
+def written_arguments(kernel: Operation) -> list[int]:
+    """Indices of the kernel arguments some store writes (through casts and views):
+    only those can take part in a global-memory race."""
+    entry: Block = kernel.regions[0].block
+    arguments = len(kernel.properties["function_type"].inputs.data)  # then workgroup memory
+    written: list[int] = []
+    for op in kernel.walk():
+        if op.name not in STORE_OPS:
+            continue
+        value = op.operands[1]
+        while not isinstance(value, BlockArgument) and value.owner.operands:
+            value = value.owner.operands[0]
+        if (
+            isinstance(value, BlockArgument)
+            and value.block is entry
+            and value.index < arguments
+            and value.index not in written
+        ):
+            written.append(value.index)
+    return sorted(written)
