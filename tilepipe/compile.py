@@ -35,6 +35,7 @@ from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.pipeline import op_order, op_stage
 from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
 from tilepipe.diagnostics import (
+    DiagnosedError,
     Diagnostic,
     collect_diagnostics,
     diagnostic_of_exception,
@@ -57,12 +58,8 @@ CUDA_FLOW = (
 )
 
 
-class CompileError(Exception):
+class CompileError(DiagnosedError):
     """Bad input or a failing stage; ``diagnostics`` say what and where."""
-
-    def __init__(self, diagnostics: list[Diagnostic]):
-        super().__init__("\n".join(str(d) for d in diagnostics))
-        self.diagnostics = diagnostics
 
 
 @dataclass
@@ -193,21 +190,10 @@ def _retarget(module: ModuleOp, target: CudaTarget, num_stages: int | None) -> N
 
 
 def parse_kernel(text: str, file_name: str) -> ModuleOp:
-    from xdsl.utils.exceptions import ParseError
+    """Parse and verify a kernel (located :class:`InputError` on bad input)."""
+    from tilepipe.source import parse_source
 
-    from tilepipe.diagnostics import SourceLocation
-    from tilepipe.opt import LocatingParser
-
-    try:
-        module = LocatingParser(make_context(), text, file_name).parse_module()
-    except ParseError as err:
-        loc = err.span.get_location()
-        raise CompileError(
-            [Diagnostic("error", err.msg, SourceLocation(file_name, loc.line, loc.col))]
-        ) from None
-    if (diagnostic := verify_module(module)) is not None:
-        raise CompileError([diagnostic])
-    return module
+    return parse_source(text, file_name, make_context())
 
 
 def compile_kernel(
