@@ -6,7 +6,7 @@ the lowerings consume: async copies with tokens, commit/wait groups, block barri
 bulk (TMA-style) copies::
 
     %t = pipeline.async_copy<128x64> %A[%m, %k] -> %A_s[%slot, %c0, %c0] : memref<1024x1024xf16> -> memref<3x128x64xf16, "shared">
-    pipeline.commit_group %t
+    pipeline.commit_group [%t]
     pipeline.wait_group 1
     pipeline.barrier
     pipeline.barrier id = 1, threads = 64
@@ -242,7 +242,9 @@ class CommitGroupOp(IRDLOperation):
 
     name = "pipeline.commit_group"
     tokens = var_operand_def(TokenType)
-    assembly_format = "($tokens^)? attr-dict"
+    # The tokens are bracketed, as upstream gpu.wait brackets its dependencies: a bare
+    # optional operand list would swallow the `%x` that starts the next line.
+    assembly_format = "(` ` `[` $tokens^ `]`)? attr-dict"
 
     def __init__(self, tokens: Sequence[SSAValue | Operation] = ()):
         super().__init__(operands=[tokens])

@@ -260,10 +260,10 @@ def run_driver(
         return _status_of(exit_)
     except DiagnosedError as err:
         for diagnostic in err.diagnostics:
-            print(diagnostic, file=sys.stderr)
+            _print_diagnostic(prog, diagnostic)
         return EXIT_INPUT_ERROR
     except DiagnosticException as err:
-        print(diagnostic_of_exception(err), file=sys.stderr)
+        _print_diagnostic(prog, diagnostic_of_exception(err))
         return EXIT_INPUT_ERROR
     except Exception as err:  # a bug in tilepipe, never bad input
         if "--show-traceback" in arguments:
@@ -276,6 +276,11 @@ def run_driver(
             file=sys.stderr,
         )
         return internal_status
+
+
+def _print_diagnostic(prog: str, diagnostic: Diagnostic) -> None:
+    # A diagnostic about no place in the input (an unreadable file) names the tool.
+    print(diagnostic if diagnostic.location else f"{prog}: {diagnostic}", file=sys.stderr)
 
 
 def _status_of(exit_: SystemExit) -> int:
