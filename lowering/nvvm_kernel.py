@@ -38,6 +38,11 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriteWalker,
+    TypeConversionPattern,
+    attr_type_rewrite_pattern,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.dialects.gpu_upstream import DynamicSharedMemoryOp, KernelFuncOp, KernelReturnOp
@@ -224,6 +229,29 @@ def shared_type(memref_type: MemRefType) -> MemRefType:
     )
 
 
+class ConvertMemorySpaces(TypeConversionPattern):
+    """Tile-level memory spaces as the GPU's address spaces ("shared" -> 3, "global"
+    -> none), on every value of the kernel: not only the buffers the lowering rewrites
+    but whatever derives from them (``memref.cast``, ``subview``, ``reinterpret_cast``,
+    ``view`` results, block arguments), so that no value keeps a type upstream MLIR
+    cannot relate to its (converted) source."""
+
+    recursive = True
+
+    @attr_type_rewrite_pattern
+    def convert_type(self, typ: MemRefType) -> MemRefType | None:
+        space = typ.memory_space
+        if not isinstance(space, StringAttr):
+            return None
+        if space.data == MemorySpace.SHARED.value:
+            converted: Attribute = SHARED_ADDRESS_SPACE
+        elif space.data == MemorySpace.GLOBAL.value:
+            converted = NoneAttr()
+        else:  # fragments and locals become registers buffer by buffer
+            return None
+        return MemRefType(typ.element_type, typ.get_shape(), typ.layout, converted)
+
+
 def _align(offset: int, alignment: int) -> int:
     return -(-offset // alignment) * alignment
 
@@ -311,6 +339,8 @@ def build_kernel(
 
     context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
     _rewrite_buffers(offsets, shared_base, layouts, context)
+    # The gpu.func itself already has global arguments (_convert_global_type).
+    PatternRewriteWalker(ConvertMemorySpaces()).rewrite_region(gpu_func.body)
     _rewrite_structure(gpu_func)
     if swizzle:
         context.swizzles = swizzled_buffers(_shared_views(gpu_func), context.on_tensor_cores)

@@ -18,9 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from xdsl.dialects.builtin import StringAttr
-
-from tilepipe.compile import CompileResult, compile_kernel, parse_kernel
+from tilepipe.compile import CompileResult, compile_kernel, parse_kernel, retarget
 from tilepipe.diagnostics import Diagnostic, InputError, run_driver
 from tilepipe.source import read_source
 from tilepipe.targets import TARGET_ALIASES, TARGETS, CudaTarget
@@ -106,9 +104,7 @@ def compile_for_ascend(args, path: Path, text: str) -> int:
     from tilepipe.lowering.ascendc import emit_ascendc, syntax_check
 
     module = parse_kernel(text, str(path))
-    for kernel in module.walk():
-        if "tile.target" in kernel.attributes:
-            kernel.attributes["tile.target"] = StringAttr(args.target)
+    retarget(module, TARGETS[args.target])
     compile_ascend(module, index_mode=args.index_mode)
     if (args.emit or "ascendc") == "ascend":
         _write(args.output, str(module) + "\n")

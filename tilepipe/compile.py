@@ -39,10 +39,11 @@ from tilepipe.diagnostics import (
     Diagnostic,
     collect_diagnostics,
     diagnostic_of_exception,
+    op_diagnostic,
     verify_module,
 )
 from tilepipe.registry import get_all_passes, make_context
-from tilepipe.targets import TARGETS, CudaTarget, get_target
+from tilepipe.targets import TARGETS, AscendTarget, CudaTarget, get_target
 
 if TYPE_CHECKING:
     from tilepipe.lowering.upstream import UpstreamProcess
@@ -181,12 +182,38 @@ DESCRIBE = {
 }
 
 
-def _retarget(module: ModuleOp, target: CudaTarget, num_stages: int | None) -> None:
+KIND_NAMES = {"cuda": "a CUDA target", "ascend": "an Ascend target"}
+
+
+def retarget(
+    module: ModuleOp, target: CudaTarget | AscendTarget, num_stages: int | None = None
+) -> None:
+    """Make every kernel of ``module`` name ``target`` (the driver's ``--target``) and
+    check it is one: a kernel written for another target of the same kind (sm_80 vs
+    sm_90) is compiled for ``target``, one for another kind of target (CUDA vs Ascend)
+    is an error, and so is a buffer in a memory space ``target`` does not have.  This
+    runs before any pass, so that nothing unlowerable reaches upstream MLIR."""
     for op in module.walk():
         if op.name == "func.func":
+            named = op.attributes.get("tile.target")
+            if isinstance(named, StringAttr) and named.data in TARGETS:
+                if TARGETS[named.data].kind != target.kind:
+                    raise CompileError(
+                        [
+                            op_diagnostic(
+                                op,
+                                "error",
+                                f"is a kernel for '{named.data}' (tile.target, "
+                                f"{KIND_NAMES[TARGETS[named.data].kind]}) and cannot be compiled for "
+                                f"'{target.name}' (--target, {KIND_NAMES[target.kind]})",
+                            )
+                        ]
+                    )
             op.attributes["tile.target"] = StringAttr(target.name)
         if isinstance(op, PipelineForOp) and num_stages is not None:
             op.num_stages = IntegerAttr(num_stages, i64)
+    if (diagnostic := verify_module(module)) is not None:
+        raise CompileError([diagnostic])
 
 
 def parse_kernel(text: str, file_name: str) -> ModuleOp:
@@ -212,7 +239,7 @@ def compile_kernel(
         raise CompileError([Diagnostic("error", f"'{target_name}' is not a CUDA target")])
     start = time.perf_counter()
     module = parse_kernel(text, file_name)
-    _retarget(module, target, num_stages)
+    retarget(module, target, num_stages)
     result = CompileResult(target, parse_seconds=time.perf_counter() - start)
     # The child that will run upstream MLIR imports its bindings meanwhile.
     with UpstreamProcess() as upstream:

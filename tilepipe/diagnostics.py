@@ -145,7 +145,7 @@ def _verifier_message(err: DiagnosticException) -> str:
 
 def verify_module(module: ModuleOp) -> Diagnostic | None:
     """Verify every op; return the first failure as a located diagnostic."""
-    from tilepipe.dialects.kernel_attrs import verify_dialect_attributes
+    from tilepipe.dialects.kernel_attrs import KernelAttributeError, verify_dialect_attributes
 
     for op in module.walk():
         try:
@@ -153,6 +153,8 @@ def verify_module(module: ModuleOp) -> Diagnostic | None:
             verify_dialect_attributes(op)
         except OpDiagnosticError as err:
             return err.diagnostic
+        except KernelAttributeError as err:
+            return op_diagnostic(err.op, "error", _verifier_message(err))
         except DiagnosticException as err:
             return op_diagnostic(op, "error", _verifier_message(err))
     return None
