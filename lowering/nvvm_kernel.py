@@ -46,7 +46,11 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.dialects.gpu_upstream import DynamicSharedMemoryOp, KernelFuncOp, KernelReturnOp
-from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.dialects.kernel_attrs import (
+    KernelAttributeError,
+    kernel_launch_shape,
+    verify_memory_spaces,
+)
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, ReduceOp, TileOp
@@ -290,6 +294,10 @@ def build_kernel(
     target = target_of(kernel)
     if not isinstance(target, CudaTarget):
         raise op_error(kernel, f"lower-to-nvvm needs a CUDA target, got '{target.name}'")
+    try:  # a kernel without tile.target is for the default target: check it here
+        verify_memory_spaces(kernel, target)
+    except KernelAttributeError as err:
+        raise op_error(err.op, str(err)) from None
     grid, threads = kernel_launch_shape(kernel)
     layouts = fragment_layouts(kernel, threads)
     offsets, shared_bytes, base_alignment = shared_offsets(kernel)

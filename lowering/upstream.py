@@ -36,6 +36,10 @@ LLVM_OPT_LEVEL = 3
 
 # Upstream's conversions, in order.  Each entry is (name shown in errors, pipeline).
 CONVERSION_TO_LLVM: tuple[tuple[str, str], ...] = (
+    # Views with offsets or strides (subview, reinterpret_cast of a tile) become plain
+    # descriptor arithmetic first, as in upstream's gpu-lower-to-nvvm-pipeline.
+    ("expand-strided-metadata", "expand-strided-metadata"),
+    ("lower-affine", "lower-affine"),
     ("convert-nvgpu-to-nvvm", "convert-nvgpu-to-nvvm"),
     ("convert-vector-to-scf", "convert-vector-to-scf"),
     ("convert-scf-to-cf", "convert-scf-to-cf"),
