@@ -457,13 +457,17 @@ def parse_module_file(path: str) -> ModuleOp:
     from xdsl.context import Context
     from xdsl.dialects import get_all_dialects as xdsl_dialects
 
+    from tilepipe.diagnostics import InputError
     from tilepipe.registry import get_all_dialects
-    from tilepipe.source import parse_source, read_source
+    from tilepipe.source import functions_with_one_block, parse_source, read_source
 
     ctx = Context()
     for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
         ctx.register_dialect(name, factory)
-    return parse_source(read_source(path), path, ctx)
+    module = parse_source(read_source(path), path, ctx)
+    if (diagnostic := functions_with_one_block(module)) is not None:
+        raise InputError(diagnostic)
+    return module
 
 
 def main(argv: Sequence[str] | None = None) -> int:

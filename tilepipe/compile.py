@@ -193,6 +193,10 @@ def retarget(
     sm_90) is compiled for ``target``, one for another kind of target (CUDA vs Ascend)
     is an error, and so is a buffer in a memory space ``target`` does not have.  This
     runs before any pass, so that nothing unlowerable reaches upstream MLIR."""
+    from tilepipe.source import functions_with_one_block
+
+    if (diagnostic := functions_with_one_block(module)) is not None:
+        raise CompileError([diagnostic])
     for op in module.walk():
         if op.name == "func.func":
             named = op.attributes.get("tile.target")

@@ -21,7 +21,11 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import DiagnosticException, PassFailedException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    PassFailedException,
+)
 
 SEVERITIES = ("error", "warning", "remark", "note")
 
@@ -260,6 +264,9 @@ def run_driver(
         return body(setup(argv))
     except SystemExit as exit_:
         return _status_of(exit_)
+    except ArgSpecParseError as err:  # xDSL's, a BaseException: a bad -p or -t spec
+        print(f"{prog}: error: {spec_error_message(err)}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
     except DiagnosedError as err:
         for diagnostic in err.diagnostics:
             _print_diagnostic(prog, diagnostic)
@@ -278,6 +285,16 @@ def run_driver(
             file=sys.stderr,
         )
         return internal_status
+
+
+def spec_error_message(err: ArgSpecParseError) -> str:
+    """xDSL's multi-line pass-pipeline error (position, text, caret, message) as one
+    line: the message and the column."""
+    lines = [line for line in str(err).splitlines() if line.strip()]
+    position = next((line for line in lines if line.startswith("pass-pipeline:")), "")
+    column = position.rsplit(":", 1)[-1]
+    where = f" at column {column}" if column.isdigit() else ""
+    return f"{lines[-1].strip()}{where}" if lines else "bad specification"
 
 
 def _print_diagnostic(prog: str, diagnostic: Diagnostic) -> None:

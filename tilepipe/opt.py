@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tilepipe.diagnostics import (
@@ -35,10 +35,16 @@ from tilepipe.diagnostics import (
     expected_diagnostics,
     match_expected,
     run_driver,
+    spec_error_message,
     verify_module,
 )
 from tilepipe.registry import get_all_dialects, get_all_passes
-from tilepipe.source import LocatingParser, parse_source, read_source
+from tilepipe.source import (
+    LocatingParser,
+    functions_with_one_block,
+    parse_source,
+    read_source,
+)
 
 __all__ = ["InputError", "LocatingParser", "TileOptMain", "main"]
 
@@ -117,9 +123,12 @@ class TileOptMain(xDSLOptMain):
             self.pipeline = PassPipeline.parse_spec(
                 self.available_passes, self.args.passes, callback
             )
-        except (ValueError, TypeError, ParseError) as err:
+        except (ValueError, TypeError, ParseError, ArgSpecParseError) as err:
             # An unknown pass or option is a usage error, not an internal one.
-            print(f"tile-opt: error: bad pass pipeline '{self.args.passes}': {err}",
+            message = (
+                spec_error_message(err) if isinstance(err, ArgSpecParseError) else err
+            )
+            print(f"tile-opt: error: bad pass pipeline '{self.args.passes}': {message}",
                   file=sys.stderr)
             sys.exit(1)
 
@@ -146,6 +155,10 @@ class TileOptMain(xDSLOptMain):
         with collect_diagnostics() as collector:
             try:
                 module = self._parse(text, line_offset)
+                if self.pipeline.passes and (
+                    diagnostic := functions_with_one_block(module)
+                ) is not None:
+                    raise InputError(diagnostic)
                 self.apply_passes(module)
                 # Output targets past MLIR (-t ptx) can fail too, with a diagnostic.
                 output = self.output_resulting_program(module)

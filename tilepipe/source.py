@@ -206,6 +206,23 @@ def _visibility_problem(
     return None
 
 
+def functions_with_one_block(module: Operation) -> Diagnostic | None:
+    """tilepipe's passes and lowerings work on functions whose body is one block (a
+    kernel); a declaration or a function with a CFG is reported before any of them runs
+    (MLIR accepts both, so the parser and the verifier do not)."""
+    from xdsl.dialects.func import FuncOp
+
+    from tilepipe.diagnostics import op_diagnostic
+
+    for op in module.walk():
+        if isinstance(op, FuncOp) and len(op.body.blocks) != 1:
+            what = "is a declaration" if op.is_declaration else "has several blocks"
+            return op_diagnostic(
+                op, "error", f"{what}: tilepipe compiles functions whose body is one block"
+            )
+    return None
+
+
 def parse_source(
     text: str,
     name: str,

@@ -54,7 +54,7 @@ def select_kernel(module: ModuleOp, func_name: str | None) -> FuncOp:
     if func_name is not None:
         for func in funcs:
             if func.sym_name.data == func_name:
-                return func
+                return _with_body(func)
         raise KernelError(None, f"no function named @{func_name}")
     kernels = [f for f in funcs if "tile.grid" in f.attributes] or funcs
     if not kernels:
@@ -62,7 +62,15 @@ def select_kernel(module: ModuleOp, func_name: str | None) -> FuncOp:
     if len(kernels) > 1:
         names = ", ".join("@" + f.sym_name.data for f in kernels)
         raise KernelError(None, f"several kernels ({names}): name one to run")
-    return kernels[0]
+    return _with_body(kernels[0])
+
+
+def _with_body(func: FuncOp) -> FuncOp:
+    from tilepipe.source import functions_with_one_block
+
+    if (diagnostic := functions_with_one_block(func)) is not None:
+        raise KernelError.at(diagnostic)
+    return func
 
 
 def argument_names(func: FuncOp) -> list[str]:
