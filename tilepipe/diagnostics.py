@@ -269,10 +269,10 @@ def run_driver(
         return EXIT_INPUT_ERROR
     except DiagnosedError as err:
         for diagnostic in err.diagnostics:
-            _print_diagnostic(prog, diagnostic)
+            print_diagnostic(prog, diagnostic)
         return EXIT_INPUT_ERROR
     except DiagnosticException as err:
-        _print_diagnostic(prog, diagnostic_of_exception(err))
+        print_diagnostic(prog, diagnostic_of_exception(err))
         return EXIT_INPUT_ERROR
     except Exception as err:  # a bug in tilepipe, never bad input
         if "--show-traceback" in arguments:
@@ -297,7 +297,7 @@ def spec_error_message(err: ArgSpecParseError) -> str:
     return f"{lines[-1].strip()}{where}" if lines else "bad specification"
 
 
-def _print_diagnostic(prog: str, diagnostic: Diagnostic) -> None:
+def print_diagnostic(prog: str, diagnostic: Diagnostic) -> None:
     # A diagnostic about no place in the input (an unreadable file) names the tool.
     print(diagnostic if diagnostic.location else f"{prog}: {diagnostic}", file=sys.stderr)
 

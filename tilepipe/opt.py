@@ -34,6 +34,7 @@ from tilepipe.diagnostics import (
     diagnostic_of_exception,
     expected_diagnostics,
     match_expected,
+    print_diagnostic,
     run_driver,
     spec_error_message,
     verify_module,
@@ -212,7 +213,7 @@ class TileOptMain(xDSLOptMain):
                 failed |= bool(problems)
             else:
                 for diagnostic in diagnostics:
-                    print(diagnostic, file=sys.stderr)
+                    print_diagnostic("tile-opt", diagnostic)
                 failed |= any(d.severity == "error" for d in diagnostics)
         if self.args.output_file is None:
             sys.stdout.write(output.getvalue())
