@@ -221,10 +221,15 @@ def retarget(
 
 
 def parse_kernel(text: str, file_name: str) -> ModuleOp:
-    """Parse and verify a kernel (located :class:`InputError` on bad input)."""
+    """Parse and verify a kernel; bad input is a :class:`CompileError`, as every
+    failure of :func:`compile_kernel` is."""
+    from tilepipe.diagnostics import InputError
     from tilepipe.source import parse_source
 
-    return parse_source(text, file_name, make_context())
+    try:
+        return parse_source(text, file_name, make_context())
+    except InputError as err:
+        raise CompileError(err.diagnostics) from None
 
 
 def compile_kernel(
