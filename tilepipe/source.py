@@ -193,14 +193,16 @@ def _visibility_problem(
         block, definer = value.block, None
     else:
         return None
-    # Walk up from the user to the op that sits in the defining block.
-    ancestor: Operation | None = user
-    while ancestor is not None and ancestor.parent_block() is not block:
-        if ancestor is not user and ancestor.has_trait(IsolatedFromAbove):
+    # Walk up from the user to the op that sits in the defining block, through the
+    # regions that enclose the use.
+    ancestor = user
+    while ancestor.parent_block() is not block:
+        parent = ancestor.parent_op()
+        if parent is None:
+            return "is used outside the region that defines it"
+        if parent.has_trait(IsolatedFromAbove):
             return "is defined above an op isolated from above"
-        ancestor = ancestor.parent_op()
-    if ancestor is None:
-        return "is used outside the region that defines it"
+        ancestor = parent
     if definer is not None and not position[definer] < position[ancestor]:
         return "does not dominate this use"
     return None

@@ -38,3 +38,13 @@ func.func @defined_after_region(%A: memref<64xf32>) {
   %late = arith.constant 3 : index
   func.return
 }
+
+// -----
+
+// A function is isolated from above: it sees no value of the enclosing module.
+%outside = arith.constant 0 : index
+func.func @isolated(%A: memref<64xf32>) {
+  // expected-error @+1 {{'memref.load' op operand #1 (%outside) is defined above an op isolated from above}}
+  %x = memref.load %A[%outside] : memref<64xf32>
+  func.return
+}
