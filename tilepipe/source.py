@@ -127,7 +127,9 @@ def decode_source(data: bytes, name: str) -> str:
     except UnicodeDecodeError as err:
         before = data[: err.start]
         line = before.count(b"\n") + 1
-        column = err.start - (before.rfind(b"\n") + 1) + 1
+        line_start = before.rfind(b"\n") + 1
+        # Columns count characters, as the parser's do.
+        column = len(data[line_start : err.start].decode("utf-8", "replace")) + 1
         raise InputError(
             Diagnostic(
                 "error",
