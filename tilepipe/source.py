@@ -210,6 +210,32 @@ def _visibility_problem(
     return None
 
 
+def redefined_symbol(module: Operation) -> Diagnostic | None:
+    """A second definition of a symbol in one symbol table, at the second definition
+    (xDSL's verifier reports it on the table, which has no place in the text)."""
+    from xdsl.traits import SymbolTable
+
+    from tilepipe.diagnostics import op_diagnostic, op_location
+
+    for table in module.walk():
+        if not table.has_trait(SymbolTable) or not table.regions:
+            continue
+        seen: dict[str, Operation] = {}
+        for block in table.regions[0].blocks:
+            for op in block.ops:
+                symbol = op.properties.get("sym_name") or op.attributes.get("sym_name")
+                if not isinstance(symbol, StringAttr):
+                    continue
+                if symbol.data in seen:
+                    first = op_location(seen[symbol.data])
+                    return op_diagnostic(
+                        op, "error",
+                        f"redefinition of symbol named '{symbol.data}' (first defined at {first})",
+                    )
+                seen[symbol.data] = op
+    return None
+
+
 def functions_with_one_block(module: Operation) -> Diagnostic | None:
     """tilepipe's passes and lowerings work on functions whose body is one block (a
     kernel); a declaration or a function with a CFG is reported before any of them runs
@@ -261,7 +287,12 @@ def parse_source(
                 SourceLocation(name, loc.line + line_offset, loc.col),
             )
         ) from None
+    if not isinstance(module.location, FileLineColLoc):
+        # The implicit module spans the whole text: its errors point at the start.
+        module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
     diagnostic = undeclared_or_invisible_use(module, parser.forward_uses, name, line_offset)
+    if diagnostic is None:
+        diagnostic = redefined_symbol(module)
     if diagnostic is None and verify:
         diagnostic = verify_module(module)
     if diagnostic is not None:
