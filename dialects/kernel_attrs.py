@@ -8,11 +8,56 @@ for every op.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, StringAttr
+from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 KERNEL_ATTRS = ("tile.grid", "tile.threads", "tile.target")
+
+
+class KernelAttributeError(VerifyException):
+    """An op inside a kernel contradicts one of the kernel's attributes; ``op`` is the
+    op to point at."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
+def verify_memory_spaces(kernel: Operation, target) -> None:
+    """Every memref of ``kernel`` lives in a memory space ``target`` admits: an Ascend
+    buffer in a CUDA kernel (or the reverse) would reach the lowering, or upstream MLIR,
+    with no memory to map it to."""
+    from tilepipe.targets import admitted_spaces
+
+    def space_of(value: SSAValue) -> str | None:
+        if not isinstance(value.type, MemRefType):
+            return None
+        attr = value.type.memory_space
+        return attr.data if isinstance(attr, StringAttr) else "global"
+
+    def check(value: SSAValue, op: Operation, what: str) -> None:
+        space = space_of(value)
+        if space is not None and space not in target.memory_spaces:
+            raise KernelAttributeError(
+                op,
+                f"{what} is in memory space \"{space}\", which target '{target.name}' "
+                f"does not have (it has {admitted_spaces(target)})",
+            )
+
+    for region in kernel.regions:
+        for block in region.blocks:
+            for arg in block.args:
+                check(arg, kernel, f"argument %{arg.name_hint or arg.index}")
+    for op in kernel.walk():
+        if op is kernel:
+            continue
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    check(arg, op, f"block argument #{arg.index}")
+        for result in op.results:
+            check(result, op, f"result #{result.index}")
 
 
 def kernel_launch_shape(op: Operation) -> tuple[tuple[int, ...], int]:
@@ -61,3 +106,4 @@ def verify_dialect_attributes(op: Operation) -> None:
                 raise VerifyException(
                     f"unknown target {attr} (known: {', '.join(sorted(TARGETS))})"
                 )
+            verify_memory_spaces(op, TARGETS[attr.data])

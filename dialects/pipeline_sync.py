@@ -6,7 +6,7 @@ the lowerings consume: async copies with tokens, commit/wait groups, block barri
 bulk (TMA-style) copies::
 
     %t = pipeline.async_copy<128x64> %A[%m, %k] -> %A_s[%slot, %c0, %c0] : memref<1024x1024xf16> -> memref<3x128x64xf16, "shared">
-    pipeline.commit_group %t
+    pipeline.commit_group [%t]
     pipeline.wait_group 1
     pipeline.barrier
     pipeline.barrier id = 1, threads = 64
@@ -57,7 +57,6 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from .kernel_attrs import kernel_launch_shape
 from .memory_space import MemorySpace, UnknownMemorySpace, memory_space
@@ -243,47 +242,12 @@ class CommitGroupOp(IRDLOperation):
 
     name = "pipeline.commit_group"
     tokens = var_operand_def(TokenType)
+    # The tokens are bracketed, as upstream gpu.wait brackets its dependencies: a bare
+    # optional operand list would swallow the `%x` that starts the next line.
+    assembly_format = "(` ` `[` $tokens^ `]`)? attr-dict"
 
     def __init__(self, tokens: Sequence[SSAValue | Operation] = ()):
         super().__init__(operands=[tokens])
-
-    def print(self, printer: Printer) -> None:
-        if self.tokens:
-            printer.print_string(" ")
-            printer.print_list(self.tokens, printer.print_operand)
-        printer.print_op_attributes(self.attributes)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> CommitGroupOp:
-        # An empty commit ends its line, so the next op's results (``%x = ...``)
-        # would otherwise be read as its tokens.
-        tokens = []
-        if _starts_operand_list(parser):
-            tokens = parser.parse_comma_separated_list(
-                Parser.Delimiter.NONE, parser.parse_operand
-            )
-        op = cls(tokens)
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-
-def _starts_operand_list(parser: Parser) -> bool:
-    """Is the parser at ``%a, %b`` used as operands, rather than at the result list
-    ``%a, %b =`` (or ``%a:2 =``) of the next op?  Looks ahead without consuming."""
-    token = parser._current_token  # pyright: ignore[reportPrivateUsage]
-    if token.kind is not MLIRTokenKind.PERCENT_IDENT:
-        return False
-    lexer = parser.lexer
-    resume = lexer.pos
-    try:
-        while True:
-            following = lexer.lex()
-            if following.kind is not MLIRTokenKind.COMMA:
-                return following.kind not in (MLIRTokenKind.EQUAL, MLIRTokenKind.COLON)
-            if lexer.lex().kind is not MLIRTokenKind.PERCENT_IDENT:
-                return True
-    finally:
-        lexer.pos = resume
 
 
 class IntPropertySyntax:

@@ -154,6 +154,8 @@ class TileOp(IRDLOperation):
     # -- verification shared by all tile ops
 
     def verify_(self) -> None:
+        if not self.tile_shape:
+            raise VerifyException("tile shape must have at least one dimension")
         if any(d <= 0 for d in self.tile_shape):
             raise VerifyException(f"tile shape {self._shape_str()} must be positive")
         for role, buffer, offsets in self.tile_regions():

@@ -471,22 +471,22 @@ def parse_module_file(path: str) -> ModuleOp:
     from xdsl.context import Context
     from xdsl.dialects import get_all_dialects as xdsl_dialects
 
-    from tilepipe.diagnostics import verify_module
-    from tilepipe.opt import InputError, LocatingParser
+    from tilepipe.diagnostics import InputError
     from tilepipe.registry import get_all_dialects
+    from tilepipe.source import functions_with_one_block, parse_source, read_source
 
     ctx = Context()
     for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
         ctx.register_dialect(name, factory)
-    module = LocatingParser(ctx, Path(path).read_text(), path).parse_module()
-    if (diagnostic := verify_module(module)) is not None:
+    module = parse_source(read_source(path), path, ctx)
+    if (diagnostic := functions_with_one_block(module)) is not None:
         raise InputError(diagnostic)
     return module
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tilepipe.diagnostics import OpDiagnosticError
-    from tilepipe.opt import InputError
+    """``python -m tilepipe.lowering.ascendc``; returns the exit status."""
+    from tilepipe.diagnostics import run_driver
 
     parser = argparse.ArgumentParser(
         prog="python -m tilepipe.lowering.ascendc",
@@ -499,12 +499,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--syntax-check", action="store_true",
         help="check the source with g++ -fsyntax-only against the declarations-only stub",
     )
-    args = parser.parse_args(argv)
-    try:
-        source = emit_ascendc(parse_module_file(args.input))
-    except (InputError, OpDiagnosticError) as err:
-        print(err.diagnostic, file=sys.stderr)
-        return 1
+    parser.add_argument(
+        "--show-traceback", action="store_true",
+        help="on an internal error, print the Python traceback",
+    )
+    return run_driver("tilepipe.lowering.ascendc", argv, parser.parse_args, _emit_file)
+
+
+def _emit_file(args: argparse.Namespace) -> int:
+    source = emit_ascendc(parse_module_file(args.input))
     if args.output:
         Path(args.output).write_text(source)
     else:

@@ -38,10 +38,19 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriteWalker,
+    TypeConversionPattern,
+    attr_type_rewrite_pattern,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.dialects.gpu_upstream import DynamicSharedMemoryOp, KernelFuncOp, KernelReturnOp
-from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.dialects.kernel_attrs import (
+    KernelAttributeError,
+    kernel_launch_shape,
+    verify_memory_spaces,
+)
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, ReduceOp, TileOp
@@ -224,6 +233,29 @@ def shared_type(memref_type: MemRefType) -> MemRefType:
     )
 
 
+class ConvertMemorySpaces(TypeConversionPattern):
+    """Tile-level memory spaces as the GPU's address spaces ("shared" -> 3, "global"
+    -> none), on every value of the kernel: not only the buffers the lowering rewrites
+    but whatever derives from them (``memref.cast``, ``subview``, ``reinterpret_cast``,
+    ``view`` results, block arguments), so that no value keeps a type upstream MLIR
+    cannot relate to its (converted) source."""
+
+    recursive = True
+
+    @attr_type_rewrite_pattern
+    def convert_type(self, typ: MemRefType) -> MemRefType | None:
+        space = typ.memory_space
+        if not isinstance(space, StringAttr):
+            return None
+        if space.data == MemorySpace.SHARED.value:
+            converted: Attribute = SHARED_ADDRESS_SPACE
+        elif space.data == MemorySpace.GLOBAL.value:
+            converted = NoneAttr()
+        else:  # fragments and locals become registers buffer by buffer
+            return None
+        return MemRefType(typ.element_type, typ.get_shape(), typ.layout, converted)
+
+
 def _align(offset: int, alignment: int) -> int:
     return -(-offset // alignment) * alignment
 
@@ -262,6 +294,10 @@ def build_kernel(
     target = target_of(kernel)
     if not isinstance(target, CudaTarget):
         raise op_error(kernel, f"lower-to-nvvm needs a CUDA target, got '{target.name}'")
+    try:  # a kernel without tile.target is for the default target: check it here
+        verify_memory_spaces(kernel, target)
+    except KernelAttributeError as err:
+        raise op_error(err.op, str(err)) from None
     grid, threads = kernel_launch_shape(kernel)
     layouts = fragment_layouts(kernel, threads)
     offsets, shared_bytes, base_alignment = shared_offsets(kernel)
@@ -311,6 +347,8 @@ def build_kernel(
 
     context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
     _rewrite_buffers(offsets, shared_base, layouts, context)
+    # The gpu.func itself already has global arguments (_convert_global_type).
+    PatternRewriteWalker(ConvertMemorySpaces()).rewrite_region(gpu_func.body)
     _rewrite_structure(gpu_func)
     if swizzle:
         context.swizzles = swizzled_buffers(_shared_views(gpu_func), context.on_tensor_cores)

@@ -43,6 +43,10 @@ CONVERSION_TO_LLVM: tuple[tuple[str, str], ...] = (
     ("convert-nvvm-to-llvm", "convert-nvvm-to-llvm"),
     ("convert-vector-to-llvm", "convert-vector-to-llvm"),
     ("convert-ub-to-llvm", "convert-ub-to-llvm"),  # vector.shape_cast leaves ub.poison
+    # Views with offsets or strides (subview, reinterpret_cast of a tile) become plain
+    # descriptor arithmetic (affine, then arith) before memrefs become LLVM structs.
+    ("expand-strided-metadata", "expand-strided-metadata"),
+    ("lower-affine", "lower-affine"),
     ("convert-arith-to-llvm", "convert-arith-to-llvm"),
     ("convert-index-to-llvm", "convert-index-to-llvm"),
     ("finalize-memref-to-llvm", "finalize-memref-to-llvm"),

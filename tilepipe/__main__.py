@@ -1,5 +1,7 @@
 """``python -m tilepipe`` is ``tile-opt``."""
 
+import sys
+
 from tilepipe.opt import main
 
-main()
+sys.exit(main())

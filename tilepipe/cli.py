@@ -19,11 +19,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from xdsl.dialects.builtin import StringAttr
-from xdsl.utils.exceptions import DiagnosticException
-
-from tilepipe.compile import CompileError, CompileResult, compile_kernel, parse_kernel
-from tilepipe.diagnostics import diagnostic_of_exception
+from tilepipe.compile import CompileResult, compile_kernel, parse_kernel, retarget
+from tilepipe.diagnostics import Diagnostic, InputError, run_driver
+from tilepipe.source import read_source
 from tilepipe.targets import TARGET_ALIASES, TARGETS, CudaTarget
 
 CUDA_EMITS = ("nvvm", "llvm", "ptx")
@@ -85,6 +83,10 @@ def _parser() -> argparse.ArgumentParser:
     compile_cmd.add_argument(
         "-q", "--quiet", action="store_true", help="no summary on stderr"
     )
+    compile_cmd.add_argument(
+        "--show-traceback", action="store_true",
+        help="on an internal error, print the Python traceback",
+    )
     return parser
 
 
@@ -112,7 +114,12 @@ def format_summary(result: CompileResult, kernel_path: str) -> str:
 
 def _write(output: str | None, text: str) -> None:
     if output:
-        Path(output).write_text(text)
+        try:
+            Path(output).write_text(text)
+        except OSError as err:
+            raise InputError(
+                Diagnostic("error", f"cannot write '{output}': {err.strerror or err}")
+            ) from None
     else:
         sys.stdout.write(text)
 
@@ -121,19 +128,9 @@ def compile_for_ascend(args, path: Path, text: str) -> int:
     from tilepipe.lowering.ascend_pipeline import ascend_summary, compile_ascend
     from tilepipe.lowering.ascendc import emit_ascendc, report_syntax_check
 
-    try:
-        module = parse_kernel(text, str(path))
-        for kernel in module.walk():
-            if "tile.target" in kernel.attributes:
-                kernel.attributes["tile.target"] = StringAttr(args.target)
-        compile_ascend(module, index_mode=args.index_mode)
-    except CompileError as err:
-        for diagnostic in err.diagnostics:
-            print(diagnostic, file=sys.stderr)
-        return 1
-    except DiagnosticException as err:
-        print(diagnostic_of_exception(err), file=sys.stderr)
-        return 1
+    module = parse_kernel(text, str(path))
+    retarget(module, TARGETS[args.target])
+    compile_ascend(module, index_mode=args.index_mode)
     if (args.emit or "ascendc") == "ascend":
         _write(args.output, str(module) + "\n")
     else:
@@ -147,39 +144,37 @@ def compile_for_ascend(args, path: Path, text: str) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     args.target = TARGET_ALIASES.get(args.target, args.target)
     path = Path(args.kernel)
     ascend = not isinstance(TARGETS[args.target], CudaTarget)
     emits = ASCEND_EMITS if ascend else CUDA_EMITS
     if args.emit is not None and args.emit not in emits:
         parser.error(f"--emit {args.emit} is not for target {args.target} (choose from {', '.join(emits)})")
-    try:
-        text = path.read_text()
-    except OSError as err:
-        print(f"tilepipe: error: cannot read {path}: {err.strerror}", file=sys.stderr)
-        return 1
+    # Bad input (InputError, CompileError, xDSL diagnostics) is reported by run_driver.
+    text = read_source(path)
     if ascend:
         return compile_for_ascend(args, path, text)
-    try:
-        result = compile_kernel(
-            text,
-            str(path),
-            args.target,
-            emit=args.emit or "ptx",
-            num_stages=args.num_stages,
-            run_ptxas=not args.no_ptxas,
-        )
-    except CompileError as err:
-        for diagnostic in err.diagnostics:
-            print(diagnostic, file=sys.stderr)
-        return 1
+    result = compile_kernel(
+        text,
+        str(path),
+        args.target,
+        emit=args.emit or "ptx",
+        num_stages=args.num_stages,
+        run_ptxas=not args.no_ptxas,
+    )
     _write(args.output, result.output)
     if not args.quiet:
         print(format_summary(result, str(path)), file=sys.stderr)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``tilepipe``; returns the exit status (see :func:`run_driver`)."""
+    parser = _parser()
+    return run_driver(
+        "tilepipe", argv, parser.parse_args, lambda args: run(parser, args)
+    )
 
 
 if __name__ == "__main__":

@@ -35,13 +35,15 @@ from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.pipeline import op_order, op_stage
 from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
 from tilepipe.diagnostics import (
+    DiagnosedError,
     Diagnostic,
     collect_diagnostics,
     diagnostic_of_exception,
+    op_diagnostic,
     verify_module,
 )
 from tilepipe.registry import get_all_passes, make_context
-from tilepipe.targets import TARGETS, CudaTarget, get_target
+from tilepipe.targets import TARGETS, AscendTarget, CudaTarget, get_target
 
 if TYPE_CHECKING:
     from tilepipe.lowering.upstream import UpstreamProcess
@@ -57,12 +59,8 @@ CUDA_FLOW = (
 )
 
 
-class CompileError(Exception):
+class CompileError(DiagnosedError):
     """Bad input or a failing stage; ``diagnostics`` say what and where."""
-
-    def __init__(self, diagnostics: list[Diagnostic]):
-        super().__init__("\n".join(str(d) for d in diagnostics))
-        self.diagnostics = diagnostics
 
 
 @dataclass
@@ -184,30 +182,54 @@ DESCRIBE = {
 }
 
 
-def _retarget(module: ModuleOp, target: CudaTarget, num_stages: int | None) -> None:
+KIND_NAMES = {"cuda": "a CUDA target", "ascend": "an Ascend target"}
+
+
+def retarget(
+    module: ModuleOp, target: CudaTarget | AscendTarget, num_stages: int | None = None
+) -> None:
+    """Make every kernel of ``module`` name ``target`` (the driver's ``--target``) and
+    check it is one: a kernel written for another target of the same kind (sm_80 vs
+    sm_90) is compiled for ``target``, one for another kind of target (CUDA vs Ascend)
+    is an error, and so is a buffer in a memory space ``target`` does not have.  This
+    runs before any pass, so that nothing unlowerable reaches upstream MLIR."""
+    from tilepipe.source import functions_with_one_block
+
+    if (diagnostic := functions_with_one_block(module)) is not None:
+        raise CompileError([diagnostic])
     for op in module.walk():
         if op.name == "func.func":
+            named = op.attributes.get("tile.target")
+            if isinstance(named, StringAttr) and named.data in TARGETS:
+                if TARGETS[named.data].kind != target.kind:
+                    raise CompileError(
+                        [
+                            op_diagnostic(
+                                op,
+                                "error",
+                                f"is a kernel for '{named.data}' (tile.target, "
+                                f"{KIND_NAMES[TARGETS[named.data].kind]}) and cannot be compiled for "
+                                f"'{target.name}' (--target, {KIND_NAMES[target.kind]})",
+                            )
+                        ]
+                    )
             op.attributes["tile.target"] = StringAttr(target.name)
         if isinstance(op, PipelineForOp) and num_stages is not None:
             op.num_stages = IntegerAttr(num_stages, i64)
+    if (diagnostic := verify_module(module)) is not None:
+        raise CompileError([diagnostic])
 
 
 def parse_kernel(text: str, file_name: str) -> ModuleOp:
-    from xdsl.utils.exceptions import ParseError
-
-    from tilepipe.diagnostics import SourceLocation
-    from tilepipe.opt import LocatingParser
+    """Parse and verify a kernel; bad input is a :class:`CompileError`, as every
+    failure of :func:`compile_kernel` is."""
+    from tilepipe.diagnostics import InputError
+    from tilepipe.source import parse_source
 
     try:
-        module = LocatingParser(make_context(), text, file_name).parse_module()
-    except ParseError as err:
-        loc = err.span.get_location()
-        raise CompileError(
-            [Diagnostic("error", err.msg, SourceLocation(file_name, loc.line, loc.col))]
-        ) from None
-    if (diagnostic := verify_module(module)) is not None:
-        raise CompileError([diagnostic])
-    return module
+        return parse_source(text, file_name, make_context())
+    except InputError as err:
+        raise CompileError(err.diagnostics) from None
 
 
 def compile_kernel(
@@ -226,7 +248,7 @@ def compile_kernel(
         raise CompileError([Diagnostic("error", f"'{target_name}' is not a CUDA target")])
     start = time.perf_counter()
     module = parse_kernel(text, file_name)
-    _retarget(module, target, num_stages)
+    retarget(module, target, num_stages)
     result = CompileResult(target, parse_seconds=time.perf_counter() - start)
     # The child that will run upstream MLIR imports its bindings meanwhile.
     with UpstreamProcess() as upstream:

@@ -13,13 +13,19 @@ against ``// expected-error @+1 {{...}}`` annotations exactly as ``mlir-opt`` do
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import DiagnosticException, PassFailedException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    PassFailedException,
+)
 
 SEVERITIES = ("error", "warning", "remark", "note")
 
@@ -73,6 +79,27 @@ def op_error(op: Operation, message: str) -> OpDiagnosticError:
     return OpDiagnosticError(op_diagnostic(op, "error", message))
 
 
+class DiagnosedError(Exception):
+    """Bad input (or a failing stage) told as diagnostics; a driver prints them and
+    exits with :data:`EXIT_INPUT_ERROR`."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]):
+        super().__init__("\n".join(str(d) for d in diagnostics))
+        self._diagnostics = list(diagnostics)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self._diagnostics
+
+
+class InputError(DiagnosedError):
+    """Bad input found before any pass ran (reading, parsing or verification)."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__([diagnostic])
+        self.diagnostic = diagnostic
+
+
 # -- non-fatal diagnostics (warnings, remarks) go to the innermost collector
 
 
@@ -122,7 +149,7 @@ def _verifier_message(err: DiagnosticException) -> str:
 
 def verify_module(module: ModuleOp) -> Diagnostic | None:
     """Verify every op; return the first failure as a located diagnostic."""
-    from tilepipe.dialects.kernel_attrs import verify_dialect_attributes
+    from tilepipe.dialects.kernel_attrs import KernelAttributeError, verify_dialect_attributes
 
     for op in module.walk():
         try:
@@ -130,6 +157,8 @@ def verify_module(module: ModuleOp) -> Diagnostic | None:
             verify_dialect_attributes(op)
         except OpDiagnosticError as err:
             return err.diagnostic
+        except KernelAttributeError as err:
+            return op_diagnostic(err.op, "error", _verifier_message(err))
         except DiagnosticException as err:
             return op_diagnostic(op, "error", _verifier_message(err))
     return None
@@ -203,3 +232,82 @@ def match_expected(
     for diag in unmatched:
         problems.append(f"unexpected {diag}")
     return problems
+
+
+# -- the drivers' promise on bad input (tile-opt, tile-run, tilepipe, the AscendC printer)
+
+EXIT_INPUT_ERROR = 1
+EXIT_INTERNAL_ERROR = 2
+# argparse exits 2 on a usage error; for tilepipe's drivers 2 means an internal error.
+_ARGPARSE_USAGE_STATUS = 2
+
+
+def run_driver(
+    prog: str,
+    argv: Sequence[str] | None,
+    setup: Callable[[Sequence[str] | None], object],
+    body: Callable[[object], int],
+    *,
+    internal_status: int = EXIT_INTERNAL_ERROR,
+) -> int:
+    """Run a command-line driver and keep its promise; return its exit status.
+
+    ``setup(argv)`` parses the command line, ``body(setup's result)`` does the work and
+    returns a status.  Bad input -- a bad command line, a :class:`DiagnosedError`, an
+    xDSL diagnostic -- prints located one-line diagnostics and gives
+    :data:`EXIT_INPUT_ERROR`; anything else is a bug in tilepipe: one line that says
+    "internal error" (the traceback only with ``--show-traceback``) and
+    ``internal_status``.
+    """
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return body(setup(argv))
+    except SystemExit as exit_:
+        return _status_of(exit_)
+    except ArgSpecParseError as err:  # xDSL's, a BaseException: a bad -p or -t spec
+        print(f"{prog}: error: {spec_error_message(err)}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except DiagnosedError as err:
+        for diagnostic in err.diagnostics:
+            print_diagnostic(prog, diagnostic)
+        return EXIT_INPUT_ERROR
+    except DiagnosticException as err:
+        print_diagnostic(prog, diagnostic_of_exception(err))
+        return EXIT_INPUT_ERROR
+    except Exception as err:  # a bug in tilepipe, never bad input
+        if "--show-traceback" in arguments:
+            traceback.print_exc()
+        detail = str(err).strip().splitlines()
+        print(
+            f"{prog}: internal error: {type(err).__name__}"
+            f"{': ' + detail[0] if detail else ''} "
+            "(rerun with --show-traceback to see where, and report it)",
+            file=sys.stderr,
+        )
+        return internal_status
+
+
+def spec_error_message(err: ArgSpecParseError) -> str:
+    """xDSL's multi-line pass-pipeline error (position, text, caret, message) as one
+    line: the message and the column."""
+    lines = [line for line in str(err).splitlines() if line.strip()]
+    position = next((line for line in lines if line.startswith("pass-pipeline:")), "")
+    column = position.rsplit(":", 1)[-1]
+    where = f" at column {column}" if column.isdigit() else ""
+    return f"{lines[-1].strip()}{where}" if lines else "bad specification"
+
+
+def print_diagnostic(prog: str, diagnostic: Diagnostic) -> None:
+    # A diagnostic about no place in the input (an unreadable file) names the tool.
+    print(diagnostic if diagnostic.location else f"{prog}: {diagnostic}", file=sys.stderr)
+
+
+def _status_of(exit_: SystemExit) -> int:
+    if exit_.code is None:
+        return 0
+    if exit_.code == _ARGPARSE_USAGE_STATUS:  # argparse's parser.error(): bad usage
+        return EXIT_INPUT_ERROR
+    if isinstance(exit_.code, int):
+        return exit_.code
+    print(exit_.code, file=sys.stderr)
+    return EXIT_INPUT_ERROR

@@ -17,65 +17,37 @@ import argparse
 import inspect
 import sys
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from io import StringIO
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
-from xdsl.parser import Parser
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tilepipe.diagnostics import (
     Diagnostic,
-    SourceLocation,
+    InputError,
     collect_diagnostics,
     diagnostic_of_exception,
     expected_diagnostics,
     match_expected,
+    print_diagnostic,
+    run_driver,
+    spec_error_message,
     verify_module,
 )
 from tilepipe.registry import get_all_dialects, get_all_passes
+from tilepipe.source import (
+    LocatingParser,
+    functions_with_one_block,
+    parse_source,
+    read_source,
+)
 
-
-class LocatingParser(Parser):
-    """A parser that gives every op the file:line:col where its text starts."""
-
-    def __init__(self, ctx, text: str, name: str, line_offset: int = 0):
-        super().__init__(ctx, text, name)
-        self._file_name = name
-        self._line_offset = line_offset
-
-    failed_op_location = None
-
-    def parse_operation(self) -> Operation:
-        location = self._current_token.span.get_location()
-        try:
-            op = super().parse_operation()
-        except DiagnosticException:
-            # Remember the innermost op whose construction failed a constraint.
-            if self.failed_op_location is None:
-                self.failed_op_location = location
-            raise
-        if not isinstance(op.location, FileLineColLoc):
-            op.location = FileLineColLoc(
-                StringAttr(self._file_name),
-                IntAttr(location.line + self._line_offset),
-                IntAttr(location.col),
-            )
-        return op
-
-
-class InputError(Exception):
-    """Bad input found before any pass ran (parse or verification)."""
-
-    def __init__(self, diagnostic: Diagnostic):
-        super().__init__(str(diagnostic))
-        self.diagnostic = diagnostic
+__all__ = ["InputError", "LocatingParser", "TileOptMain", "main"]
 
 
 def _factory_of(target: type) -> Callable[[], type]:
@@ -154,9 +126,12 @@ class TileOptMain(xDSLOptMain):
             self.pipeline = PassPipeline.parse_spec(
                 self.available_passes, self.args.passes, callback
             )
-        except (ValueError, TypeError, ParseError) as err:
+        except (ValueError, TypeError, ParseError, ArgSpecParseError) as err:
             # An unknown pass or option is a usage error, not an internal one.
-            print(f"tile-opt: error: bad pass pipeline '{self.args.passes}': {err}",
+            message = (
+                spec_error_message(err) if isinstance(err, ArgSpecParseError) else err
+            )
+            print(f"tile-opt: error: bad pass pipeline '{self.args.passes}': {message}",
                   file=sys.stderr)
             sys.exit(1)
 
@@ -167,50 +142,25 @@ class TileOptMain(xDSLOptMain):
         return "<stdin>" if name in (None, "-") else name
 
     def _read_input(self) -> str:
-        name = self.args.input_file
-        if name in (None, "-"):
-            return sys.stdin.read()
-        try:
-            with open(name, encoding="utf-8") as f:
-                return f.read()
-        except OSError as err:
-            print(f"tile-opt: cannot read '{name}': {err.strerror}", file=sys.stderr)
-            sys.exit(1)
+        return read_source(self.args.input_file or "-")
 
     def _parse(self, text: str, line_offset: int) -> ModuleOp:
-        name = self.get_input_name()
-        parser = LocatingParser(self.ctx, text, name, line_offset)
-        try:
-            return parser.parse_module(not self.args.no_implicit_module)
-        except ParseError as err:
-            loc = err.span.get_location()
-            raise InputError(
-                Diagnostic(
-                    "error",
-                    err.msg,
-                    SourceLocation(name, loc.line + line_offset, loc.col),
-                )
-            ) from err
-        except DiagnosticException as err:
-            # A constraint that failed while the parser built an op.
-            loc = (
-                parser.failed_op_location
-                or parser._current_token.span.get_location()
-            )
-            raise InputError(
-                Diagnostic(
-                    "error",
-                    diagnostic_of_exception(err).message,
-                    SourceLocation(name, loc.line + line_offset, loc.col),
-                )
-            ) from err
+        return parse_source(
+            text,
+            self.get_input_name(),
+            self.ctx,
+            line_offset=line_offset,
+            implicit_module=not self.args.no_implicit_module,
+        )
 
     def _process_chunk(self, text: str, line_offset: int) -> tuple[str, list[Diagnostic]]:
         """Parse, verify, run the pipeline; return (output IR, diagnostics)."""
         with collect_diagnostics() as collector:
             try:
                 module = self._parse(text, line_offset)
-                if (diagnostic := verify_module(module)) is not None:
+                if self.pipeline.passes and (
+                    diagnostic := functions_with_one_block(module)
+                ) is not None:
                     raise InputError(diagnostic)
                 self.apply_passes(module)
                 # Output targets past MLIR (-t ptx) can fail too, with a diagnostic.
@@ -244,27 +194,17 @@ class TileOptMain(xDSLOptMain):
             print(f"tile-opt: error: bad target '{self.args.target}': {err}", file=sys.stderr)
             sys.exit(1)
 
-    def run(self):
+    def run(self) -> int:
         if self.args.list_passes:
             print_pass_list(self.available_passes)
-            return
+            return 0
         self._check_target_arguments()
         output = StringIO()
         failed = False
         for index, (text, line_offset) in enumerate(self._chunks()):
             if index > 0:
                 output.write("// -----\n")
-            try:
-                ir, diagnostics = self._process_chunk(text, line_offset)
-            except Exception as err:  # an internal bug, never bad input
-                if self.args.show_traceback:
-                    traceback.print_exc()
-                print(
-                    f"tile-opt: internal compiler error: {type(err).__name__}: {err} "
-                    "(rerun with --show-traceback and report it)",
-                    file=sys.stderr,
-                )
-                sys.exit(2)
+            ir, diagnostics = self._process_chunk(text, line_offset)
             output.write(ir)
             if self.args.verify_diagnostics:
                 problems = match_expected(
@@ -275,15 +215,14 @@ class TileOptMain(xDSLOptMain):
                 failed |= bool(problems)
             else:
                 for diagnostic in diagnostics:
-                    print(diagnostic, file=sys.stderr)
+                    print_diagnostic("tile-opt", diagnostic)
                 failed |= any(d.severity == "error" for d in diagnostics)
         if self.args.output_file is None:
             sys.stdout.write(output.getvalue())
         else:
             with open(self.args.output_file, "w") as f:
                 f.write(output.getvalue())
-        if failed:
-            sys.exit(1)
+        return 1 if failed else 0
 
 
 def _pass_options(pass_class: type[ModulePass]) -> str:
@@ -322,13 +261,19 @@ def print_pass_list(passes) -> None:
         print(f"  {name + '{chip=sm_80|sm_90}':32s} {doc[0] if doc else ''}")
 
 
-def main(args: Sequence[str] | None = None) -> None:
-    TileOptMain(
-        description="tilepipe modular optimizer driver: parses a module, runs the pass "
-        "pipeline given with -p and prints the result, like mlir-opt.",
-        args=args,
-    ).run()
+def main(args: Sequence[str] | None = None) -> int:
+    """``tile-opt``; returns the exit status (see :func:`run_driver`)."""
+    return run_driver(
+        "tile-opt",
+        args,
+        lambda argv: TileOptMain(
+            description="tilepipe modular optimizer driver: parses a module, runs the pass "
+            "pipeline given with -p and prints the result, like mlir-opt.",
+            args=argv,
+        ),
+        lambda driver: driver.run(),
+    )
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

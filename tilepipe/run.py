@@ -8,24 +8,37 @@
     tile-run kernel.mlir --compare-with other.mlir --index-arg n=17
     tile-run kernel.mlir --block 0,1 --block 1,1  # only these blocks
 
-Exit status: 0 success, 1 bad input or a kernel error (an MLIR-style diagnostic),
-2 ``--compare-with`` found a difference, 3 ``--check-races`` found a race, 4 an
-internal error.
+Exit status (also in ``--help``):
+
+* 0: the kernel ran (no race, and with ``--compare-with`` identical outputs);
+* 1: bad input or a kernel error: an MLIR-style located diagnostic;
+* 2: ``--compare-with`` found a difference (and no race was found);
+* 3: ``--check-races`` found a race; a difference found as well is printed too, but
+  the status stays 3, since a race can explain any difference;
+* 4: an internal error of tilepipe (``--show-traceback`` shows where).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import traceback
+import zipfile
 from collections.abc import Sequence
 
 import numpy as np
 
 from tilepipe.semantics.compare import first_difference
-from tilepipe.semantics import KernelError, execute
+from tilepipe.diagnostics import run_driver
+from tilepipe.semantics import execute
+from tilepipe.source import read_source
 
 EXIT_ERROR, EXIT_MISMATCH, EXIT_RACE, EXIT_INTERNAL = 1, 2, 3, 4
+EXIT_STATUSES = """exit status:
+  0  the kernel ran (no race; with --compare-with, identical outputs)
+  1  bad input or a kernel error (a located diagnostic)
+  2  --compare-with found a difference and no race was found
+  3  --check-races found a race (a difference found too is also printed)
+  4  internal error (--show-traceback shows where)"""
 
 
 def _block(text: str) -> tuple[int, ...]:
@@ -47,7 +60,10 @@ def _index_arg(text: str) -> tuple[str, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tile-run", description="Run a tile kernel with tilepipe's interpreter."
+        prog="tile-run",
+        description="Run a tile kernel with tilepipe's interpreter.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("input_file", help="the kernel (.mlir); '-' reads stdin")
     parser.add_argument("-f", "--func", help="the kernel to run (default: the only one)")
@@ -71,15 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--quiet", action="store_true", help="do not print the output arrays"
     )
-    parser.add_argument("--show-traceback", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--show-traceback", action="store_true",
+        help="on an internal error, print the Python traceback",
+    )
     return parser
-
-
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    with open(path) as f:
-        return f.read()
 
 
 def _type_name(dtype: np.dtype) -> str:
@@ -100,27 +112,21 @@ def run(args: argparse.Namespace) -> int:
         try:
             with np.load(args.inputs) as data:
                 inputs = {name: data[name] for name in data.files}
-        except (OSError, ValueError) as err:
+        except (OSError, ValueError, zipfile.BadZipFile) as err:
             print(f"tile-run: error: cannot read inputs {args.inputs}: {err}", file=sys.stderr)
             return EXIT_ERROR
     options = dict(
         func_name=args.func, inputs=inputs, seed=args.seed, blocks=args.block,
         index_args=dict(args.index_arg), check_races=args.check_races,
     )
-    try:
-        result = execute(_read(args.input_file), file_name=args.input_file, **options)
-        other = None
-        if args.compare_with:  # the reference is run, not race-checked
-            other = execute(
-                _read(args.compare_with), file_name=args.compare_with,
-                **{**options, "check_races": False},
-            )
-    except KernelError as err:
-        print(err, file=sys.stderr)
-        return EXIT_ERROR
-    except OSError as err:
-        print(f"tile-run: error: {err}", file=sys.stderr)
-        return EXIT_ERROR
+    # Bad kernels and inputs (KernelError, InputError) are reported by run_driver.
+    result = execute(read_source(args.input_file), file_name=args.input_file, **options)
+    other = None
+    if args.compare_with:  # the reference is run, not race-checked
+        other = execute(
+            read_source(args.compare_with), file_name=args.compare_with,
+            **{**options, "check_races": False},
+        )
 
     status = 0
     for race in result.races:
@@ -139,27 +145,22 @@ def run(args: argparse.Namespace) -> int:
             names = ", ".join(f"%{name}" for name in result.outputs)
             print(f"tile-run: outputs are identical ({names})")
     if args.output:
-        np.savez(args.output, **result.outputs)
+        try:
+            np.savez(args.output, **result.outputs)
+        except OSError as err:
+            print(f"tile-run: error: cannot write {args.output}: {err.strerror}", file=sys.stderr)
+            return EXIT_ERROR
     elif not args.quiet and other is None:
         _print_outputs(result.outputs)
     return status
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
-    try:
-        status = run(args)
-    except Exception as err:  # a bug in tilepipe, never bad input
-        if args.show_traceback:
-            traceback.print_exc()
-        print(
-            f"tile-run: internal error: {type(err).__name__}: {err} "
-            "(rerun with --show-traceback and report it)",
-            file=sys.stderr,
-        )
-        status = EXIT_INTERNAL
-    sys.exit(status)
+def main(argv: Sequence[str] | None = None) -> int:
+    """``tile-run``; returns the exit status (see :data:`EXIT_STATUSES`)."""
+    return run_driver(
+        "tile-run", argv, build_parser().parse_args, run, internal_status=EXIT_INTERNAL
+    )
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -24,6 +24,8 @@ class CudaTarget:
     has_mbarrier: bool = True
     has_mbarrier_try_wait_parity: bool = False  # sm_90+
     has_bulk_tensor_copy: bool = False  # TMA, sm_90+
+    # The memref memory spaces a kernel for this target may use ("global" = none).
+    memory_spaces: tuple[str, ...] = ("global", "shared", "fragment", "local")
     # Latencies (cycles) for a cost model of what each sync costs (not used by any pass yet).
     latencies: dict[str, int] = field(
         default_factory=lambda: {
@@ -71,6 +73,9 @@ class AscendTarget:
     )
     flag_latency: int = 2
     lock_latency: int = 8
+    # The memref memory spaces a kernel for this target may use; "global" (none) is
+    # GM too, so that kernel arguments need no memory space.
+    memory_spaces: tuple[str, ...] = ("global", "gm", "l1", "l0a", "l0b", "l0c", "ub")
 
     kind = "ascend"
 
@@ -102,6 +107,10 @@ TARGETS: dict[str, CudaTarget | AscendTarget] = {
 DEFAULT_TARGET = "sm_80"
 # Family names for the command line: `--target ascend` is the 910B-class record.
 TARGET_ALIASES = {"ascend": ASCEND_910B.name}
+
+
+def admitted_spaces(target: CudaTarget | AscendTarget) -> str:
+    return ", ".join(f'"{space}"' for space in target.memory_spaces)
 
 
 class UnknownTarget(ValueError):

@@ -17,7 +17,7 @@ func.func @cp_async_and_barriers(%A: memref<1024x1024xf16>)
   %c0 = arith.constant 0 : index
   %A_s = memref.alloc() : memref<64x64xf16, "shared">
   %t = pipeline.async_copy<64x64> %A[%c0, %c0] -> %A_s : memref<1024x1024xf16> -> memref<64x64xf16, "shared">
-  pipeline.commit_group %t
+  pipeline.commit_group [%t]
   pipeline.wait_group 1
   pipeline.barrier
   pipeline.barrier id = 1, threads = 64

@@ -101,7 +101,7 @@ def test_async_copy_lands_at_the_wait():
       %S = memref.alloc() : memref<8x16xf16, "shared">
       tile.fill<8x16> %zero -> %S : f16 -> memref<8x16xf16, "shared">
       %t = pipeline.async_copy<8x16> %A -> %S : memref<8x16xf16> -> memref<8x16xf16, "shared">
-      pipeline.commit_group %t
+      pipeline.commit_group [%t]
       tile.copy<8x16> %S -> %before : memref<8x16xf16, "shared"> -> memref<8x16xf16>
       pipeline.wait_group 0
       tile.copy<8x16> %S -> %after : memref<8x16xf16, "shared"> -> memref<8x16xf16>

@@ -23,9 +23,9 @@ func.func @uninitialized(%C: memref<64x32xf16>) attributes {tile.grid = array<i6
 func.func @token_twice(%A: memref<64x32xf16>) attributes {tile.grid = array<i64: 1>} {
   %S = memref.alloc() : memref<64x32xf16, "shared">
   %t = pipeline.async_copy<64x32> %A -> %S : memref<64x32xf16> -> memref<64x32xf16, "shared">
-  pipeline.commit_group %t
+  pipeline.commit_group [%t]
   // TOKEN: errors.mlir:[[# @LINE + 1]]:3: error: 'pipeline.commit_group' op commits a token that was already committed by the 'pipeline.commit_group' op at {{.*}}errors.mlir:[[# @LINE - 1]]:3 (a token is consumed once)
-  pipeline.commit_group %t
+  pipeline.commit_group [%t]
   func.return
 }
 

@@ -16,7 +16,7 @@ func.func @kernel(%A: memref<1088x32xf16>, %B: memref<32x32xf16>, %C: memref<64x
   %has_first = arith.cmpi sgt, %n, %c0 : index
   scf.if %has_first {
     %t = pipeline.async_copy<64x32> %A[%c0, %c0] -> %A_s[%c0, %c0, %c0] : memref<1088x32xf16> -> memref<2x64x32xf16, "shared">
-    pipeline.commit_group %t
+    pipeline.commit_group [%t]
   }
   pipeline.barrier
   scf.for %k = %c0 to %n step %c1 {
@@ -26,7 +26,7 @@ func.func @kernel(%A: memref<1088x32xf16>, %B: memref<32x32xf16>, %C: memref<64x
       %next_slot = arith.remui %next, %c2 : index
       %next_row = arith.muli %next, %c64 : index
       %t = pipeline.async_copy<64x32> %A[%next_row, %c0] -> %A_s[%next_slot, %c0, %c0] : memref<1088x32xf16> -> memref<2x64x32xf16, "shared">
-      pipeline.commit_group %t
+      pipeline.commit_group [%t]
     } else {
       pipeline.commit_group
     }

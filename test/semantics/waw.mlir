@@ -8,7 +8,7 @@ func.func @racy(%A: memref<64x32xf16>, %C: memref<64x32xf16>)
   %one = arith.constant 1.000000e+00 : f16
   %S = memref.alloc() : memref<64x32xf16, "shared">
   %t = pipeline.async_copy<64x32> %A -> %S : memref<64x32xf16> -> memref<64x32xf16, "shared">
-  pipeline.commit_group %t
+  pipeline.commit_group [%t]
   tile.fill<64x32> %one -> %S : f16 -> memref<64x32xf16, "shared">
   pipeline.wait_group 0
   tile.copy<64x32> %S -> %C : memref<64x32xf16, "shared"> -> memref<64x32xf16>
@@ -20,7 +20,7 @@ func.func @correct(%A: memref<64x32xf16>, %C: memref<64x32xf16>)
   %one = arith.constant 1.000000e+00 : f16
   %S = memref.alloc() : memref<64x32xf16, "shared">
   %t = pipeline.async_copy<64x32> %A -> %S : memref<64x32xf16> -> memref<64x32xf16, "shared">
-  pipeline.commit_group %t
+  pipeline.commit_group [%t]
   pipeline.wait_group 0
   tile.fill<64x32> %one -> %S : f16 -> memref<64x32xf16, "shared">
   tile.copy<64x32> %S -> %C : memref<64x32xf16, "shared"> -> memref<64x32xf16>

@@ -4,7 +4,7 @@
 // threads needs the wait and then a barrier (__syncthreads does not wait for cp.async).
 // CHECK-LABEL: func.func @async_raw
 // CHECK:       %[[T:.*]] = pipeline.async_copy<64x64> %A -> %s
-// CHECK-NEXT:  pipeline.commit_group %[[T]]
+// CHECK-NEXT:  pipeline.commit_group [%[[T]]]
 // CHECK-NEXT:  pipeline.wait_group 0
 // CHECK-NEXT:  pipeline.barrier
 // CHECK-NEXT:  tile.copy<64x32> %s -> %B

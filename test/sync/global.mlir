@@ -97,7 +97,7 @@ func.func @different_arguments(%G: memref<32x32xf32>, %H: memref<32x32xf32>, %O:
 // CHECK:       tile.copy<32x32> %S -> %G
 // CHECK-NEXT:  pipeline.barrier
 // CHECK-NEXT:  %[[T:.*]] = pipeline.async_copy<32x16> %G -> %D
-// CHECK-NEXT:  pipeline.commit_group %[[T]]
+// CHECK-NEXT:  pipeline.commit_group [%[[T]]]
 // CHECK-NEXT:  pipeline.wait_group 0
 // CHECK-NEXT:  pipeline.barrier
 // CHECK-NEXT:  tile.copy<32x32> %S -> %G

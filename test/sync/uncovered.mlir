@@ -11,7 +11,7 @@ func.func @read_before_commit(%A: memref<64x64xf16>, %B: memref<64x32xf16>)
   %t = pipeline.async_copy<64x64> %A -> %s : memref<64x64xf16> -> memref<64x64xf16, "shared">
   // expected-error @+1 {{'tile.copy' op touches bytes an async copy writes before that copy's group is committed on every path (RAW pipeline.async_copy (line 11) -> tile.copy (line 13) on %s); no wait_group can land the copy}}
   tile.copy<64x32> %s -> %B : memref<64x64xf16, "shared"> -> memref<64x32xf16>
-  pipeline.commit_group %t
+  pipeline.commit_group [%t]
   func.return
 }
 
@@ -24,7 +24,7 @@ func.func @rewrite_in_one_group(%A: memref<64x64xf16>)
   %t0 = pipeline.async_copy<64x64> %A -> %s : memref<64x64xf16> -> memref<64x64xf16, "shared">
   // expected-error @+1 {{'pipeline.async_copy' op touches bytes an async copy writes before that copy's group is committed on every path (WAW pipeline.async_copy (line 24) -> pipeline.async_copy (line 26) on %s)}}
   %t1 = pipeline.async_copy<64x64> %A -> %s : memref<64x64xf16> -> memref<64x64xf16, "shared">
-  pipeline.commit_group %t0, %t1
+  pipeline.commit_group [%t0, %t1]
   pipeline.wait_group 0
   func.return
 }

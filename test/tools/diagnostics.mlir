@@ -11,7 +11,7 @@ func.func @f(%A: memref<64x64xf16>) {
   func.return
 }
 
-// MISSING: tile-opt: cannot read '{{.*}}diagnostics.mlir.missing': No such file or directory
+// MISSING: tile-opt: error: cannot read '{{.*}}diagnostics.mlir.missing': No such file or directory
 // PASS-NOT: Traceback
 // PASS: tile-opt: error: bad pass pipeline 'no-such-pass': Unrecognized passes: ['no-such-pass']
 // OPTION-NOT: Traceback

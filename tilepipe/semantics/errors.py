@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
-from tilepipe.diagnostics import Diagnostic, op_diagnostic
+from tilepipe.diagnostics import DiagnosedError, Diagnostic, op_diagnostic
 
 
-class KernelError(Exception):
+class KernelError(DiagnosedError):
     """A kernel did something undefined while running (reads uninitialized memory,
     indexes out of bounds, commits a token twice, waits on an mbarrier that was never
     initialized, ...), or was given unusable inputs.
@@ -22,7 +22,11 @@ class KernelError(Exception):
             if op is not None
             else Diagnostic("error", message)
         )
-        super().__init__(str(self.diagnostic))
+        Exception.__init__(self, str(self.diagnostic))
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [self.diagnostic]
 
     @classmethod
     def at(cls, diagnostic: Diagnostic) -> KernelError:

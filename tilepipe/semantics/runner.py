@@ -16,9 +16,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import InterpretationError, ParseError
+from xdsl.utils.exceptions import InterpretationError
 
-from tilepipe.diagnostics import Diagnostic, SourceLocation, verify_module
+from tilepipe.diagnostics import InputError, verify_module
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.registry import make_context
 
@@ -38,15 +38,12 @@ def load_module(module_or_text: ModuleOp | str, file_name: str = "<input>") -> M
     if isinstance(module_or_text, ModuleOp):
         module = module_or_text
     else:
-        from tilepipe.opt import LocatingParser
+        from tilepipe.source import parse_source
 
         try:
-            module = LocatingParser(make_context(), module_or_text, file_name).parse_module()
-        except ParseError as err:
-            loc = err.span.get_location()
-            raise KernelError.at(
-                Diagnostic("error", err.msg, SourceLocation(file_name, loc.line, loc.col))
-            ) from None
+            return parse_source(module_or_text, file_name, make_context())
+        except InputError as err:
+            raise KernelError.at(err.diagnostic) from None
     if (diagnostic := verify_module(module)) is not None:
         raise KernelError.at(diagnostic)
     return module
@@ -57,7 +54,7 @@ def select_kernel(module: ModuleOp, func_name: str | None) -> FuncOp:
     if func_name is not None:
         for func in funcs:
             if func.sym_name.data == func_name:
-                return func
+                return _with_body(func)
         raise KernelError(None, f"no function named @{func_name}")
     kernels = [f for f in funcs if "tile.grid" in f.attributes] or funcs
     if not kernels:
@@ -65,7 +62,15 @@ def select_kernel(module: ModuleOp, func_name: str | None) -> FuncOp:
     if len(kernels) > 1:
         names = ", ".join("@" + f.sym_name.data for f in kernels)
         raise KernelError(None, f"several kernels ({names}): name one to run")
-    return kernels[0]
+    return _with_body(kernels[0])
+
+
+def _with_body(func: FuncOp) -> FuncOp:
+    from tilepipe.source import functions_with_one_block
+
+    if (diagnostic := functions_with_one_block(func)) is not None:
+        raise KernelError.at(diagnostic)
+    return func
 
 
 def argument_names(func: FuncOp) -> list[str]:

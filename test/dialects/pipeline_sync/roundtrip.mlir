@@ -8,13 +8,13 @@ func.func @async_copy_groups(%A: memref<256x256xf16>, %k: index) attributes {til
   %A_s = memref.alloc() : memref<2x128x64xf16, "shared">
   // CHECK:      %t0 = pipeline.async_copy<128x64> %A[%c0, %k] -> %A_s[%c0, %c0, %c0] : memref<256x256xf16> -> memref<2x128x64xf16, "shared">
   // CHECK-NEXT: %t1 = pipeline.async_copy<128x64> %A[%c0, %k] -> %A_s[%c1, %c0, %c0] : memref<256x256xf16> -> memref<2x128x64xf16, "shared">
-  // CHECK-NEXT: pipeline.commit_group %t0, %t1
+  // CHECK-NEXT: pipeline.commit_group [%t0, %t1]
   // CHECK-NEXT: pipeline.commit_group
   // CHECK-NEXT: pipeline.wait_group 1
   // CHECK-NEXT: pipeline.wait_group 0
   %t0 = pipeline.async_copy<128x64> %A[%c0, %k] -> %A_s[%c0, %c0, %c0] : memref<256x256xf16> -> memref<2x128x64xf16, "shared">
   %t1 = pipeline.async_copy<128x64> %A[%c0, %k] -> %A_s[%c1, %c0, %c0] : memref<256x256xf16> -> memref<2x128x64xf16, "shared">
-  pipeline.commit_group %t0, %t1
+  pipeline.commit_group [%t0, %t1]
   pipeline.commit_group
   pipeline.wait_group 1
   pipeline.wait_group 0
@@ -46,7 +46,7 @@ func.func @async_copy_origin(%A: memref<128x64xf32>) {
   %A_s = memref.alloc() : memref<128x64xf32, "shared">
   // CHECK: %t = pipeline.async_copy<128x64> %A -> %A_s : memref<128x64xf32> -> memref<128x64xf32, "shared">
   %t = pipeline.async_copy<128x64> %A -> %A_s : memref<128x64xf32> -> memref<128x64xf32, "shared">
-  pipeline.commit_group %t
+  pipeline.commit_group [%t]
   func.return
 }
 
@@ -96,12 +96,12 @@ func.func @in_pipeline(%A: memref<1024x64xf16>, %n: index) {
   %c64 = arith.constant 64 : index
   %s = memref.alloc() : memref<64x64xf16, "shared">
   // CHECK:      %t = pipeline.async_copy<64x64> %A[%m, %c0] -> %s {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
-  // CHECK-NEXT: pipeline.commit_group %t {pipeline.stage = 0 : i64, pipeline.order = 1 : i64}
+  // CHECK-NEXT: pipeline.commit_group [%t] {pipeline.stage = 0 : i64, pipeline.order = 1 : i64}
   // CHECK-NEXT: pipeline.wait_group 0 {pipeline.stage = 1 : i64, pipeline.order = 2 : i64}
   pipeline.for %k = %c0 to %n step %c1 {
     %m = arith.muli %k, %c64 : index
     %t = pipeline.async_copy<64x64> %A[%m, %c0] -> %s {pipeline.stage = 0 : i64, pipeline.order = 0 : i64} : memref<1024x64xf16> -> memref<64x64xf16, "shared">
-    pipeline.commit_group %t {pipeline.stage = 0 : i64, pipeline.order = 1 : i64}
+    pipeline.commit_group [%t] {pipeline.stage = 0 : i64, pipeline.order = 1 : i64}
     pipeline.wait_group 0 {pipeline.stage = 1 : i64, pipeline.order = 2 : i64}
   }
   func.return

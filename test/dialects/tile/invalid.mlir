@@ -65,6 +65,16 @@ func.func @zero_tile(%A: memref<64x64xf16>) {
 
 // -----
 
+// Found by the malformed-input fuzzer: an empty shape crashed the interpreter.
+func.func @empty_tile(%A: memref<64x64xf16>) {
+  %s = memref.alloc() : memref<32x32xf16, "shared">
+  // expected-error @+1 {{tile shape must have at least one dimension}}
+  tile.copy<> %A -> %s : memref<64x64xf16> -> memref<32x32xf16, "shared">
+  func.return
+}
+
+// -----
+
 func.func @gemm_from_global(%A: memref<128x64xf16>, %B: memref<64x128xf16>) {
   %c = memref.alloc() : memref<128x128xf32, "fragment">
   // expected-error @+1 {{a may not live in global memory (legal: fragment, l0a, l0b, shared)}}

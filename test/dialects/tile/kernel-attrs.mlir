@@ -25,3 +25,29 @@ func.func @empty_grid() attributes {tile.grid = array<i64: 0, 4>} {
 func.func @misspelled() attributes {tile.blocks = 4 : i64} {
   func.return
 }
+
+// -----
+
+// A target admits the memory spaces of its record: no Ascend buffer in a CUDA kernel.
+func.func @ub_on_sm80(%G: memref<256xf16>) attributes {tile.target = "sm_80"} {
+  // expected-error @+1 {{'memref.alloc' op result #0 is in memory space "ub", which target 'sm_80' does not have (it has "global", "shared", "fragment", "local")}}
+  %ub = memref.alloc() : memref<256xf16, "ub">
+  func.return
+}
+
+// -----
+
+// ... and no CUDA buffer in an Ascend kernel, arguments included.
+// expected-error @+1 {{'func.func' op argument %S is in memory space "shared", which target 'ascend910b' does not have (it has "global", "gm", "l1", "l0a", "l0b", "l0c", "ub")}}
+func.func @shared_on_ascend(%S: memref<256xf16, "shared">) attributes {tile.target = "ascend910b"} {
+  func.return
+}
+
+// -----
+
+// Values derived from a buffer are checked too (a view, a cast).
+func.func @fragment_cast_on_ascend(%G: memref<256xf16, "gm">) attributes {tile.target = "ascend910b"} {
+  // expected-error @+1 {{'memref.cast' op result #0 is in memory space "fragment", which target 'ascend910b' does not have}}
+  %v = "memref.cast"(%G) : (memref<256xf16, "gm">) -> memref<?xf16, "fragment">
+  func.return
+}

@@ -1,0 +1,311 @@
+"""Reading and parsing kernel text, the same way in every driver.
+
+``tile-opt``, ``tile-run``, ``tilepipe compile`` and the AscendC printer all read a
+kernel through :func:`read_source` and :func:`parse_source`, so bad input gets the same
+located diagnostic (an :class:`~tilepipe.diagnostics.InputError`) whichever tool reads it:
+
+* bytes that are not UTF-8 are an error at the line and column of the first bad byte;
+* every parse error points at its token and says what was wrong (xDSL has a few
+  messages that are empty or start mid-sentence, e.g. ``" in block definition"``);
+* regions nested deeper than :data:`MAX_REGION_DEPTH` are an error at the region that
+  goes too deep: the parser, the verifier, the printer and the passes are recursive
+  Python, and a stated limit is better than a ``RecursionError`` somewhere later;
+* every operand must be visible at its use (xDSL resolves a forward reference from
+  outside a region to a value defined inside it, and keeps placeholders it could not
+  resolve): checked after parsing, before anything looks at an operand's owner.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.parser import Parser
+from xdsl.parser.core import ForwardDeclaredValue, UnresolvedOperand
+from xdsl.traits import IsolatedFromAbove
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from tilepipe.diagnostics import (
+    Diagnostic,
+    InputError,
+    SourceLocation,
+    diagnostic_of_exception,
+    verify_module,
+)
+
+MAX_REGION_DEPTH = 64
+"""Deepest region nesting tilepipe accepts (a kernel needs a handful)."""
+
+
+# Module-like containers (their bodies do not count towards the nesting limit).
+_MODULE_SPELLINGS = (
+    "builtin.module", "module", '"builtin.module"', "gpu.module", '"gpu.module"'
+)
+
+
+class LocatingParser(Parser):
+    """A parser that gives every op the file:line:col where its text starts, bounds
+    the region nesting and remembers where undeclared values were used."""
+
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self._file_name = name
+        self._line_offset = line_offset
+        self._region_depth = 0
+        self._module_region_next = False
+        self.failed_op_location = None
+        # Placeholder -> (name, span) of its first use, for "use of undeclared value".
+        self.forward_uses: dict[ForwardDeclaredValue, tuple[str, Span]] = {}
+
+    def parse_operation(self) -> Operation:
+        location = self._current_token.span.get_location()
+        # A module's body does not count towards the nesting limit: the printer makes
+        # the implicit module of the input explicit, lower-to-nvvm adds a gpu.module,
+        # and what tilepipe prints must parse back.
+        if self._current_token.text in _MODULE_SPELLINGS:
+            self._module_region_next = True
+        try:
+            op = super().parse_operation()
+        except DiagnosticException:
+            # Remember the innermost op whose construction failed a constraint.
+            if self.failed_op_location is None:
+                self.failed_op_location = location
+            raise
+        if not isinstance(op.location, FileLineColLoc):
+            op.location = FileLineColLoc(
+                StringAttr(self._file_name),
+                IntAttr(location.line + self._line_offset),
+                IntAttr(location.col),
+            )
+        return op
+
+    def parse_optional_region(self, arguments=None) -> Region | None:
+        counted = not self._module_region_next
+        self._module_region_next = False
+        if counted and self._current_token.kind == MLIRTokenKind.L_BRACE:
+            if self._region_depth >= MAX_REGION_DEPTH:
+                self.raise_error(
+                    f"regions nested deeper than {MAX_REGION_DEPTH} levels "
+                    "(tilepipe's limit)"
+                )
+        self._region_depth += counted
+        try:
+            return super().parse_optional_region(arguments)
+        finally:
+            self._region_depth -= counted
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
+        value = super().resolve_operand(operand, type)
+        if isinstance(value, ForwardDeclaredValue):
+            self.forward_uses.setdefault(value, (operand.operand_name, operand.span))
+        return value
+
+
+def _location(name: str, span: Span, line_offset: int) -> SourceLocation:
+    loc = span.get_location()
+    return SourceLocation(name, loc.line + line_offset, loc.col)
+
+
+def parse_error_message(err: ParseError) -> str:
+    """A message that says what was wrong, never an empty or headless one."""
+    message = err.msg.strip()
+    if message and not err.msg.startswith(" "):
+        return message
+    token = err.span.text
+    found = f"unexpected '{token}'" if token else "unexpected end of input"
+    return f"{found} {message}" if message else found
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text; a bad byte is an error at its line and column."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = data[: err.start]
+        line = before.count(b"\n") + 1
+        line_start = before.rfind(b"\n") + 1
+        # Columns count characters, as the parser's do.
+        column = len(data[line_start : err.start].decode("utf-8", "replace")) + 1
+        raise InputError(
+            Diagnostic(
+                "error",
+                f"invalid UTF-8 byte 0x{data[err.start]:02x} (the input must be UTF-8 text)",
+                SourceLocation(name, line, column),
+            )
+        ) from None
+
+
+def read_source(path: str | Path, stdin=None) -> str:
+    """The text of ``path`` ('-' reads ``stdin``); unreadable files and bad bytes are
+    :class:`InputError`."""
+    name = str(path)
+    try:
+        if name == "-":
+            import sys
+
+            stream = stdin or sys.stdin
+            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+            return data if isinstance(data, str) else decode_source(data, "<stdin>")
+        data = Path(name).read_bytes()
+    except OSError as err:
+        raise InputError(
+            Diagnostic("error", f"cannot read '{name}': {err.strerror or err}")
+        ) from None
+    return decode_source(data, name)
+
+
+def undeclared_or_invisible_use(
+    module: Operation, forward_uses: dict[ForwardDeclaredValue, tuple[str, Span]],
+    name: str, line_offset: int = 0,
+) -> Diagnostic | None:
+    """The first use of a value that is undeclared or not visible where it is used
+    (defined later in the block, inside another op's region, or above an op isolated
+    from above), as MLIR's parser and dominance verifier would report it."""
+    from tilepipe.diagnostics import op_diagnostic
+
+    position = {op: index for index, op in enumerate(module.walk())}
+    for op in module.walk():
+        for number, operand in enumerate(op.operands):
+            if isinstance(operand, ForwardDeclaredValue):
+                if operand in forward_uses:
+                    value_name, span = forward_uses[operand]
+                    return Diagnostic(
+                        "error",
+                        f"use of undeclared SSA value %{value_name}",
+                        _location(name, span, line_offset),
+                    )
+                return op_diagnostic(op, "error", f"operand #{number} is undeclared")
+            problem = _visibility_problem(operand, op, position)
+            if problem is not None:
+                name_hint = f" (%{operand.name_hint})" if operand.name_hint else ""
+                return op_diagnostic(op, "error", f"operand #{number}{name_hint} {problem}")
+    return None
+
+
+def _visibility_problem(
+    value: SSAValue, user: Operation, position: dict[Operation, int]
+) -> str | None:
+    if isinstance(value, OpResult):
+        block, definer = value.op.parent_block(), value.op
+    elif isinstance(value, BlockArgument):
+        block, definer = value.block, None
+    else:
+        return None
+    # Walk up from the user to the op that sits in the defining block, through the
+    # regions that enclose the use.
+    ancestor = user
+    while ancestor.parent_block() is not block:
+        parent = ancestor.parent_op()
+        if parent is None:
+            return "is used outside the region that defines it"
+        if parent.has_trait(IsolatedFromAbove):
+            return "is defined above an op isolated from above"
+        ancestor = parent
+    if definer is not None and not position[definer] < position[ancestor]:
+        return "does not dominate this use"
+    return None
+
+
+def redefined_symbol(module: Operation) -> Diagnostic | None:
+    """A second definition of a symbol in one symbol table, at the second definition
+    (xDSL's verifier reports it on the table, which has no place in the text)."""
+    from xdsl.traits import SymbolTable
+
+    from tilepipe.diagnostics import op_diagnostic, op_location
+
+    for table in module.walk():
+        if not table.has_trait(SymbolTable) or not table.regions:
+            continue
+        seen: dict[str, Operation] = {}
+        for block in table.regions[0].blocks:
+            for op in block.ops:
+                symbol = op.properties.get("sym_name") or op.attributes.get("sym_name")
+                if not isinstance(symbol, StringAttr):
+                    continue
+                if symbol.data in seen:
+                    first = op_location(seen[symbol.data])
+                    return op_diagnostic(
+                        op, "error",
+                        f"redefinition of symbol named '{symbol.data}' (first defined at {first})",
+                    )
+                seen[symbol.data] = op
+    return None
+
+
+def functions_with_one_block(module: Operation) -> Diagnostic | None:
+    """tilepipe's passes and lowerings work on functions whose body is one block (a
+    kernel); a declaration or a function with a CFG is reported before any of them runs
+    (MLIR accepts both, so the parser and the verifier do not)."""
+    from xdsl.dialects.func import FuncOp
+
+    from tilepipe.diagnostics import op_diagnostic
+
+    for op in module.walk():
+        if isinstance(op, FuncOp) and len(op.body.blocks) != 1:
+            what = "is a declaration" if op.is_declaration else "has several blocks"
+            return op_diagnostic(
+                op, "error", f"{what}: tilepipe compiles functions whose body is one block"
+            )
+    return None
+
+
+def parse_source(
+    text: str,
+    name: str,
+    ctx: Context | None = None,
+    *,
+    line_offset: int = 0,
+    implicit_module: bool = True,
+    verify: bool = True,
+) -> ModuleOp:
+    """Parse ``text`` with op locations, check that every operand is visible at its
+    use and (``verify``) verify every op; any failure is a located :class:`InputError`."""
+    if ctx is None:
+        from tilepipe.registry import make_context
+
+        ctx = make_context()
+    parser = LocatingParser(ctx, text, name, line_offset)
+    try:
+        module = parser.parse_module(implicit_module)
+    except ParseError as err:
+        raise InputError(
+            Diagnostic(
+                "error", parse_error_message(err), _location(name, err.span, line_offset)
+            )
+        ) from None
+    except DiagnosticException as err:
+        # A constraint that failed while the parser built an op.
+        loc = parser.failed_op_location or parser._current_token.span.get_location()
+        raise InputError(
+            Diagnostic(
+                "error",
+                diagnostic_of_exception(err).message,
+                SourceLocation(name, loc.line + line_offset, loc.col),
+            )
+        ) from None
+    if not isinstance(module.location, FileLineColLoc):
+        # The implicit module spans the whole text: its errors point at the start.
+        module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
+    diagnostic = undeclared_or_invisible_use(module, parser.forward_uses, name, line_offset)
+    if diagnostic is None:
+        diagnostic = redefined_symbol(module)
+    if diagnostic is None and verify:
+        diagnostic = verify_module(module)
+    if diagnostic is not None:
+        raise InputError(diagnostic)
+    return module
+
+
+__all__ = [
+    "MAX_REGION_DEPTH",
+    "LocatingParser",
+    "decode_source",
+    "parse_error_message",
+    "parse_source",
+    "read_source",
+    "undeclared_or_invisible_use",
+]
