@@ -268,8 +268,10 @@ def parse_source(
         from tilepipe.registry import make_context
 
         ctx = make_context()
-    parser = LocatingParser(ctx, text, name, line_offset)
     try:
+        # The parser lexes its first token when built: a bad first token is a
+        # parse error too.
+        parser = LocatingParser(ctx, text, name, line_offset)
         module = parser.parse_module(implicit_module)
     except ParseError as err:
         raise InputError(

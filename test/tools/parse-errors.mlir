@@ -21,3 +21,10 @@ func.func @twice() {
 func.func @twice() {
   func.return
 }
+
+// -----
+
+// The first token is lexed before any op is parsed: a bad one is located too (it was
+// an internal error).
+// expected-error @+1 {{@ identifier expected to start with letter, '_', or '"'.}}
+@/ func.func @k()
