@@ -3,7 +3,8 @@
 One C++ statement per op: buffers become ``TBuf``/``LocalTensor`` (on chip) and
 ``GlobalTensor`` (kernel arguments), flags ``SetFlag/WaitFlag<HardEvent::P_C>(id)``,
 barriers ``PipeBarrier<PIPE_X>()``, cross-core flags ``CrossCoreSetFlag<mode,
-PIPE_X>(id)``, lock-pool slots ``asc_lock/asc_unlock`` (the chapter's spelling), data
+PIPE_X>(id)``, lock-pool slots with the target's lock primitive (``get_buf/rls_buf`` on
+the 910B class, ``asc_lock/asc_unlock`` on the 950 class), data
 movement ``DataCopy``/``LoadData``/``Fixpipe``, the cube ``Mmad`` and vector calls.
 Scalar control flow (``scf.for``/``scf.if``), index arithmetic and scalar cells
 (``memref.alloca`` of a 0-d memref, e.g. the epoch counter of the ``counter`` index
@@ -13,7 +14,8 @@ with the scalar code its ops need, and is declared ``KERNEL_TYPE_MIX_AIC_1_2``.
 
 :func:`syntax_check` compiles the source with ``g++ -fsyntax-only`` against
 ``ascendc_stub/kernel_operator.h``, a declarations-only header of the API surface used
-here: it proves the shape of the calls, not their behaviour.
+here, declared as the real AscendC headers declare it (constructors, not aggregates):
+it proves the shape of the calls, not their behaviour.
 
 Usage: ``python -m tilepipe.lowering.ascendc KERNEL.mlir [-o OUT.cpp] [--syntax-check]``.
 """
@@ -57,6 +59,7 @@ from tilepipe.dialects.ascend_sync import (
 )
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile import BlockIdOp, BufferAccess
+from tilepipe.targets import ASCEND_910B, AscendTarget, LockPrimitive, target_of
 
 from .ascendc_cores import core_section, tile_op_cores
 
@@ -132,6 +135,8 @@ class AscendCPrinter:
         self.indent = 0
         self.names: dict[SSAValue, str] = {}
         self.taken: set[str] = set()
+        target = target_of(kernel) if "tile.target" in kernel.attributes else ASCEND_910B
+        self.target = target if isinstance(target, AscendTarget) else ASCEND_910B
         # The ops of the core section being printed (None: a single-core kernel).
         self.section: set[Operation] | None = None
 
@@ -345,9 +350,15 @@ class AscendCPrinter:
             call = "CrossCoreSetFlag" if isinstance(op, CrossCoreSetFlagOp) else "CrossCoreWaitFlag"
             return f"AscendC::{call}<{op.mode_value}, {op.pipe.data.cpp_name}>({id_text});"
         assert isinstance(op, GetBufOp | RlsBufOp)
-        call = "asc_lock" if isinstance(op, GetBufOp) else "asc_unlock"
-        mode = "ASC_LOCK_BLOCK" if op.is_blocking else "ASC_LOCK_NON_BLOCK"
-        return f"{call}({op.pipe.data.cpp_name}, {id_text}, {mode});"
+        take = isinstance(op, GetBufOp)
+        pipe = op.pipe.data.cpp_name
+        if self.target.lock_primitive == LockPrimitive.ASC_LOCK:
+            call = "asc_lock" if take else "asc_unlock"
+            mode = "ASC_LOCK_BLOCK" if op.is_blocking else "ASC_LOCK_NON_BLOCK"
+            return f"{call}({pipe}, {id_text}, {mode});"
+        # The 910B-class buffer-lock intrinsics: mode true = non-blocking.
+        call = "get_buf" if take else "rls_buf"
+        return f"{call}({pipe}, {id_text}, {'false' if op.is_blocking else 'true'});"
 
     def _tile_op(self, op: ascend.AscendTileOp) -> None:
         accesses = {a.operand_name: a for a in op.buffer_accesses()}
@@ -394,7 +405,7 @@ class AscendCPrinter:
             return 0 if layout.contiguous else (layout.row_stride - row) // unit
 
         params = f"{rows}, {row // unit}, {gap(src_layout)}, {gap(dst_layout)}"
-        self.emit(f"AscendC::DataCopy({dst_t}, {src_t}, AscendC::DataCopyParams{{{params}}});")
+        self.emit(f"AscendC::DataCopy({dst_t}, {src_t}, AscendC::DataCopyParams({params}));")
 
     def _load_data(self, src: BufferAccess, dst: BufferAccess) -> None:
         fractal = 512 // element_bytes(src.buffer.type.element_type)
@@ -402,26 +413,30 @@ class AscendCPrinter:
         params = f"0, {repeats}, 1, 0, 0, false, 0"
         self.emit(
             f"AscendC::LoadData({self.tensor(dst)}, {self.tensor(src)}, "
-            f"AscendC::LoadData2DParams{{{params}}});"
+            f"AscendC::LoadData2DParams({params}));"
         )
 
     def _fixpipe(self, op: ascend.FixpipeOp, src: BufferAccess, dst: BufferAccess) -> None:
         m, n = src.sizes[-2], src.sizes[-1]
         layout = tile_layout(dst)
         dst_stride = n if layout is None or layout.contiguous else layout.row_stride
-        params = f"{n}, {m}, {m}, {dst_stride}"
+        # The 5-argument constructor (nSize, mSize, srcStride, dstStride, reluEn): the
+        # real FixpipeParamsV220 is not an aggregate.
+        params = f"{n}, {m}, {m}, {dst_stride}, false"
         self.emit(
             f"AscendC::Fixpipe({self.tensor(dst)}, {self.tensor(src)}, "
-            f"AscendC::FixpipeParamsV220{{{params}}});"
+            f"AscendC::FixpipeParamsV220({params}));"
         )
 
     def _mmad(self, op: ascend.MmadOp, accesses: dict[str, BufferAccess]) -> None:
         m, n, k = op.mnk
         init = "false" if op.init is None else self.expr(op.init)
-        params = f"{m}, {n}, {k}, false, 0, false, false, false, 0, false, false, {init}"
+        # The 6-argument constructor (m, n, k, unitFlag, cmatrixSource,
+        # cmatrixInitVal): the real MmadParams is not an aggregate.
+        params = f"{m}, {n}, {k}, 0, false, {init}"
         self.emit(
             f"AscendC::Mmad({self.tensor(accesses['c'])}, {self.tensor(accesses['a'])}, "
-            f"{self.tensor(accesses['b'])}, AscendC::MmadParams{{{params}}});"
+            f"{self.tensor(accesses['b'])}, AscendC::MmadParams({params}));"
         )
 
 

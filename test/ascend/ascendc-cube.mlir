@@ -11,20 +11,23 @@
 // CHECK:       AscendC::TBuf<AscendC::TPosition::CO1> c_l0c_buf;
 // CHECK:       for (int64_t k = 0; k < 4; k += 1) {
 // CHECK:         bool first = k == 0;
-// CHECK:         AscendC::DataCopy(a_l1, A_gm[m0 * 256 + k0], AscendC::DataCopyParams{128, 4, 12, 0});
+// CHECK:         AscendC::DataCopy(a_l1, A_gm[m0 * 256 + k0], AscendC::DataCopyParams(128, 4, 12, 0));
 // CHECK-NEXT:    AscendC::PipeBarrier<PIPE_MTE2>();
 // CHECK:         AscendC::SetFlag<AscendC::HardEvent::MTE2_MTE1>(0);
 // CHECK-NEXT:    AscendC::WaitFlag<AscendC::HardEvent::MTE2_MTE1>(0);
-// CHECK-NEXT:    AscendC::LoadData(a_l0a, a_l1, AscendC::LoadData2DParams{0, 32, 1, 0, 0, false, 0});
-// CHECK:         AscendC::Mmad(c_l0c, a_l0a, b_l0b, AscendC::MmadParams{128, 128, 64, false, 0, false, false, false, 0, false, false, first});
+// CHECK-NEXT:    AscendC::LoadData(a_l0a, a_l1, AscendC::LoadData2DParams(0, 32, 1, 0, 0, false, 0));
+// CHECK:         AscendC::Mmad(c_l0c, a_l0a, b_l0b, AscendC::MmadParams(128, 128, 64, 0, false, first));
 // CHECK:       if (last) {
-// CHECK-NEXT:    AscendC::Fixpipe(C_gm[m0 * 256 + n0], c_l0c, AscendC::FixpipeParamsV220{128, 128, 128, 256});
+// CHECK-NEXT:    AscendC::Fixpipe(C_gm[m0 * 256 + n0], c_l0c, AscendC::FixpipeParamsV220(128, 128, 128, 256, false));
 // CHECK-NEXT:  } else {
 // CHECK-NEXT:    AscendC::CrossCoreSetFlag<2, PIPE_FIX>(3);
 // CHECK-NEXT:  }
-// CHECK:       asc_lock(PIPE_MTE3, 4, ASC_LOCK_NON_BLOCK);
-// CHECK-NEXT:  asc_unlock(PIPE_MTE3, 4, ASC_LOCK_NON_BLOCK);
-// CHECK-NEXT:  asc_lock(PIPE_V, 4, ASC_LOCK_BLOCK);
+// The 910B class reaches the lock pool through the buffer-lock intrinsics (true:
+// non-blocking, a spilled set; false: blocking, a spilled wait).
+// CHECK:       get_buf(PIPE_MTE3, 4, true);
+// CHECK-NEXT:  rls_buf(PIPE_MTE3, 4, true);
+// CHECK-NEXT:  get_buf(PIPE_V, 4, false);
+// CHECK-NEXT:  rls_buf(PIPE_V, 4, false);
 func.func @mm(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf32>, %w: memref<64xf16>, %last: i1) attributes {tile.target = "ascend910b", tile.grid = array<i64: 2, 2>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

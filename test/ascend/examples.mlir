@@ -23,11 +23,11 @@
 // MATMUL:       for (int64_t k = 0; k < 8; k += 1) {
 // MATMUL-NEXT:    bool init = k == 0;
 // MATMUL:         AscendC::LoadData(a_l0a[v * 8192], a_l1[v * 8192],
-// MATMUL:         AscendC::Mmad(c_l0c, a_l0a[v * 8192], b_l0b[v * 8192], AscendC::MmadParams{128, 128, 64, {{.*}}, init});
+// MATMUL:         AscendC::Mmad(c_l0c, a_l0a[v * 8192], b_l0b[v * 8192], AscendC::MmadParams(128, 128, 64, 0, false, init));
 // MATMUL-NEXT:    AscendC::SetFlag<AscendC::HardEvent::M_MTE1>(v);
 // MATMUL:       AscendC::SetFlag<AscendC::HardEvent::M_FIX>(0);
 // MATMUL:       AscendC::WaitFlag<AscendC::HardEvent::M_FIX>(0);
-// MATMUL-NEXT:  AscendC::Fixpipe(C_gm, c_l0c, AscendC::FixpipeParamsV220{128, 128, 128, 128});
+// MATMUL-NEXT:  AscendC::Fixpipe(C_gm, c_l0c, AscendC::FixpipeParamsV220(128, 128, 128, 128, false));
 
 // The mixed kernel: one entry point, an AIC section (the matmul, its fixpipe to the
 // workspace W and the cross-core set on FIX) and an AIV section (the cross-core wait
@@ -40,7 +40,7 @@
 // MIXED-NOT:       VECCALC
 // MIXED:           for (int64_t k = 0; k < 4; k += 1) {
 // MIXED:             AscendC::Mmad(
-// MIXED:           AscendC::Fixpipe(W_gm, c_l0c, AscendC::FixpipeParamsV220{128, 128, 128, 128});
+// MIXED:           AscendC::Fixpipe(W_gm, c_l0c, AscendC::FixpipeParamsV220(128, 128, 128, 128, false));
 // MIXED-NEXT:      AscendC::CrossCoreSetFlag<2, PIPE_FIX>(0);
 // MIXED-NEXT:    }
 // MIXED-NEXT:    if ASCEND_IS_AIV {
