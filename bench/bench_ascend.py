@@ -8,6 +8,10 @@
    count, so prologue and drain do not count.  The chapter's claim to look for: deeper multi-buffering lowers the
    cycles per iteration until the flag slots run out; then the spilled syncs (blocking
    locks) give part of it back -- "the bottleneck moves from memory to flag slots".
+3. Sync ops per example at num_stages 1-4 (static counts in the compiled kernel, the
+   example's own trip counts): set/wait flags, cross-core set/wait flags and barriers.
+   Rings that can never fire (a loop with no more iterations than the ring's
+   versions) are elided, which shows at num_stages 4 in the mixed example.
 
     python bench/bench_ascend.py
 """
@@ -110,10 +114,33 @@ def cycles_per_iteration() -> None:
     print("  (N lk: lock-pool requests in the kernel, i.e. spilled syncs)")
 
 
+SYNC_OPS = (
+    ("set", "ascend.set_flag"),
+    ("wait", "ascend.wait_flag"),
+    ("xset", "ascend.cross_core_set_flag"),
+    ("xwait", "ascend.cross_core_wait_flag"),
+    ("barrier", "ascend.pipe_barrier"),
+)
+
+
+def sync_counts() -> None:
+    print("\nsync ops in the compiled kernel (static counts; xset/xwait: cross-core)")
+    print(f"  {'example':28s}{'depth':>6s}" + "".join(f"{label:>9s}" for label, _ in SYNC_OPS))
+    for kernel in TIMED_KERNELS:
+        text = (EXAMPLES / kernel).read_text()
+        for depth in range(1, 5):
+            staged = re.sub(r"num_stages = \d+", f"num_stages = {depth}", text)
+            module = compile_ascend(load_module(staged))
+            names = [op.name for op in module.walk()]
+            counts = "".join(f"{names.count(name):9d}" for _, name in SYNC_OPS)
+            print(f"  {kernel:28s}{depth:6d}{counts}")
+
+
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     pass_times()
     cycles_per_iteration()
+    sync_counts()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@
   "unresolved -> the ring width"), on other storage 1.  Between top-level items
   (straight-line ops and whole loops) edges have distance 0.
   Two sites in the two branches of one ``scf.if`` never run in the same iteration.
+  Edges need regions that can meet: between items, regions provably disjoint (e.g.
+  two copies into different rows of one buffer) give none; in a loop, a loop-carried
+  edge whose distance reaches the loop's static trip count could never fire (TileLang
+  drops such rings in ``OptimizeFlagVersions``) and is left out.
 * Redundant edges are pruned by a transitive closure, tightest edges first (smaller
   distance, later producer, earlier consumer; then kept edges that later ones imply
   are dropped again): an edge is implied when a path of kept
@@ -40,9 +44,10 @@ from tilepipe.dialects.ascend_pipes import Core, HardEvent, Pipe, canonical_hard
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
 
-from .access_analysis import LoopAccessAnalysis, RegionAccess, op_accesses
+from .access_analysis import LoopAccessAnalysis, RegionAccess, op_accesses, provably_disjoint
 from .ascend_multi_buffer import EpochClock, MultiBuffer, epoch_clock
 from .ascend_resolve_core import op_core, op_pipe
+from .symbolic_index import static_trip_count
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,7 +214,7 @@ def dependence_edges(
             for a in op_accesses(src.op):
                 for b in op_accesses(dst.op):
                     kind = _kind(a, b)
-                    if a.buffer is b.buffer and kind is not None:
+                    if a.buffer is b.buffer and kind is not None and not provably_disjoint(a, b):
                         edges.append(DepEdge(src, dst, 0, a.buffer, kind))
     return _unique_edges(edges)
 
@@ -222,8 +227,10 @@ def _loop_edges(
     plan: dict[SSAValue, MultiBuffer],
 ) -> list[DepEdge]:
     """Edges src -> dst of one loop: same iteration when src comes first (and both can
-    run in one iteration), else loop-carried if the regions meet at some distance."""
+    run in one iteration), else loop-carried if the regions meet at some distance
+    that the loop's static trip count allows."""
     edges = []
+    trips = static_trip_count(analysis.loop)
     for a in accesses[src]:
         for b in accesses[dst]:
             if a.is_opaque or b.is_opaque:
@@ -239,6 +246,10 @@ def _loop_edges(
                 edges.append(DepEdge(src, dst, 0, a.buffer, kind, clock))
             elif analysis.may_intersect(a, b, None):
                 distance = info.versions if owned else 1
+                if trips is not None and distance >= trips:
+                    # Iteration k + distance never runs (nor, in the counter mode, the
+                    # epoch: epochs <= iterations): the ring could never fire.
+                    continue
                 edges.append(DepEdge(src, dst, distance, a.buffer, kind, clock))
     return edges
 
