@@ -16,7 +16,10 @@ guarded branch -- the same clock that picks the storage's slot.  A
 loop-carried sync point is a ring: it is primed before its loop (``versions`` sets, so
 the first iterations do not wait for iterations that never ran) and drained after it
 (``versions`` waits, so no flag is left set -- this also keeps zero-trip loops
-balanced).  Between top-level items (a loop and the code around it) the set goes right
+balanced); a cross-core ring is a counter, primed once per iteration of its distance.
+A cross-core hand-over in a loop with no flag back gets a credit ring the other way,
+so the producer never runs more than the target's ``cross_core_counter_limit`` sets
+ahead of the consumer (see ``credit_points``).  Between top-level items (a loop and the code around it) the set goes right
 after the producer's item and the wait right before the consumer's.
 
 Guarded epochs: when both ends of a sync point are in one branch of an ``scf.if`` of the
@@ -123,12 +126,14 @@ class SyncMaterializer:
         if point.is_ring:
             loop = edge.src.loop
             assert loop is not None
-            for version in range(point.versions):
-                prime = self._make(point, True, self._static_id(base + version))
-                Rewriter.insert_op(prime, InsertPoint.before(loop))
-            for version in reversed(range(point.versions)):
-                drain = self._make(point, False, self._static_id(base + version))
-                Rewriter.insert_op(drain, InsertPoint.after(loop))
+            for prime in range(point.primes):
+                version = prime % point.versions
+                op = self._make(point, True, self._static_id(base + version))
+                Rewriter.insert_op(op, InsertPoint.before(loop))
+            for drain in reversed(range(point.primes)):
+                version = drain % point.versions
+                op = self._make(point, False, self._static_id(base + version))
+                Rewriter.insert_op(op, InsertPoint.after(loop))
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from tilepipe.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import Core, HardEvent, Pipe, canonical_hard_event
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
+from tilepipe.targets import AscendTarget, target_of
 
 from .access_analysis import LoopAccessAnalysis, RegionAccess, op_accesses, provably_disjoint
 from .ascend_multi_buffer import EpochClock, MultiBuffer, epoch_clock
@@ -142,6 +143,16 @@ class SyncPoint:
     def is_ring(self) -> bool:
         """A flag set in one iteration and waited in a later one: primed and drained."""
         return self.edge.in_loop and self.edge.distance >= 1
+
+    @property
+    def primes(self) -> int:
+        """Sets before the loop (and waits after it) of a ring: one per iteration the
+        consumer may lag.  A binary intra-core flag takes one id per version, so that
+        is ``versions``; a cross-core flag is a counter, so a credit ring of distance
+        D needs D sets of its one id."""
+        if self.kind == SyncKind.CROSS_CORE:
+            return self.edge.distance
+        return self.versions
 
 
 def sync_kind(src: SyncSite, dst: SyncSite) -> SyncKind:
@@ -384,6 +395,37 @@ def prune_redundant(edges: Sequence[DepEdge], sites: Sequence[SyncSite]) -> list
     return kept
 
 
+def credit_points(points: Sequence[SyncPoint], counter_limit: int) -> list[SyncPoint]:
+    """Back-pressure for cross-core flags.  A cross-core flag is a counter that holds
+    ``counter_limit`` sets: when a loop hands data from one core to the other every
+    iteration and nothing flows back, the producer may run arbitrarily far ahead and
+    overflow it.  Each such point gets a credit ring the other way -- its consumer
+    sets, its producer waits, ``counter_limit - distance`` iterations later -- so at
+    most ``counter_limit`` sets are ever outstanding.  Loops whose static trip count
+    stays within the limit, and core pairs that already have a flag back in the loop,
+    need none."""
+    credits = []
+    for point in points:
+        edge = point.edge
+        if point.kind != SyncKind.CROSS_CORE or not edge.in_loop:
+            continue
+        trips = static_trip_count(edge.src.loop)
+        if trips is not None and trips <= counter_limit:
+            continue
+        flows_back = any(
+            other.kind == SyncKind.CROSS_CORE and other.edge.in_loop
+            and other.edge.src.loop is edge.src.loop
+            and other.edge.src.core == edge.dst.core and other.edge.dst.core == edge.src.core
+            for other in points
+        )
+        lag = counter_limit - edge.distance
+        if flows_back or lag < 1:
+            continue
+        credit = DepEdge(edge.dst, edge.src, lag, edge.buffer, "credit", edge.clock)
+        credits.append(SyncPoint(credit, SyncKind.CROSS_CORE, 1))
+    return credits
+
+
 def sync_points(
     kernel: FuncOp, plan: dict[SSAValue, MultiBuffer]
 ) -> tuple[list[SyncSite], list[DepEdge], list[SyncPoint]]:
@@ -397,5 +439,8 @@ def sync_points(
         if edge.in_loop and info is not None and info.owner is edge.src.loop:
             versions = info.versions
         points.append(SyncPoint(edge, sync_kind(edge.src, edge.dst), versions))
+    target = target_of(kernel)
+    assert isinstance(target, AscendTarget)
+    points.extend(credit_points(points, target.cross_core_counter_limit))
     points.sort(key=lambda p: (p.edge.dst.position, p.edge.src.position))
     return sites, edges, points
