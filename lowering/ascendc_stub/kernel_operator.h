@@ -232,13 +232,18 @@ struct FixpipeParamsV220 {
   uint32_t dstStride = 0;
   bool reluEn = false;
 };
-// asc-devkit include/basic_api/kernel_struct_fixpipe.h (FixpipeConfig, CFG_ROW_MAJOR:
-// NZ in L0C -> ND in GM) and kernel_operator_fixpipe_intf.h (doc Fixpipe).
+// asc-devkit include/basic_api/kernel_struct_fixpipe.h (FixpipeConfig; CFG_ROW_MAJOR:
+// NZ in L0C -> ND in GM; CFG_NZ: NZ kept, into L1 for the cube) and
+// kernel_operator_fixpipe_intf.h (doc Fixpipe, L0C -> GM and L0C -> L1).
 enum class CO2Layout : uint8_t { NZ = 0, ROW_MAJOR, COLUMN_MAJOR };
 struct FixpipeConfig { CO2Layout format; };
+constexpr FixpipeConfig CFG_NZ = {CO2Layout::NZ};
 constexpr FixpipeConfig CFG_ROW_MAJOR = {CO2Layout::ROW_MAJOR};
 template <typename T, typename U, const FixpipeConfig &config = CFG_ROW_MAJOR>
 __aicore__ void Fixpipe(const GlobalTensor<T> &dstGlobal, const LocalTensor<U> &srcLocal,
+                        const FixpipeParamsV220 &intriParams);
+template <typename T, typename U, const FixpipeConfig &config = CFG_ROW_MAJOR>
+__aicore__ void Fixpipe(const LocalTensor<T> &dstLocal, const LocalTensor<U> &srcLocal,
                         const FixpipeParamsV220 &intriParams);
 
 // Vector unit (V), on UB tensors: asc-devkit include/basic_api/kernel_operator_vec_

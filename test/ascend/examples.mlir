@@ -22,7 +22,15 @@
 // MATMUL:       AscendC::SetFlag<AscendC::HardEvent::MTE1_MTE2>(0);
 // MATMUL:       for (int64_t k = 0; k < 8; k += 1) {
 // MATMUL-NEXT:    bool init = k == 0;
-// MATMUL:         AscendC::LoadData(a_l0a[v * 8192], a_l1[v * 8192],
+// The cube's operands: GM (ND) -> L1 (NZ), then one LoadData per 16-row block.
+// MATMUL:         AscendC::DataCopy(a_l1[v * 8192], A_gm[k0], AscendC::Nd2NzParams(1, 128, 64, 0, 512, 128, 1, 0));
+// MATMUL:         AscendC::DataCopy(b_l1[v * 8192], B_gm[k0 * 128], AscendC::Nd2NzParams(1, 64, 128, 0, 128, 64, 1, 0));
+// MATMUL:         for (int64_t b = 0; b < 8; b += 1) {
+// MATMUL-NEXT:      AscendC::LoadData(a_l0a[v * 8192 + b * 1024], a_l1[v * 8192 + b * 256], AscendC::LoadData2DParams(0, 4, 8, 0, 0, false, 0));
+// MATMUL-NEXT:    }
+// MATMUL:         for (int64_t b_1 = 0; b_1 < 4; b_1 += 1) {
+// MATMUL-NEXT:      AscendC::LoadData(b_l0b[v * 8192 + b_1 * 2048], b_l1[v * 8192 + b_1 * 256], AscendC::LoadData2DParams(0, 8, 4, 0, 0, true, 0));
+// MATMUL-NEXT:    }
 // MATMUL:         AscendC::Mmad(c_l0c, a_l0a[v * 8192], b_l0b[v * 8192], AscendC::MmadParams(128, 128, 64, 0, false, init));
 // MATMUL-NEXT:    AscendC::SetFlag<AscendC::HardEvent::M_MTE1>(v);
 // MATMUL:       AscendC::SetFlag<AscendC::HardEvent::M_FIX>(0);

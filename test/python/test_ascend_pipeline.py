@@ -341,7 +341,7 @@ def test_mixed_kernel_splits_into_core_sections():
     by_kind = {(i.op.name, i.core.value, i.pipe.value) for i in instructions}
     assert ("ascend.cross_core_set_flag", "cube", "FIX") in by_kind
     assert ("ascend.cross_core_wait_flag", "vector", "MTE2") in by_kind
-    assert ("ascend.data_copy", "cube", "MTE2") in by_kind  # A, B into L1
+    assert ("ascend.data_copy_nd2nz", "cube", "MTE2") in by_kind  # A, B into L1 (NZ)
     assert ("ascend.data_copy", "vector", "MTE2") in by_kind  # W, Bias into UB
     source = emit_ascendc(module)
     aic = source.index("if ASCEND_IS_AIC {")

@@ -247,3 +247,41 @@ def test_cross_core_wait_without_set_deadlocks():
 def test_sync_op_of_unknown_core_in_a_mixed_kernel_is_an_error():
     with pytest.raises(KernelError, match="runs on a pipe of both cores in a mixed kernel"):
         run_mixed(CROSS_SET, "ascend.cross_core_wait_flag[2, MTE2] 3")
+
+
+CUBE = """
+func.func @mm(%A: memref<32x32xf16>, %B: memref<32x32xf16>, %C: memref<32x32xf32>)
+    attributes {tile.target = "ascend910b"} {
+  %true = arith.constant true
+  %a1 = memref.alloc() : memref<32x32xf16, "l1">
+  %b1 = memref.alloc() : memref<32x32xf16, "l1">
+  %a0 = memref.alloc() : memref<32x32xf16, "l0a">
+  %b0 = memref.alloc() : memref<32x32xf16, "l0b">
+  %c = memref.alloc() : memref<32x32xf32, "l0c">
+  COPY<32x32> %A -> %a1 : memref<32x32xf16> -> memref<32x32xf16, "l1">
+  ascend.data_copy_nd2nz<32x32> %B -> %b1 : memref<32x32xf16> -> memref<32x32xf16, "l1">
+  ascend.set_flag[MTE2, MTE1] 0
+  ascend.wait_flag[MTE2, MTE1] 0
+  ascend.load_data<32x32> %a1 -> %a0 : memref<32x32xf16, "l1"> -> memref<32x32xf16, "l0a">
+  ascend.load_data<32x32> %b1 -> %b0 : memref<32x32xf16, "l1"> -> memref<32x32xf16, "l0b">
+  ascend.set_flag[MTE1, M] 0
+  ascend.wait_flag[MTE1, M] 0
+  ascend.mmad<32x32x32> %a0, %b0 -> %c init %true : memref<32x32xf16, "l0a">, memref<32x32xf16, "l0b"> -> memref<32x32xf32, "l0c">
+  ascend.set_flag[M, FIX] 0
+  ascend.wait_flag[M, FIX] 0
+  ascend.fixpipe<32x32> %c -> %C : memref<32x32xf32, "l0c"> -> memref<32x32xf32>
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("copy, correct", [("ascend.data_copy_nd2nz", True), ("ascend.data_copy", False)])
+def test_l1_layout_mismatch_computes_wrong_results(copy, correct):
+    # The cube reads L1 in the NZ layout: an ND copy into L1 (the old emission)
+    # feeds LoadData a scrambled tile.
+    rng = np.random.default_rng(0)
+    a, b = (rng.uniform(-1, 1, (32, 32)).astype(np.float16) for _ in range(2))
+    report = simulate(load_module(CUBE.replace("COPY", copy)), {"A": a, "B": b, "C": np.zeros((32, 32), np.float32)})
+    assert report.ok, report.problems()
+    product = a.astype(np.float32) @ b.astype(np.float32)
+    assert np.allclose(report.outputs["C"], product, atol=1e-3) == correct

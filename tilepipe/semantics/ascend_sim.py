@@ -6,6 +6,9 @@ module executes the queues:
 
 * **Data.** Every data instruction computes with numpy (copies, ``mmad`` in f32,
   vector ops), so the final GM buffers can be compared with the tile-level program.
+  L1 buffers hold their physical layout (:mod:`tilepipe.semantics.ascend_layout`):
+  ND -> NZ copies and fixpipes into L1 write the fractal NZ layout and ``load_data``
+  reads it, so an ND/NZ mismatch computes wrong results.
 * **Synchronization.** An intra-core flag is a single bit per (hard event, id): a set
   raises it (a second set before the wait is reported), a wait stalls its pipe until
   the bit is up and clears it.  Cross-core flags are counters: the target's
@@ -57,9 +60,11 @@ from xdsl.ir import SSAValue
 from tilepipe.diagnostics import op_location
 from tilepipe.dialects import ascend
 from tilepipe.dialects.ascend_pipes import Core, Pipe
+from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 
 from .ascend_issue import Box, Instruction, Kind, ScalarUnit
+from .ascend_layout import read_nz, write_nz
 from .errors import KernelError
 from .numerics import matmul_f32
 
@@ -143,7 +148,17 @@ class DataUnit:
         op = instr.op
         boxes = {box.role: box for box in instr.boxes}
         if isinstance(op, ascend.MoveOp):
-            self.write(instr, boxes["dst"], self.read(instr, boxes["src"]))
+            src, dst = boxes["src"], boxes["dst"]
+            if isinstance(op, ascend.LoadDataOp):  # LoadData reads L1 in NZ
+                values = read_nz(self._checked(instr, src), src.starts, src.sizes)
+            else:
+                values = self.read(instr, src)
+            if isinstance(op, ascend.DataCopyNd2NzOp) or (
+                isinstance(op, ascend.FixpipeOp) and op.spaces[1] == MemorySpace.L1
+            ):
+                write_nz(self._checked(instr, dst), dst.starts, dst.sizes, values)
+            else:
+                self.write(instr, dst, values)
         elif isinstance(op, ascend.MmadOp):
             m, n, k = op.mnk
             a = self.read(instr, boxes["a"]).reshape(m, k).astype(np.float32)
