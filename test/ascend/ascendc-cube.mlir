@@ -29,6 +29,8 @@
 // CHECK-NEXT:  } else {
 // CHECK-NEXT:    AscendC::CrossCoreSetFlag<2, PIPE_FIX>(3);
 // CHECK-NEXT:  }
+// Into L1 for the cube, the fixpipe keeps the NZ layout (CFG_NZ).
+// CHECK:       AscendC::Fixpipe<half, float, AscendC::CFG_NZ>(c_l1, c_l0c, AscendC::FixpipeParamsV220(128, 128, 128, 128, false));
 // The 910B class reaches the lock pool through the buffer-lock intrinsics (true:
 // non-blocking, a spilled set; false: blocking, a spilled wait).
 // CHECK:       get_buf(PIPE_MTE3, 4, true);
@@ -50,6 +52,7 @@ func.func @mm(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x2
   %a_l0a = memref.alloc() : memref<128x64xf16, "l0a">
   %b_l0b = memref.alloc() : memref<64x128xf16, "l0b">
   %c_l0c = memref.alloc() : memref<128x128xf32, "l0c">
+  %c_l1 = memref.alloc() : memref<128x128xf16, "l1">
   scf.for %k = %c0 to %c4 step %c1 {
     %first = arith.cmpi eq, %k, %c0 : index
     %k0 = arith.muli %k, %c64 : index
@@ -69,6 +72,7 @@ func.func @mm(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x2
   } else {
     ascend.cross_core_set_flag[2, FIX] 3
   }
+  ascend.fixpipe<128x128> %c_l0c -> %c_l1 : memref<128x128xf32, "l0c"> -> memref<128x128xf16, "l1">
   ascend.get_buf[MTE3] 4 non_block
   ascend.rls_buf[MTE3] 4 non_block
   ascend.get_buf[V] 4 block
