@@ -4,6 +4,8 @@ Sync points come from :mod:`passes.ascend_sync_analysis`; each materializes as
 
 * same pipe S/V/M: nothing (the pipe keeps its own order);
 * same MTE/FIX pipe: ``pipe_barrier[P]`` before the consumer;
+* inside an inner ``scf.for`` of the loop body: ``pipe_barrier[ALL]`` before a site
+  that conflicts with a site of the same inner loop (see ``inner_loop_fences``);
 * different cores: ``cross_core_set_flag[2, P]`` after the producer and
   ``cross_core_wait_flag[2, C]`` before the consumer;
 * otherwise ``set_flag[P, C]`` after the producer and ``wait_flag[P, C]`` before the
@@ -46,7 +48,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.dialects.ascend_pipes import Core
+from tilepipe.dialects.ascend_pipes import Core, Pipe
 from tilepipe.dialects.ascend_sync import (
     CORE_ATTR,
     CrossCoreSetFlagOp,
@@ -114,8 +116,9 @@ class SyncMaterializer:
         edge = point.edge
         if point.kind == SyncKind.NONE:
             return
-        if point.kind == SyncKind.BARRIER:
-            barrier = _annotated(PipeBarrierOp(edge.src.pipe), point, edge.dst.core)
+        if point.kind in (SyncKind.BARRIER, SyncKind.FENCE):
+            pipe = Pipe.ALL if point.kind == SyncKind.FENCE else edge.src.pipe
+            barrier = _annotated(PipeBarrierOp(pipe), point, edge.dst.core)
             Rewriter.insert_op(barrier, InsertPoint.before(edge.wait_anchor))
             return
         namespace = "cross_core" if point.kind == SyncKind.CROSS_CORE else str(point.event)

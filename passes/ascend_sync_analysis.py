@@ -58,8 +58,10 @@ class SyncSite:
     core: Core
     position: int
     loop: ForOp | None
-    # The scf.if of the loop body the op is guarded by, and the branch it is in.
-    guard: scf.IfOp | None = None
+    # The statement of the loop body the op is nested in -- an scf.if (a guarded
+    # epoch) or an inner scf.for that may run any number of times, even none -- and
+    # the block it is in.
+    guard: scf.IfOp | scf.ForOp | None = None
     branch: Block | None = None
 
     @property
@@ -74,6 +76,10 @@ class SyncSite:
 
     def same_guard(self, other: SyncSite) -> bool:
         return self.guard is other.guard and self.branch is other.branch
+
+    @property
+    def inner_loop(self) -> scf.ForOp | None:
+        return self.guard if isinstance(self.guard, scf.ForOp) else None
 
     def excludes(self, other: SyncSite) -> bool:
         """Never both run in one iteration: the two branches of one scf.if."""
@@ -125,6 +131,7 @@ class DepEdge:
 class SyncKind(Enum):
     NONE = "none"
     BARRIER = "barrier"
+    FENCE = "fence"  # pipe_barrier[ALL] before the consumer (inside an inner loop)
     FLAG = "flag"
     CROSS_CORE = "cross_core"
 
@@ -167,8 +174,9 @@ def sync_kind(src: SyncSite, dst: SyncSite) -> SyncKind:
 
 
 def collect_sites(kernel: FuncOp) -> list[SyncSite]:
-    """Every tile op: at the kernel's top level, in a pipelined loop's body, or in a
-    branch of an ``scf.if`` of that body (a guarded epoch)."""
+    """Every tile op: at the kernel's top level, in a pipelined loop's body, in a
+    branch of an ``scf.if`` of that body (a guarded epoch), or in the body of an
+    ``scf.for`` of it (an inner loop)."""
     sites: list[SyncSite] = []
     for op in kernel.walk():
         if not isinstance(op, TileOp):
@@ -179,11 +187,12 @@ def collect_sites(kernel: FuncOp) -> list[SyncSite]:
         loop = _enclosing_loop(op)
         parent = op.parent_op()
         guard = None
-        if loop is not None and isinstance(parent, scf.IfOp) and parent.parent_op() is loop:
+        if loop is not None and isinstance(parent, scf.IfOp | scf.ForOp) and parent.parent_op() is loop:
             guard = parent
         elif loop is not None and parent is not loop:
             raise op_error(
-                op, "must be a statement of its pipelined loop or of an scf.if in it"
+                op, "must be a statement of its pipelined loop or of an scf.if or an "
+                "scf.for in it"
             )
         if loop is None and parent is not kernel:
             raise op_error(op, "must be at the kernel's top level or in a pipelined loop")
@@ -241,6 +250,8 @@ def _loop_edges(
     run in one iteration), else loop-carried if the regions meet at some distance
     that the loop's static trip count allows."""
     edges = []
+    if src.inner_loop is not None and src.inner_loop is dst.inner_loop:
+        return edges  # ordered by the inner loop's fences (inner_loop_fences)
     trips = static_trip_count(analysis.loop)
     for a in accesses[src]:
         for b in accesses[dst]:
@@ -332,8 +343,34 @@ def _anchored_sites(
     ]
 
 
+def fenced_distance(target: DepEdge, fences: Sequence[SyncPoint]) -> int:
+    """The distance at which an inner loop's ``pipe_barrier[ALL]`` fence orders
+    ``target`` directly (INFINITY when none does).  A fence F before site X of an
+    inner loop makes every earlier instruction of its core complete before every later
+    one, but runs only when its inner iteration does: it orders the target when one
+    end is in that iteration -- the producer before F (F follows it) or the consumer
+    at or after X (F precedes it) -- and the other end is on the far side of F: later
+    in the same outer iteration (distance 0), or in another outer iteration (1)."""
+    best = INFINITY
+    src, dst = target.src, target.dst
+    for fence in fences:
+        x = fence.edge.dst
+        if src.core != x.core or dst.core != x.core or src.loop is not x.loop:
+            continue
+        src_before = src.position < x.position
+        dst_after = dst.position >= x.position
+        if src.inner_loop is x.inner_loop and src_before:
+            best = min(best, 0 if dst_after else 1)
+        if dst.inner_loop is x.inner_loop and dst_after:
+            best = min(best, 0 if src_before else 1)
+    return best
+
+
 def implied_distance(
-    target: DepEdge, sites: Sequence[SyncSite], kept: Sequence[DepEdge]
+    target: DepEdge,
+    sites: Sequence[SyncSite],
+    kept: Sequence[DepEdge],
+    fences: Sequence[SyncPoint] = (),
 ) -> int:
     """The smallest total distance of a path target.src -> target.dst that uses at
     least one kept edge (INFINITY when there is none); kept edges count only where
@@ -373,26 +410,90 @@ def implied_distance(
                         changed = True
         if not changed:
             break
-    return best[1][dst.position]
+    return min(best[1][dst.position], fenced_distance(target, fences))
 
 
-def prune_redundant(edges: Sequence[DepEdge], sites: Sequence[SyncSite]) -> list[DepEdge]:
-    """The edges that need a sync, tightest first; implied ones are dropped."""
+def prune_redundant(
+    edges: Sequence[DepEdge],
+    sites: Sequence[SyncSite],
+    fences: Sequence[SyncPoint] = (),
+) -> list[DepEdge]:
+    """The edges that need a sync, tightest first; implied ones (by kept edges, or by
+    the inner loops' fences) are dropped."""
     order = sorted(edges, key=lambda e: (e.distance, -e.src.position, e.dst.position))
     kept: list[DepEdge] = []
     for edge in order:
         if sync_kind(edge.src, edge.dst) == SyncKind.NONE:
             continue
-        if implied_distance(edge, sites, kept) <= edge.distance:
+        if implied_distance(edge, sites, kept, fences) <= edge.distance:
             continue
         kept.append(edge)
     # An edge kept early can be implied by edges kept after it (a guarded edge by a
     # ring at the guard's boundary): drop those, loosest first.
     for edge in reversed(list(kept)):
         others = [e for e in kept if e is not edge]
-        if implied_distance(edge, sites, others) <= edge.distance:
+        if implied_distance(edge, sites, others, fences) <= edge.distance:
             kept = others
     return kept
+
+
+def inner_loop_fences(sites: Sequence[SyncSite]) -> list[SyncPoint]:
+    """Sync inside an inner loop of a pipelined loop body.  Its iterations -- any
+    number, none included -- reuse the same regions, and their offsets may follow the
+    inner induction variable, which the pipelined loop's analysis does not model; so,
+    as TileLang-Ascend does around control flow it does not analyse, conflicting sites
+    of one inner loop are separated by ``pipe_barrier[ALL]`` fences: every earlier
+    instruction of the core completes before any later one.  A conflict A -> X needs
+    a fence after A and up to X in the loop's cyclic order (X in a later inner
+    iteration when it does not follow A in the body); fences are placed before every
+    conflicting X, then dropped, last first, where the others still separate every
+    conflict.  Sync with sites outside the inner loop sits at its boundary (the wait
+    before it, the set after it), so zero trips stay balanced."""
+    conflicts: list[tuple[SyncSite, SyncSite, SSAValue]] = []
+    for x in sites:
+        for a in sites:
+            if x.inner_loop is None or a.inner_loop is not x.inner_loop:
+                continue
+            buffer = _conflict(a, x)
+            if buffer is None or (a.pipe == x.pipe and a.pipe.keeps_own_order and a.core == x.core):
+                continue
+            if a.core != x.core:
+                raise op_error(
+                    x.op, "depends on another core's op in the same inner loop; "
+                    "cross-core sync inside an inner loop is not supported"
+                )
+            conflicts.append((a, x, buffer))
+
+    def separated(a: SyncSite, x: SyncSite, fenced: list[SyncSite]) -> bool:
+        if a.position < x.position:
+            return any(a.position < f.position <= x.position for f in fenced)
+        return any(f.position > a.position or f.position <= x.position for f in fenced)
+
+    fenced: list[SyncSite] = []
+    for _, x, _ in conflicts:
+        if x not in fenced:
+            fenced.append(x)
+    fenced.sort(key=lambda site: site.position)
+    for f in reversed(list(fenced)):
+        others = [g for g in fenced if g is not f]
+        if all(separated(a, x, [g for g in others if g.inner_loop is x.inner_loop])
+               for a, x, _ in conflicts):
+            fenced = others
+    points = []
+    for x in fenced:
+        a, _, buffer = next(c for c in conflicts if c[1] is x)
+        points.append(SyncPoint(DepEdge(a, x, 0, buffer, "fence"), SyncKind.FENCE, 1))
+    return points
+
+
+def _conflict(src: SyncSite, dst: SyncSite) -> SSAValue | None:
+    """A buffer both sites touch, one writing (regions are not compared: the inner
+    induction variable moves them)."""
+    for a in op_accesses(src.op):
+        for b in op_accesses(dst.op):
+            if a.buffer is b.buffer and _kind(a, b) is not None:
+                return a.buffer
+    return None
 
 
 def credit_points(points: Sequence[SyncPoint], counter_limit: int) -> list[SyncPoint]:
@@ -432,8 +533,9 @@ def sync_points(
     """Sites, all dependence edges, and the sync points the kernel needs."""
     sites = collect_sites(kernel)
     edges = dependence_edges(sites, plan)
+    fences = inner_loop_fences(sites)
     points = []
-    for edge in prune_redundant(edges, sites):
+    for edge in prune_redundant(edges, sites, fences):
         versions = 1
         info = plan.get(edge.buffer)
         if edge.in_loop and info is not None and info.owner is edge.src.loop:
@@ -442,5 +544,6 @@ def sync_points(
     target = target_of(kernel)
     assert isinstance(target, AscendTarget)
     points.extend(credit_points(points, target.cross_core_counter_limit))
+    points.extend(fences)
     points.sort(key=lambda p: (p.edge.dst.position, p.edge.src.position))
     return sites, edges, points
