@@ -18,7 +18,7 @@
 #include <cstdint>
 
 // Function-space qualifiers of the bisheng compiler: empty under a host compiler, as
-// in CANN's CPU-debug build (asc-devkit impl/basic_api/kernel_macros.h).
+// in CANN's CPU-debug build.
 #define __global__
 #define __aicore__
 #define __gm__
@@ -27,8 +27,8 @@
 using half = _Float16;  // a builtin type of the bisheng compiler
 struct bfloat16_t { uint16_t bits; };  // a builtin type of the bisheng compiler
 
-// pipe_t: a builtin enum of the bisheng compiler (CCE); values as in CANN's CPU-debug
-// stub (asc-devkit impl/basic_api/stub_def.h).
+// pipe_t: a builtin enum of the bisheng compiler (CCE), declared by CANN's CPU-debug
+// stub (stub_def.h).  UNVERIFIED: the values (unused here).
 enum pipe_t {
   PIPE_S = 0, PIPE_V = 1, PIPE_M = 2, PIPE_MTE1 = 3, PIPE_MTE2 = 4, PIPE_MTE3 = 5,
   PIPE_ALL = 6, PIPE_MTE4 = 7, PIPE_MTE5 = 8, PIPE_V2 = 9, PIPE_FIX = 10,
@@ -51,10 +51,10 @@ void asc_lock(pipe_t pipe, uint8_t mutex_id, asc_lock_mode_t mode);
 void asc_unlock(pipe_t pipe, uint8_t mutex_id);
 void asc_unlock(pipe_t pipe, uint8_t mutex_id, asc_lock_mode_t mode);
 
-// Mixed cube + vector kernels: the task type (asc-devkit include/.../kernel_operator_
-// intf.h, KERNEL_TASK_TYPE_DEFAULT), and the core-type guards of the AIC and AIV
-// sections with the CPU-debug definitions (asc-devkit impl/.../kernel_macros.h), under
-// which both sections are compiled.
+// Mixed cube + vector kernels: the task type (doc KERNEL_TASK_TYPE_DEFAULT; UNVERIFIED:
+// the enum's values and the macro's expansion), and the core-type guards of the AIC
+// and AIV sections with CANN's CPU-debug definitions, under which both sections are
+// compiled.
 enum KernelMetaType : int {
   KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
   KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2,
@@ -71,8 +71,9 @@ extern int32_t g_coreType;
 
 namespace AscendC {
 
-// asc-devkit include/basic_api/kernel_struct_sync.h (HardEvent; the order of the
-// 910B-class members).
+// HardEvent: asc-devkit impl/basic_api/kernel_event.h (included by the sync interface
+// below); members as the doc SetFlag/WaitFlag lists them.  UNVERIFIED: the order
+// (no emitted code depends on the values).
 enum class HardEvent : uint8_t {
   MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V,
   MTE3_MTE1, MTE1_MTE3, MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2,
@@ -80,20 +81,20 @@ enum class HardEvent : uint8_t {
   FIX_MTE3,
 };
 
-// asc-devkit include/basic_api/kernel_tpipe.h / utils (TPosition).
+// TPosition (doc TPosition, TBuf).  UNVERIFIED: the underlying values (unused here).
 enum class TPosition : uint8_t {
   GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC,
 };
 
-// asc-devkit include/basic_api/kernel_operator_sync_intf.h (doc SetFlag/WaitFlag,
-// PipeBarrier, CrossCoreSetFlag/CrossCoreWaitFlag).
+// asc-devkit include/basic_api/kernel_operator_block_sync_intf.h.
 template <HardEvent event> __aicore__ void SetFlag(int32_t eventID);
 template <HardEvent event> __aicore__ void WaitFlag(int32_t eventID);
 template <pipe_t pipe> __aicore__ void PipeBarrier();
 template <uint8_t modeId, pipe_t pipe> __aicore__ void CrossCoreSetFlag(uint16_t flagId);
-template <uint8_t modeId, pipe_t pipe> __aicore__ void CrossCoreWaitFlag(uint16_t flagId);
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
+__aicore__ void CrossCoreWaitFlag(uint16_t flagId);
 
-// asc-devkit include/basic_api/kernel_operator_common_intf.h (doc GetBlockIdx).
+// doc GetBlockIdx: `__aicore__ inline int64_t GetBlockIdx()`.
 __aicore__ int64_t GetBlockIdx();
 
 // asc-devkit include/basic_api/kernel_tensor.h (GlobalTensor, LocalTensor).
