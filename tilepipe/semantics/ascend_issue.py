@@ -29,7 +29,6 @@ from tilepipe.dialects.ascend_sync import (
     SetFlagOp,
     sync_op_core,
 )
-
 from tilepipe.dialects.tile import BlockIdOp
 
 from .errors import KernelError

@@ -18,7 +18,6 @@ import numpy as np
 from xdsl.dialects.func import FuncOp
 
 from tilepipe.diagnostics import OpDiagnosticError
-from tilepipe.targets import AscendTarget, UnknownTarget, target_of
 
 from .errors import KernelError
 
@@ -31,13 +30,6 @@ class AscendProblem:
 
     def __str__(self) -> str:
         return f"ascend pipe simulator (compiled with the Ascend pipeline): {self.text}"
-
-
-def is_ascend(func: FuncOp) -> bool:
-    try:
-        return isinstance(target_of(func), AscendTarget)
-    except UnknownTarget:
-        return False
 
 
 def ascend_races(

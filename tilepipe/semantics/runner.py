@@ -20,9 +20,10 @@ from xdsl.utils.exceptions import InterpretationError, ParseError
 
 from tilepipe.diagnostics import Diagnostic, SourceLocation, verify_module
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.passes.ascend_resolve_core import is_ascend_kernel
 from tilepipe.registry import make_context
 
-from .ascend_races import AscendProblem, ascend_races, is_ascend
+from .ascend_races import AscendProblem, ascend_races
 from .errors import KernelError
 from .grid_races import GridConflicts
 from .machine import BlockMachine
@@ -175,7 +176,7 @@ def execute(
     # An Ascend kernel has no threads: its races are those of the compiled pipeline in
     # the pipe simulator, on the same inputs (see ascend_races).
     ascend_problems = None
-    if check_races and is_ascend(func):
+    if check_races and is_ascend_kernel(func):
         initial = {name: b.element.from_storage(b.storage()).copy() for name, b in buffers.items()}
         ascend_problems = ascend_races(func, initial, index_args or {})
         check_races = False
