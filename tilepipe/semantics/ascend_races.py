@@ -15,10 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
 from tilepipe.diagnostics import OpDiagnosticError
+from tilepipe.lowering.ascend_pipeline import compile_ascend
 
+from .ascend_sim import simulate
 from .errors import KernelError
 
 
@@ -37,12 +40,6 @@ def ascend_races(
 ) -> list[AscendProblem]:
     """The pipe simulator's problems for the compiled form of ``func`` (a tile-level
     kernel for an Ascend target) run on ``inputs``."""
-    from xdsl.dialects.builtin import ModuleOp
-
-    from tilepipe.lowering.ascend_pipeline import compile_ascend
-
-    from .ascend_sim import simulate
-
     module = ModuleOp([func.clone()])
     try:
         compile_ascend(module)
