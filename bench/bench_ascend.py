@@ -5,10 +5,15 @@ simulator against depth and flag ids per hard event (not a test).
 2. Cycles per iteration in the pipe simulator (the target's per-pipe latencies), at
    num_stages 1-4, with the 910B's 8 ids per hard event, with 4 (the Atlas training
    series) and with 1 (every ring spills to the lock pool).  The steady state is
-   measured as (cycles(2N trips) - cycles(N trips)) / N with 2N the example's trip
-   count, so prologue and drain do not count.  The chapter's claim to look for: deeper multi-buffering lowers the
+   measured as (cycles(T) - cycles(S)) / (T - S) with T the example's trip count and
+   S = max(T / 2, depth + 1) -- a shorter loop would lose the rings that could never
+   fire in it -- so prologue and drain do not count.  The chapter's claim to look for: deeper multi-buffering lowers the
    cycles per iteration until the flag slots run out; then the spilled syncs (blocking
    locks) give part of it back -- "the bottleneck moves from memory to flag slots".
+3. Sync ops per example at num_stages 1-4 (static counts in the compiled kernel, the
+   example's own trip counts): set/wait flags, cross-core set/wait flags and barriers.
+   Rings that can never fire (a loop with no more iterations than the ring's
+   versions) are elided, which shows at num_stages 4 in the mixed example.
 
     python bench/bench_ascend.py
 """
@@ -97,24 +102,50 @@ def example_trips(name: str) -> int:
 def cycles_per_iteration() -> None:
     print("\ncycles per iteration in the pipe simulator (steady state)")
     for kernel in KERNELS:
-        trips = example_trips(kernel) // 2
-        print(f"  {kernel} ({trips} vs {2 * trips} trips)")
+        trips = example_trips(kernel)
+        print(f"  {kernel} (short runs of {trips // 2} trips, or depth + 1, vs {trips})")
         print("    depth" + "".join(f"{label:>18s}" for label, _ in BUDGETS))
         for depth in range(1, 5):
+            # The short run must keep every ring: a loop of no more trips than a
+            # ring's versions has none (it could never fire).
+            short_trips = max(trips // 2, depth + 1)
             cells = []
             for _, budget in BUDGETS:
-                short, _ = cycles(variant(kernel, depth, trips), budget)
-                long, locks = cycles(variant(kernel, depth, 2 * trips), budget)
+                short, _ = cycles(variant(kernel, depth, short_trips), budget)
+                long, locks = cycles(variant(kernel, depth, trips), budget)
                 spill = f" ({locks} lk)" if locks else ""
-                cells.append(f"{(long - short) / trips:.1f}{spill}")
+                cells.append(f"{(long - short) / (trips - short_trips):.1f}{spill}")
             print(f"    {depth:5d}" + "".join(f"{c:>18s}" for c in cells))
     print("  (N lk: lock-pool requests in the kernel, i.e. spilled syncs)")
+
+
+SYNC_OPS = (
+    ("set", "ascend.set_flag"),
+    ("wait", "ascend.wait_flag"),
+    ("xset", "ascend.cross_core_set_flag"),
+    ("xwait", "ascend.cross_core_wait_flag"),
+    ("barrier", "ascend.pipe_barrier"),
+)
+
+
+def sync_counts() -> None:
+    print("\nsync ops in the compiled kernel (static counts; xset/xwait: cross-core)")
+    print(f"  {'example':28s}{'depth':>6s}" + "".join(f"{label:>9s}" for label, _ in SYNC_OPS))
+    for kernel in TIMED_KERNELS:
+        text = (EXAMPLES / kernel).read_text()
+        for depth in range(1, 5):
+            staged = re.sub(r"num_stages = \d+", f"num_stages = {depth}", text)
+            module = compile_ascend(load_module(staged))
+            names = [op.name for op in module.walk()]
+            counts = "".join(f"{names.count(name):9d}" for _, name in SYNC_OPS)
+            print(f"  {kernel:28s}{depth:6d}{counts}")
 
 
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     pass_times()
     cycles_per_iteration()
+    sync_counts()
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ Data movement and compute ops reuse the tile dialect's region operands
 and the pipe simulator read their regions through ``buffer_accesses()``::
 
     ascend.data_copy<64x128> %x[%i, %c0] -> %x_ub : memref<...> -> memref<..., "ub">
+    ascend.data_copy_nd2nz<128x64> %a[%m, %k] -> %a_l1 : memref<...> -> memref<..., "l1">
     ascend.load_data<128x64> %a_l1 -> %a_l0a : memref<..., "l1"> -> memref<..., "l0a">
     ascend.mmad<128x128x64> %a_l0a, %b_l0b -> %c_l0c init %first : ...
     ascend.fixpipe<128x128> %c_l0c -> %C[%m, %n] : memref<..., "l0c"> -> memref<...>
@@ -94,8 +95,24 @@ class DataCopyOp(MoveOp):
 
 
 @irdl_op_definition
+class DataCopyNd2NzOp(MoveOp):
+    """``DataCopy`` with ``Nd2NzParams``: GM (ND, row-major) -> L1 in the fractal NZ
+    layout the cube reads (MTE2).  A plain ``data_copy`` into L1 writes it ND: what
+    ``load_data`` then reads is not the tile (the pipe simulator models both layouts,
+    see :mod:`tilepipe.semantics.ascend_layout`)."""
+
+    name = "ascend.data_copy_nd2nz"
+    MOVE_PIPES: ClassVar = frozenset({Pipe.MTE2})
+
+    def verify_tile_op(self) -> None:
+        super().verify_tile_op()
+        if self.spaces != (MemorySpace.GM, MemorySpace.L1):
+            raise VerifyException("ND -> NZ copies go from gm to l1")
+
+
+@irdl_op_definition
 class LoadDataOp(MoveOp):
-    """``LoadData``: L1 -> L0A/L0B on MTE1."""
+    """``LoadData``: L1 (NZ) -> L0A/L0B on MTE1, in the fractal layout the cube reads."""
 
     name = "ascend.load_data"
     MOVE_PIPES: ClassVar = frozenset({Pipe.MTE1})
@@ -220,7 +237,7 @@ class DuplicateOp(ValueDstForm, AscendTileOp):
 
 
 VECTOR_OPS: list[type[AscendTileOp]] = [AddOp, SubOp, MulOp, MaxOp, ExpOp, DuplicateOp]
-DATA_OPS: list[type[AscendTileOp]] = [DataCopyOp, LoadDataOp, FixpipeOp, MmadOp]
+DATA_OPS: list[type[AscendTileOp]] = [DataCopyOp, DataCopyNd2NzOp, LoadDataOp, FixpipeOp, MmadOp]
 
 ASCEND_OPS: list[type[IRDLOperation]] = [*DATA_OPS, *VECTOR_OPS, *ASCEND_SYNC_OPS]
 

@@ -3,7 +3,8 @@
 One C++ statement per op: buffers become ``TBuf``/``LocalTensor`` (on chip) and
 ``GlobalTensor`` (kernel arguments), flags ``SetFlag/WaitFlag<HardEvent::P_C>(id)``,
 barriers ``PipeBarrier<PIPE_X>()``, cross-core flags ``CrossCoreSetFlag<mode,
-PIPE_X>(id)``, lock-pool slots ``asc_lock/asc_unlock`` (the chapter's spelling), data
+PIPE_X>(id)``, lock-pool slots with the target's lock primitive (``get_buf/rls_buf`` on
+the 910B class, ``asc_lock/asc_unlock`` on the 950 class), data
 movement ``DataCopy``/``LoadData``/``Fixpipe``, the cube ``Mmad`` and vector calls.
 Scalar control flow (``scf.for``/``scf.if``), index arithmetic and scalar cells
 (``memref.alloca`` of a 0-d memref, e.g. the epoch counter of the ``counter`` index
@@ -13,7 +14,8 @@ with the scalar code its ops need, and is declared ``KERNEL_TYPE_MIX_AIC_1_2``.
 
 :func:`syntax_check` compiles the source with ``g++ -fsyntax-only`` against
 ``ascendc_stub/kernel_operator.h``, a declarations-only header of the API surface used
-here: it proves the shape of the calls, not their behaviour.
+here, declared as the real AscendC headers declare it (constructors, not aggregates):
+it proves the shape of the calls, not their behaviour.
 
 Usage: ``python -m tilepipe.lowering.ascendc KERNEL.mlir [-o OUT.cpp] [--syntax-check]``.
 """
@@ -26,21 +28,17 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
     IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects import ascend
@@ -57,8 +55,11 @@ from tilepipe.dialects.ascend_sync import (
 )
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile import BlockIdOp, BufferAccess
+from tilepipe.targets import ASCEND_910B, AscendTarget, LockPrimitive, target_of
 
 from .ascendc_cores import core_section, tile_op_cores
+from .ascendc_cube import CubeCalls
+from .ascendc_types import TileLayout, cpp_type, tile_layout
 
 STUB_DIR = Path(__file__).parent / "ascendc_stub"
 
@@ -78,52 +79,7 @@ _VECTOR_CALLS = {ascend.AddOp: "Add", ascend.SubOp: "Sub", ascend.MulOp: "Mul",
                  ascend.MaxOp: "Max", ascend.ExpOp: "Exp"}
 
 
-def cpp_type(element: Attribute) -> str:
-    if isinstance(element, Float16Type):
-        return "half"
-    if isinstance(element, Float32Type):
-        return "float"
-    if isinstance(element, BFloat16Type):
-        return "bfloat16_t"
-    if isinstance(element, IntegerType):
-        return "bool" if element.width.data == 1 else f"int{element.width.data}_t"
-    return "int64_t"  # index
-
-
-@dataclass(frozen=True)
-class TileLayout:
-    """A tile region of a row-major buffer as ``rows`` runs of ``row_length``
-    elements, ``row_stride`` apart (rows == 1: one contiguous run)."""
-
-    rows: int
-    row_length: int
-    row_stride: int
-
-    @property
-    def contiguous(self) -> bool:
-        return self.rows == 1
-
-    @property
-    def count(self) -> int:
-        return self.rows * self.row_length
-
-
-def tile_layout(access: BufferAccess) -> TileLayout | None:
-    """The runs of a region, or None when they are not evenly spaced."""
-    assert isinstance(access.buffer.type, MemRefType)
-    dims, sizes = access.buffer.type.get_shape(), access.sizes
-    partial = [d for d in range(len(dims)) if sizes[d] != dims[d]]
-    split = partial[-1] if partial else 0
-    outer = [d for d in range(split) if sizes[d] > 1]
-    if not outer:
-        return TileLayout(1, math.prod(sizes[split:]), 0)
-    if len(outer) > 1:
-        return None
-    stride = math.prod(dims[outer[0] + 1 :])
-    return TileLayout(sizes[outer[0]], math.prod(sizes[outer[0] + 1 :]), stride)
-
-
-class AscendCPrinter:
+class AscendCPrinter(CubeCalls):
     """Prints one kernel; names values after their name hints."""
 
     def __init__(self, kernel: FuncOp):
@@ -132,22 +88,28 @@ class AscendCPrinter:
         self.indent = 0
         self.names: dict[SSAValue, str] = {}
         self.taken: set[str] = set()
+        target = target_of(kernel) if "tile.target" in kernel.attributes else ASCEND_910B
+        self.target = target if isinstance(target, AscendTarget) else ASCEND_910B
         # The ops of the core section being printed (None: a single-core kernel).
         self.section: set[Operation] | None = None
 
     # -- names and expressions
+
+    def fresh(self, base: str) -> str:
+        """A C++ name no value uses."""
+        candidate, n = base, 0
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{base}_{n}"
+        self.taken.add(candidate)
+        return candidate
 
     def name(self, value: SSAValue, suffix: str = "") -> str:
         if value not in self.names:
             base = re.sub(r"\W", "_", value.name_hint or "v") + suffix
             if base[0].isdigit():
                 base = "v" + base
-            candidate, n = base, 0
-            while candidate in self.taken:
-                n += 1
-                candidate = f"{base}_{n}"
-            self.taken.add(candidate)
-            self.names[value] = candidate
+            self.names[value] = self.fresh(base)
         return self.names[value]
 
     def expr(self, value: SSAValue | int) -> str:
@@ -345,16 +307,24 @@ class AscendCPrinter:
             call = "CrossCoreSetFlag" if isinstance(op, CrossCoreSetFlagOp) else "CrossCoreWaitFlag"
             return f"AscendC::{call}<{op.mode_value}, {op.pipe.data.cpp_name}>({id_text});"
         assert isinstance(op, GetBufOp | RlsBufOp)
-        call = "asc_lock" if isinstance(op, GetBufOp) else "asc_unlock"
-        mode = "ASC_LOCK_BLOCK" if op.is_blocking else "ASC_LOCK_NON_BLOCK"
-        return f"{call}({op.pipe.data.cpp_name}, {id_text}, {mode});"
+        take = isinstance(op, GetBufOp)
+        pipe = op.pipe.data.cpp_name
+        if self.target.lock_primitive == LockPrimitive.ASC_LOCK:
+            call = "asc_lock" if take else "asc_unlock"
+            mode = "ASC_LOCK_BLOCK" if op.is_blocking else "ASC_LOCK_NON_BLOCK"
+            return f"{call}({pipe}, {id_text}, {mode});"
+        # The 910B-class buffer-lock intrinsics: mode true = non-blocking.
+        call = "get_buf" if take else "rls_buf"
+        return f"{call}({pipe}, {id_text}, {'false' if op.is_blocking else 'true'});"
 
     def _tile_op(self, op: ascend.AscendTileOp) -> None:
         accesses = {a.operand_name: a for a in op.buffer_accesses()}
         if isinstance(op, ascend.DataCopyOp):
             return self._data_copy(op, accesses["src"], accesses["dst"])
+        if isinstance(op, ascend.DataCopyNd2NzOp):
+            return self._nd2nz(op, accesses["src"], accesses["dst"])
         if isinstance(op, ascend.LoadDataOp):
-            return self._load_data(accesses["src"], accesses["dst"])
+            return self._load_data(op, accesses["src"], accesses["dst"])
         if isinstance(op, ascend.FixpipeOp):
             return self._fixpipe(op, accesses["src"], accesses["dst"])
         if isinstance(op, ascend.MmadOp):
@@ -394,36 +364,7 @@ class AscendCPrinter:
             return 0 if layout.contiguous else (layout.row_stride - row) // unit
 
         params = f"{rows}, {row // unit}, {gap(src_layout)}, {gap(dst_layout)}"
-        self.emit(f"AscendC::DataCopy({dst_t}, {src_t}, AscendC::DataCopyParams{{{params}}});")
-
-    def _load_data(self, src: BufferAccess, dst: BufferAccess) -> None:
-        fractal = 512 // element_bytes(src.buffer.type.element_type)
-        repeats = math.prod(dst.sizes) // fractal
-        params = f"0, {repeats}, 1, 0, 0, false, 0"
-        self.emit(
-            f"AscendC::LoadData({self.tensor(dst)}, {self.tensor(src)}, "
-            f"AscendC::LoadData2DParams{{{params}}});"
-        )
-
-    def _fixpipe(self, op: ascend.FixpipeOp, src: BufferAccess, dst: BufferAccess) -> None:
-        m, n = src.sizes[-2], src.sizes[-1]
-        layout = tile_layout(dst)
-        dst_stride = n if layout is None or layout.contiguous else layout.row_stride
-        params = f"{n}, {m}, {m}, {dst_stride}"
-        self.emit(
-            f"AscendC::Fixpipe({self.tensor(dst)}, {self.tensor(src)}, "
-            f"AscendC::FixpipeParamsV220{{{params}}});"
-        )
-
-    def _mmad(self, op: ascend.MmadOp, accesses: dict[str, BufferAccess]) -> None:
-        m, n, k = op.mnk
-        init = "false" if op.init is None else self.expr(op.init)
-        params = f"{m}, {n}, {k}, false, 0, false, false, false, 0, false, false, {init}"
-        self.emit(
-            f"AscendC::Mmad({self.tensor(accesses['c'])}, {self.tensor(accesses['a'])}, "
-            f"{self.tensor(accesses['b'])}, AscendC::MmadParams{{{params}}});"
-        )
-
+        self.emit(f"AscendC::DataCopy({dst_t}, {src_t}, AscendC::DataCopyParams({params}));")
 
 def op_grid(kernel: FuncOp) -> tuple[int, int, int]:
     attr = kernel.attributes.get("tile.grid")

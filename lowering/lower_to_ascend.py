@@ -124,7 +124,10 @@ class LowerTileOps(RewritePattern):
             pipe = COPY_PIPES.get(spaces)
             if pipe is None:
                 raise op_error(op, f"no Ascend pipe moves {spaces[0].value} -> {spaces[1].value}")
-            new = _COPY_OPS[pipe](op.src, op.src_offsets, op.dst, op.dst_offsets, op.tile_shape)
+            copy = _COPY_OPS[pipe]
+            if spaces == (MemorySpace.GM, MemorySpace.L1):
+                copy = ascend.DataCopyNd2NzOp  # the cube reads L1 in the NZ layout
+            new = copy(op.src, op.src_offsets, op.dst, op.dst_offsets, op.tile_shape)
         elif isinstance(op, tile.GemmOp):
             new = lower_gemm(op, None)
         elif type(op) in _VECTOR_OPS:

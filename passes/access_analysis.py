@@ -398,6 +398,17 @@ class LoopAccessAnalysis:
 _NONE = object()  # sentinel: no dependence at any distance
 
 
+def provably_disjoint(first: RegionAccess, second: RegionAccess) -> bool:
+    """Do two accesses of straight-line code (one instance each) never share an
+    element?  Decided exactly where their offsets differ by constants; otherwise
+    (and for opaque accesses) they may meet."""
+    if first.is_opaque or second.is_opaque:
+        return False
+    if first.buffer is not second.buffer:
+        return True
+    return _exact_intersection(first, second, 0) is False
+
+
 def _exact_intersection(
     first: RegionAccess, second: RegionAccess, iv_delta: int
 ) -> bool | None:

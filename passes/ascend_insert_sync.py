@@ -4,6 +4,8 @@ Sync points come from :mod:`passes.ascend_sync_analysis`; each materializes as
 
 * same pipe S/V/M: nothing (the pipe keeps its own order);
 * same MTE/FIX pipe: ``pipe_barrier[P]`` before the consumer;
+* inside an inner ``scf.for`` of the loop body: ``pipe_barrier[ALL]`` before a site
+  that conflicts with a site of the same inner loop (see ``inner_loop_fences``);
 * different cores: ``cross_core_set_flag[2, P]`` after the producer and
   ``cross_core_wait_flag[2, C]`` before the consumer;
 * otherwise ``set_flag[P, C]`` after the producer and ``wait_flag[P, C]`` before the
@@ -16,7 +18,10 @@ guarded branch -- the same clock that picks the storage's slot.  A
 loop-carried sync point is a ring: it is primed before its loop (``versions`` sets, so
 the first iterations do not wait for iterations that never ran) and drained after it
 (``versions`` waits, so no flag is left set -- this also keeps zero-trip loops
-balanced).  Between top-level items (a loop and the code around it) the set goes right
+balanced); a cross-core ring is a counter, primed once per iteration of its distance.
+A cross-core hand-over in a loop with no flag back gets a credit ring the other way,
+so the producer never runs more than the target's ``cross_core_counter_limit`` sets
+ahead of the consumer (see ``credit_points``).  Between top-level items (a loop and the code around it) the set goes right
 after the producer's item and the wait right before the consumer's.
 
 Guarded epochs: when both ends of a sync point are in one branch of an ``scf.if`` of the
@@ -43,7 +48,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.dialects.ascend_pipes import Core
+from tilepipe.dialects.ascend_pipes import Core, Pipe
 from tilepipe.dialects.ascend_sync import (
     CORE_ATTR,
     CrossCoreSetFlagOp,
@@ -111,8 +116,9 @@ class SyncMaterializer:
         edge = point.edge
         if point.kind == SyncKind.NONE:
             return
-        if point.kind == SyncKind.BARRIER:
-            barrier = _annotated(PipeBarrierOp(edge.src.pipe), point, edge.dst.core)
+        if point.kind in (SyncKind.BARRIER, SyncKind.FENCE):
+            pipe = Pipe.ALL if point.kind == SyncKind.FENCE else edge.src.pipe
+            barrier = _annotated(PipeBarrierOp(pipe), point, edge.dst.core)
             Rewriter.insert_op(barrier, InsertPoint.before(edge.wait_anchor))
             return
         namespace = "cross_core" if point.kind == SyncKind.CROSS_CORE else str(point.event)
@@ -123,12 +129,14 @@ class SyncMaterializer:
         if point.is_ring:
             loop = edge.src.loop
             assert loop is not None
-            for version in range(point.versions):
-                prime = self._make(point, True, self._static_id(base + version))
-                Rewriter.insert_op(prime, InsertPoint.before(loop))
-            for version in reversed(range(point.versions)):
-                drain = self._make(point, False, self._static_id(base + version))
-                Rewriter.insert_op(drain, InsertPoint.after(loop))
+            for prime in range(point.primes):
+                version = prime % point.versions
+                op = self._make(point, True, self._static_id(base + version))
+                Rewriter.insert_op(op, InsertPoint.before(loop))
+            for drain in reversed(range(point.primes)):
+                version = drain % point.versions
+                op = self._make(point, False, self._static_id(base + version))
+                Rewriter.insert_op(op, InsertPoint.after(loop))
 
 
 @dataclass(frozen=True)

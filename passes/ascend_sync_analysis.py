@@ -10,6 +10,10 @@
   "unresolved -> the ring width"), on other storage 1.  Between top-level items
   (straight-line ops and whole loops) edges have distance 0.
   Two sites in the two branches of one ``scf.if`` never run in the same iteration.
+  Edges need regions that can meet: between items, regions provably disjoint (e.g.
+  two copies into different rows of one buffer) give none; in a loop, a loop-carried
+  edge whose distance reaches the loop's static trip count could never fire (TileLang
+  drops such rings in ``OptimizeFlagVersions``) and is left out.
 * Redundant edges are pruned by a transitive closure, tightest edges first (smaller
   distance, later producer, earlier consumer; then kept edges that later ones imply
   are dropped again): an edge is implied when a path of kept
@@ -39,10 +43,12 @@ from tilepipe.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import Core, HardEvent, Pipe, canonical_hard_event
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
+from tilepipe.targets import AscendTarget, target_of
 
-from .access_analysis import LoopAccessAnalysis, RegionAccess, op_accesses
+from .access_analysis import LoopAccessAnalysis, RegionAccess, op_accesses, provably_disjoint
 from .ascend_multi_buffer import EpochClock, MultiBuffer, epoch_clock
 from .ascend_resolve_core import op_core, op_pipe
+from .symbolic_index import static_trip_count
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,8 +58,10 @@ class SyncSite:
     core: Core
     position: int
     loop: ForOp | None
-    # The scf.if of the loop body the op is guarded by, and the branch it is in.
-    guard: scf.IfOp | None = None
+    # The statement of the loop body the op is nested in -- an scf.if (a guarded
+    # epoch) or an inner scf.for that may run any number of times, even none -- and
+    # the block it is in.
+    guard: scf.IfOp | scf.ForOp | None = None
     branch: Block | None = None
 
     @property
@@ -68,6 +76,10 @@ class SyncSite:
 
     def same_guard(self, other: SyncSite) -> bool:
         return self.guard is other.guard and self.branch is other.branch
+
+    @property
+    def inner_loop(self) -> scf.ForOp | None:
+        return self.guard if isinstance(self.guard, scf.ForOp) else None
 
     def excludes(self, other: SyncSite) -> bool:
         """Never both run in one iteration: the two branches of one scf.if."""
@@ -119,6 +131,7 @@ class DepEdge:
 class SyncKind(Enum):
     NONE = "none"
     BARRIER = "barrier"
+    FENCE = "fence"  # pipe_barrier[ALL] before the consumer (inside an inner loop)
     FLAG = "flag"
     CROSS_CORE = "cross_core"
 
@@ -138,6 +151,16 @@ class SyncPoint:
         """A flag set in one iteration and waited in a later one: primed and drained."""
         return self.edge.in_loop and self.edge.distance >= 1
 
+    @property
+    def primes(self) -> int:
+        """Sets before the loop (and waits after it) of a ring: one per iteration the
+        consumer may lag.  A binary intra-core flag takes one id per version, so that
+        is ``versions``; a cross-core flag is a counter, so a credit ring of distance
+        D needs D sets of its one id."""
+        if self.kind == SyncKind.CROSS_CORE:
+            return self.edge.distance
+        return self.versions
+
 
 def sync_kind(src: SyncSite, dst: SyncSite) -> SyncKind:
     if src.core != dst.core:
@@ -151,8 +174,9 @@ def sync_kind(src: SyncSite, dst: SyncSite) -> SyncKind:
 
 
 def collect_sites(kernel: FuncOp) -> list[SyncSite]:
-    """Every tile op: at the kernel's top level, in a pipelined loop's body, or in a
-    branch of an ``scf.if`` of that body (a guarded epoch)."""
+    """Every tile op: at the kernel's top level, in a pipelined loop's body, in a
+    branch of an ``scf.if`` of that body (a guarded epoch), or in the body of an
+    ``scf.for`` of it (an inner loop)."""
     sites: list[SyncSite] = []
     for op in kernel.walk():
         if not isinstance(op, TileOp):
@@ -163,11 +187,12 @@ def collect_sites(kernel: FuncOp) -> list[SyncSite]:
         loop = _enclosing_loop(op)
         parent = op.parent_op()
         guard = None
-        if loop is not None and isinstance(parent, scf.IfOp) and parent.parent_op() is loop:
+        if loop is not None and isinstance(parent, scf.IfOp | scf.ForOp) and parent.parent_op() is loop:
             guard = parent
         elif loop is not None and parent is not loop:
             raise op_error(
-                op, "must be a statement of its pipelined loop or of an scf.if in it"
+                op, "must be a statement of its pipelined loop or of an scf.if or an "
+                "scf.for in it"
             )
         if loop is None and parent is not kernel:
             raise op_error(op, "must be at the kernel's top level or in a pipelined loop")
@@ -209,7 +234,7 @@ def dependence_edges(
             for a in op_accesses(src.op):
                 for b in op_accesses(dst.op):
                     kind = _kind(a, b)
-                    if a.buffer is b.buffer and kind is not None:
+                    if a.buffer is b.buffer and kind is not None and not provably_disjoint(a, b):
                         edges.append(DepEdge(src, dst, 0, a.buffer, kind))
     return _unique_edges(edges)
 
@@ -222,8 +247,12 @@ def _loop_edges(
     plan: dict[SSAValue, MultiBuffer],
 ) -> list[DepEdge]:
     """Edges src -> dst of one loop: same iteration when src comes first (and both can
-    run in one iteration), else loop-carried if the regions meet at some distance."""
+    run in one iteration), else loop-carried if the regions meet at some distance
+    that the loop's static trip count allows."""
     edges = []
+    if src.inner_loop is not None and src.inner_loop is dst.inner_loop:
+        return edges  # ordered by the inner loop's fences (inner_loop_fences)
+    trips = static_trip_count(analysis.loop)
     for a in accesses[src]:
         for b in accesses[dst]:
             if a.is_opaque or b.is_opaque:
@@ -239,6 +268,10 @@ def _loop_edges(
                 edges.append(DepEdge(src, dst, 0, a.buffer, kind, clock))
             elif analysis.may_intersect(a, b, None):
                 distance = info.versions if owned else 1
+                if trips is not None and distance >= trips:
+                    # Iteration k + distance never runs (nor, in the counter mode, the
+                    # epoch: epochs <= iterations): the ring could never fire.
+                    continue
                 edges.append(DepEdge(src, dst, distance, a.buffer, kind, clock))
     return edges
 
@@ -310,8 +343,34 @@ def _anchored_sites(
     ]
 
 
+def fenced_distance(target: DepEdge, fences: Sequence[SyncPoint]) -> int:
+    """The distance at which an inner loop's ``pipe_barrier[ALL]`` fence orders
+    ``target`` directly (INFINITY when none does).  A fence F before site X of an
+    inner loop makes every earlier instruction of its core complete before every later
+    one, but runs only when its inner iteration does: it orders the target when one
+    end is in that iteration -- the producer before F (F follows it) or the consumer
+    at or after X (F precedes it) -- and the other end is on the far side of F: later
+    in the same outer iteration (distance 0), or in another outer iteration (1)."""
+    best = INFINITY
+    src, dst = target.src, target.dst
+    for fence in fences:
+        x = fence.edge.dst
+        if src.core != x.core or dst.core != x.core or src.loop is not x.loop:
+            continue
+        src_before = src.position < x.position
+        dst_after = dst.position >= x.position
+        if src.inner_loop is x.inner_loop and src_before:
+            best = min(best, 0 if dst_after else 1)
+        if dst.inner_loop is x.inner_loop and dst_after:
+            best = min(best, 0 if src_before else 1)
+    return best
+
+
 def implied_distance(
-    target: DepEdge, sites: Sequence[SyncSite], kept: Sequence[DepEdge]
+    target: DepEdge,
+    sites: Sequence[SyncSite],
+    kept: Sequence[DepEdge],
+    fences: Sequence[SyncPoint] = (),
 ) -> int:
     """The smallest total distance of a path target.src -> target.dst that uses at
     least one kept edge (INFINITY when there is none); kept edges count only where
@@ -351,26 +410,121 @@ def implied_distance(
                         changed = True
         if not changed:
             break
-    return best[1][dst.position]
+    return min(best[1][dst.position], fenced_distance(target, fences))
 
 
-def prune_redundant(edges: Sequence[DepEdge], sites: Sequence[SyncSite]) -> list[DepEdge]:
-    """The edges that need a sync, tightest first; implied ones are dropped."""
+def prune_redundant(
+    edges: Sequence[DepEdge],
+    sites: Sequence[SyncSite],
+    fences: Sequence[SyncPoint] = (),
+) -> list[DepEdge]:
+    """The edges that need a sync, tightest first; implied ones (by kept edges, or by
+    the inner loops' fences) are dropped."""
     order = sorted(edges, key=lambda e: (e.distance, -e.src.position, e.dst.position))
     kept: list[DepEdge] = []
     for edge in order:
         if sync_kind(edge.src, edge.dst) == SyncKind.NONE:
             continue
-        if implied_distance(edge, sites, kept) <= edge.distance:
+        if implied_distance(edge, sites, kept, fences) <= edge.distance:
             continue
         kept.append(edge)
     # An edge kept early can be implied by edges kept after it (a guarded edge by a
     # ring at the guard's boundary): drop those, loosest first.
     for edge in reversed(list(kept)):
         others = [e for e in kept if e is not edge]
-        if implied_distance(edge, sites, others) <= edge.distance:
+        if implied_distance(edge, sites, others, fences) <= edge.distance:
             kept = others
     return kept
+
+
+def inner_loop_fences(sites: Sequence[SyncSite]) -> list[SyncPoint]:
+    """Sync inside an inner loop of a pipelined loop body.  Its iterations -- any
+    number, none included -- reuse the same regions, and their offsets may follow the
+    inner induction variable, which the pipelined loop's analysis does not model; so,
+    as TileLang-Ascend does around control flow it does not analyse, conflicting sites
+    of one inner loop are separated by ``pipe_barrier[ALL]`` fences: every earlier
+    instruction of the core completes before any later one.  A conflict A -> X needs
+    a fence after A and up to X in the loop's cyclic order (X in a later inner
+    iteration when it does not follow A in the body); fences are placed before every
+    conflicting X, then dropped, last first, where the others still separate every
+    conflict.  Sync with sites outside the inner loop sits at its boundary (the wait
+    before it, the set after it), so zero trips stay balanced."""
+    conflicts: list[tuple[SyncSite, SyncSite, SSAValue]] = []
+    for x in sites:
+        for a in sites:
+            if x.inner_loop is None or a.inner_loop is not x.inner_loop:
+                continue
+            buffer = _conflict(a, x)
+            if buffer is None or (a.pipe == x.pipe and a.pipe.keeps_own_order and a.core == x.core):
+                continue
+            if a.core != x.core:
+                raise op_error(
+                    x.op, "depends on another core's op in the same inner loop; "
+                    "cross-core sync inside an inner loop is not supported"
+                )
+            conflicts.append((a, x, buffer))
+
+    def separated(a: SyncSite, x: SyncSite, fenced: list[SyncSite]) -> bool:
+        if a.position < x.position:
+            return any(a.position < f.position <= x.position for f in fenced)
+        return any(f.position > a.position or f.position <= x.position for f in fenced)
+
+    fenced: list[SyncSite] = []
+    for _, x, _ in conflicts:
+        if x not in fenced:
+            fenced.append(x)
+    fenced.sort(key=lambda site: site.position)
+    for f in reversed(list(fenced)):
+        others = [g for g in fenced if g is not f]
+        if all(separated(a, x, [g for g in others if g.inner_loop is x.inner_loop])
+               for a, x, _ in conflicts):
+            fenced = others
+    points = []
+    for x in fenced:
+        a, _, buffer = next(c for c in conflicts if c[1] is x)
+        points.append(SyncPoint(DepEdge(a, x, 0, buffer, "fence"), SyncKind.FENCE, 1))
+    return points
+
+
+def _conflict(src: SyncSite, dst: SyncSite) -> SSAValue | None:
+    """A buffer both sites touch, one writing (regions are not compared: the inner
+    induction variable moves them)."""
+    for a in op_accesses(src.op):
+        for b in op_accesses(dst.op):
+            if a.buffer is b.buffer and _kind(a, b) is not None:
+                return a.buffer
+    return None
+
+
+def credit_points(points: Sequence[SyncPoint], counter_limit: int) -> list[SyncPoint]:
+    """Back-pressure for cross-core flags.  A cross-core flag is a counter that holds
+    ``counter_limit`` sets: when a loop hands data from one core to the other every
+    iteration and nothing flows back, the producer may run arbitrarily far ahead and
+    overflow it.  Each such point gets a credit ring the other way -- its consumer
+    sets, its producer waits, ``counter_limit - distance`` iterations later -- so at
+    most ``counter_limit`` sets are ever outstanding.  Loops whose static trip count
+    stays within the limit, and core pairs that already have a flag back in the loop,
+    need none."""
+    credits = []
+    for point in points:
+        edge = point.edge
+        if point.kind != SyncKind.CROSS_CORE or not edge.in_loop:
+            continue
+        trips = static_trip_count(edge.src.loop)
+        if trips is not None and trips <= counter_limit:
+            continue
+        flows_back = any(
+            other.kind == SyncKind.CROSS_CORE and other.edge.in_loop
+            and other.edge.src.loop is edge.src.loop
+            and other.edge.src.core == edge.dst.core and other.edge.dst.core == edge.src.core
+            for other in points
+        )
+        lag = counter_limit - edge.distance
+        if flows_back or lag < 1:
+            continue
+        credit = DepEdge(edge.dst, edge.src, lag, edge.buffer, "credit", edge.clock)
+        credits.append(SyncPoint(credit, SyncKind.CROSS_CORE, 1))
+    return credits
 
 
 def sync_points(
@@ -379,12 +533,17 @@ def sync_points(
     """Sites, all dependence edges, and the sync points the kernel needs."""
     sites = collect_sites(kernel)
     edges = dependence_edges(sites, plan)
+    fences = inner_loop_fences(sites)
     points = []
-    for edge in prune_redundant(edges, sites):
+    for edge in prune_redundant(edges, sites, fences):
         versions = 1
         info = plan.get(edge.buffer)
         if edge.in_loop and info is not None and info.owner is edge.src.loop:
             versions = info.versions
         points.append(SyncPoint(edge, sync_kind(edge.src, edge.dst), versions))
+    target = target_of(kernel)
+    assert isinstance(target, AscendTarget)
+    points.extend(credit_points(points, target.cross_core_counter_limit))
+    points.extend(fences)
     points.sort(key=lambda p: (p.edge.dst.position, p.edge.src.position))
     return sites, edges, points

@@ -6,9 +6,17 @@ record up with :func:`target_of` and never branch on target names themselves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
 
 KiB = 1024
+
+
+class LockPrimitive(Enum):
+    """How a target reaches its lock pool (the spill space of ``ascend-flag-budget``)."""
+
+    GET_BUF = "get_buf"  # get_buf/rls_buf buffer-lock intrinsics (910B class)
+    ASC_LOCK = "asc_lock"  # asc_lock/asc_unlock (Ascend 950 class only, per the docs)
 
 
 @dataclass(frozen=True)
@@ -56,7 +64,11 @@ class AscendTarget:
     alignments: dict[str, int]
     intra_core_event_ids: int = 8  # event ids per hard event (set_flag/wait_flag)
     cross_core_flags: int = 16
-    lock_pool_slots: int = 32  # asc_lock/asc_unlock mutex pool
+    # A cross-core flag is a counter: at most this many sets may be outstanding (not yet
+    # waited) on one flag id, or the hardware counter overflows.
+    cross_core_counter_limit: int = 16
+    lock_pool_slots: int = 32  # the shared mutex pool spilled flags fall back to
+    lock_primitive: LockPrimitive = LockPrimitive.GET_BUF
     cube_cores: int = 24
     vector_cores: int = 48
     # Per-pipe latencies (cycles per tile op) for the pipe simulator's cycle model.
@@ -100,8 +112,12 @@ ASCEND_910B = AscendTarget(
     alignments={"ub": 32, "l1": 32, "l0a": 512, "l0b": 512, "l0c": 64},
 )
 
+# The Ascend 950 class: same model numbers here; its lock pool is reached through
+# asc_lock/asc_unlock (the docs give those for the 950 only).
+ASCEND_950 = replace(ASCEND_910B, name="ascend950", lock_primitive=LockPrimitive.ASC_LOCK)
+
 TARGETS: dict[str, CudaTarget | AscendTarget] = {
-    t.name: t for t in (SM_80, SM_90, ASCEND_910B)
+    t.name: t for t in (SM_80, SM_90, ASCEND_910B, ASCEND_950)
 }
 
 DEFAULT_TARGET = "sm_80"

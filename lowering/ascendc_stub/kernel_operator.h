@@ -1,36 +1,60 @@
-// Declarations-only stand-in for AscendC's kernel_operator.h, for syntax checking.
+// Declarations of the AscendC API surface tilepipe emits, for `g++ -fsyntax-only`.
 //
 // tilepipe's AscendC printer (lowering/ascendc.py) is checked by compiling its output
-// with `g++ -fsyntax-only` against this header.  It declares exactly the AscendC API
-// surface the printer uses, with the signatures of the CANN documentation, so the check
-// proves the *shape* of every call (names, template arguments, argument counts and
-// types).  It is NOT an implementation: nothing here can be linked or run, and it says
-// nothing about the calls' behaviour -- tilepipe's pipe simulator does that.
+// against this header.  Every type, constructor, template parameter list and free
+// function the printer emits is declared here as the public AscendC headers of CANN
+// (the asc-devkit sources) declare it -- in particular the parameter structs are NOT
+// aggregates: they have the real headers' constructors only, so an initializer the
+// real headers reject is rejected here too.  The source of each declaration is noted
+// next to it ("asc-devkit <file>"; "doc <page>" where only the API documentation was
+// available; UNVERIFIED where neither gave the exact spelling -- see docs/ascend.md,
+// "AscendC API surface").  Members and overloads tilepipe never emits are left out.
+//
+// It is NOT an implementation: nothing here can be linked or run, and it says nothing
+// about the calls' behaviour -- tilepipe's pipe simulator does that.
 #ifndef TILEPIPE_ASCENDC_STUB_KERNEL_OPERATOR_H
 #define TILEPIPE_ASCENDC_STUB_KERNEL_OPERATOR_H
 
 #include <cstdint>
 
+// Function-space qualifiers of the bisheng compiler: empty under a host compiler, as
+// in CANN's CPU-debug build.
 #define __global__
 #define __aicore__
 #define __gm__
 #define GM_ADDR __gm__ uint8_t *
 
-using half = _Float16;
-struct bfloat16_t { uint16_t bits; };
+using half = _Float16;  // a builtin type of the bisheng compiler
+struct bfloat16_t { uint16_t bits; };  // a builtin type of the bisheng compiler
 
-enum pipe_t : int {
+// pipe_t: a builtin enum of the bisheng compiler (CCE), declared by CANN's CPU-debug
+// stub (stub_def.h).  UNVERIFIED: the values (unused here).
+enum pipe_t {
   PIPE_S = 0, PIPE_V = 1, PIPE_M = 2, PIPE_MTE1 = 3, PIPE_MTE2 = 4, PIPE_MTE3 = 5,
-  PIPE_ALL = 6, PIPE_FIX = 10,
+  PIPE_ALL = 6, PIPE_MTE4 = 7, PIPE_MTE5 = 8, PIPE_V2 = 9, PIPE_FIX = 10,
 };
 
-// The lock pool the flag budget spills to.
-enum asc_lock_mode_t : int { ASC_LOCK_BLOCK = 0, ASC_LOCK_NON_BLOCK = 1 };
-void asc_lock(pipe_t pipe, int64_t slot, asc_lock_mode_t mode);
-void asc_unlock(pipe_t pipe, int64_t slot, asc_lock_mode_t mode);
+// Lock pool, 910B-class (dav-2201) targets: the CCE buffer-lock intrinsics
+// `get_buf(pipe_t, uint8_t|uint64_t bufId, bool mode)` / `rls_buf(...)` (CCE intrinsic
+// list; as printed by TileLang's RewriteFlagToBuf codegen and PTOAS' pto.get_buf).
+// mode: true = non-blocking (a spilled set), false = blocking (a spilled wait).
+void get_buf(pipe_t pipe, uint8_t bufId, bool mode);
+void rls_buf(pipe_t pipe, uint8_t bufId, bool mode);
 
-// Mixed cube + vector kernels: the task type, and the core-type guards of the AIC and
-// AIV sections (the CPU-debug definitions, under which both sections are compiled).
+// Lock pool, Ascend 950-class (dav-3510) targets: `asc_lock(pipe_t, uint8_t mutex_id[,
+// mode])` / `asc_unlock` (doc "asc_lock": "Atlas A2 ... not supported").  UNVERIFIED:
+// the spelling of the mode argument; ASC_LOCK_BLOCK / ASC_LOCK_NON_BLOCK as TileLang's
+// codegen prints them.
+enum asc_lock_mode_t : uint8_t { ASC_LOCK_BLOCK = 0, ASC_LOCK_NON_BLOCK = 1 };
+void asc_lock(pipe_t pipe, uint8_t mutex_id);
+void asc_lock(pipe_t pipe, uint8_t mutex_id, asc_lock_mode_t mode);
+void asc_unlock(pipe_t pipe, uint8_t mutex_id);
+void asc_unlock(pipe_t pipe, uint8_t mutex_id, asc_lock_mode_t mode);
+
+// Mixed cube + vector kernels: the task type (doc KERNEL_TASK_TYPE_DEFAULT; UNVERIFIED:
+// the enum's values and the macro's expansion), and the core-type guards of the AIC
+// and AIV sections with CANN's CPU-debug definitions, under which both sections are
+// compiled.
 enum KernelMetaType : int {
   KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
   KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2,
@@ -47,37 +71,47 @@ extern int32_t g_coreType;
 
 namespace AscendC {
 
-enum class HardEvent : int {
+// HardEvent: asc-devkit impl/basic_api/kernel_event.h (included by the sync interface
+// below); members as the doc SetFlag/WaitFlag lists them.  UNVERIFIED: the order
+// (no emitted code depends on the values).
+enum class HardEvent : uint8_t {
   MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V,
   MTE3_MTE1, MTE1_MTE3, MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2,
   MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S, MTE2_FIX, FIX_MTE2, FIX_S, M_S,
   FIX_MTE3,
 };
 
-enum class TPosition : int {
-  GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC,
+// TPosition (doc TPosition, TBuf).  UNVERIFIED: the underlying values (unused here).
+enum class TPosition : uint8_t {
+  GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC,
 };
 
+// asc-devkit include/basic_api/kernel_operator_block_sync_intf.h.
 template <HardEvent event> __aicore__ void SetFlag(int32_t eventID);
 template <HardEvent event> __aicore__ void WaitFlag(int32_t eventID);
 template <pipe_t pipe> __aicore__ void PipeBarrier();
 template <uint8_t modeId, pipe_t pipe> __aicore__ void CrossCoreSetFlag(uint16_t flagId);
-template <uint8_t modeId, pipe_t pipe> __aicore__ void CrossCoreWaitFlag(uint16_t flagId);
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
+__aicore__ void CrossCoreWaitFlag(uint16_t flagId);
 
+// doc GetBlockIdx: `__aicore__ inline int64_t GetBlockIdx()`.
 __aicore__ int64_t GetBlockIdx();
 
+// asc-devkit include/basic_api/kernel_tensor.h (GlobalTensor, LocalTensor).
 template <typename T> class GlobalTensor {
  public:
   __aicore__ void SetGlobalBuffer(__gm__ T *buffer);
-  __aicore__ GlobalTensor operator[](uint64_t offset) const;
+  __aicore__ void SetGlobalBuffer(__gm__ T *buffer, uint64_t bufferSize);
+  __aicore__ GlobalTensor operator[](const uint64_t offset) const;
 };
 
 template <typename T> class LocalTensor {
  public:
-  __aicore__ LocalTensor operator[](uint64_t offset) const;
+  __aicore__ LocalTensor operator[](const uint32_t offset) const;
 };
 
-template <TPosition position> class TBuf {
+// asc-devkit include/basic_api/kernel_tpipe.h (TBuf, TPipe::InitBuffer).
+template <TPosition pos = TPosition::LCM> class TBuf {
  public:
   template <typename T> __aicore__ LocalTensor<T> Get();
 };
@@ -85,91 +119,155 @@ template <TPosition position> class TBuf {
 class TPipe {
  public:
   __aicore__ TPipe();
-  template <TPosition position> __aicore__ bool InitBuffer(TBuf<position> &buf, uint32_t bytes);
+  template <TPosition bufPos> __aicore__ bool InitBuffer(TBuf<bufPos> &buf, uint32_t bufLen);
 };
 
-// DataCopy: GM -> L1/UB (MTE2), UB -> GM (MTE3); strided forms count 32-byte blocks.
+// asc-devkit include/basic_api/kernel_struct_data_copy.h (DataCopyParams): counts and
+// strides in 32-byte blocks.
 struct DataCopyParams {
-  uint16_t blockCount;
-  uint16_t blockLen;
-  uint16_t srcStride;
-  uint16_t dstStride;
+  __aicore__ DataCopyParams();
+  __aicore__ DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn,
+                            const uint16_t dstStrideIn);
+  uint16_t blockCount = 1;
+  uint16_t blockLen = 0;
+  uint16_t srcStride = 0;
+  uint16_t dstStride = 0;
 };
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, uint32_t count);
-template <typename T>
-__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count);
-template <typename T>
-__aicore__ void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src,
-                         const DataCopyParams &params);
-template <typename T>
-__aicore__ void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
-                         const DataCopyParams &params);
 
-// LoadData: L1 -> L0A/L0B (MTE1), in 512-byte fractals.
+// asc-devkit include/basic_api/kernel_struct_data_copy.h (Nd2NzParams): GM (ND) ->
+// L1 (NZ) for the cube's operands.
+struct Nd2NzParams {
+  __aicore__ Nd2NzParams();
+  __aicore__ Nd2NzParams(const uint16_t ndNumIn, const uint16_t nValueIn, const uint16_t dValueIn,
+                         const uint16_t srcNdMatrixStrideIn, const uint16_t srcDValueIn,
+                         const uint16_t dstNzC0StrideIn, const uint16_t dstNzNStrideIn,
+                         const uint16_t dstNzMatrixStrideIn);
+  uint16_t ndNum = 0;
+  uint16_t nValue = 0;
+  uint16_t dValue = 0;
+  uint16_t srcNdMatrixStride = 0;
+  uint16_t srcDValue = 0;
+  uint16_t dstNzC0Stride = 0;
+  uint16_t dstNzNStride = 0;
+  uint16_t dstNzMatrixStride = 0;
+};
+
+// asc-devkit include/basic_api/kernel_operator_data_copy_intf.h (doc DataCopy: GM <->
+// UB with a count or DataCopyParams; GM -> L1 with Nd2NzParams).
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dstLocal, const GlobalTensor<T> &srcGlobal,
+                         const uint32_t calCount);
+template <typename T>
+__aicore__ void DataCopy(const GlobalTensor<T> &dstGlobal, const LocalTensor<T> &srcLocal,
+                         const uint32_t calCount);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dstLocal, const GlobalTensor<T> &srcGlobal,
+                         const DataCopyParams &repeatParams);
+template <typename T>
+__aicore__ void DataCopy(const GlobalTensor<T> &dstGlobal, const LocalTensor<T> &srcLocal,
+                         const DataCopyParams &repeatParams);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dstLocal, const GlobalTensor<T> &srcGlobal,
+                         const Nd2NzParams &intriParams);
+
+// asc-devkit include/basic_api/kernel_struct_mm.h (LoadData2DParams): L1 -> L0A/L0B
+// (MTE1) in 512-byte fractals.
 struct LoadData2DParams {
-  uint16_t startIndex;
-  uint8_t repeatTimes;
-  uint16_t srcStride;
-  uint8_t sid;
-  uint16_t dstGap;
-  bool ifTranspose;
-  uint8_t addrMode;
+  __aicore__ LoadData2DParams();
+  __aicore__ LoadData2DParams(const uint16_t startIndexIn, const uint8_t repeatTimesIn,
+                              const uint16_t srcStrideIn, const uint8_t sidIn,
+                              const uint16_t dstGapIn, const bool ifTransposeIn,
+                              const uint8_t addrModeIn);
+  uint16_t startIndex = 0;
+  uint16_t dstGap = 0;
+  uint16_t srcStride = 0;
+  bool ifTranspose = 0;
+  uint8_t repeatTimes = 0;
+  uint8_t sid = 0;
+  uint8_t addrMode = 0;
 };
+// asc-devkit include/basic_api/kernel_operator_mm_intf.h (doc LoadData, 2D).
 template <typename T>
-__aicore__ void LoadData(const LocalTensor<T> &dst, const LocalTensor<T> &src,
-                         const LoadData2DParams &params);
+__aicore__ void LoadData(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+                         const LoadData2DParams &loadDataParams);
 
-// Mmad: L0C (+)= L0A x L0B (M).
+// asc-devkit include/basic_api/kernel_struct_mm.h (MmadParams): not an aggregate; a
+// default, an 8-argument and a 6-argument constructor.
 struct MmadParams {
-  uint16_t m;
-  uint16_t n;
-  uint16_t k;
-  bool isBias;
-  int32_t fmOffset;
-  bool enSsparse;
-  bool enWinogradA;
-  bool enWinogradB;
-  uint8_t unitFlag;
-  bool kDirectionAlign;
-  bool cmatrixSource;
-  bool cmatrixInitVal;
+  __aicore__ MmadParams();
+  __aicore__ MmadParams(const uint16_t mIn, const uint16_t nIn, const uint16_t kIn,
+                        const bool isBiasIn, const int32_t fmOffsetIn, const bool enSsparseIn,
+                        const bool enWinogradAIn, const bool enWinogradBIn);
+  __aicore__ MmadParams(const uint16_t mIn, const uint16_t nIn, const uint16_t kIn,
+                        const uint8_t unitFlagIn, const bool cmatrixSourceIn,
+                        const bool cmatrixInitValIn);
+  uint16_t m = 0;
+  uint16_t n = 0;
+  uint16_t k = 0;
+  bool isBias = false;
+  int32_t fmOffset = 0;
+  bool enSsparse = false;
+  bool enWinogradA = false;
+  bool enWinogradB = false;
+  uint8_t unitFlag = 0;
+  bool kDirectionAlign = false;
+  bool cmatrixSource = false;
+  bool cmatrixInitVal = true;
 };
-template <typename DstT, typename SrcT>
-__aicore__ void Mmad(const LocalTensor<DstT> &dst, const LocalTensor<SrcT> &a,
-                     const LocalTensor<SrcT> &b, const MmadParams &params);
+// asc-devkit include/basic_api/kernel_operator_mm_intf.h (doc Mmad).
+template <typename T, typename U, typename S>
+__aicore__ void Mmad(const LocalTensor<T> &dstLocal, const LocalTensor<U> &fmLocal,
+                     const LocalTensor<S> &filterLocal, const MmadParams &mmadParams);
 
-// Fixpipe: L0C -> GM/L1 (FIX).
+// asc-devkit include/basic_api/kernel_struct_fixpipe.h (FixpipeParamsV220): a default,
+// a 5-argument (..., reluEn), an 11- and a 12-argument constructor; the two long ones
+// (quantization, several ND matrices, unit flag) are not emitted and not declared.
 struct FixpipeParamsV220 {
-  uint16_t nSize;
-  uint16_t mSize;
-  uint16_t srcStride;
-  uint32_t dstStride;
+  __aicore__ FixpipeParamsV220();
+  __aicore__ FixpipeParamsV220(const uint16_t nSizeIn, const uint16_t mSizeIn,
+                               const uint16_t srcStrideIn, const uint32_t dstStrideIn,
+                               const bool reluEnIn);
+  uint16_t nSize = 0;
+  uint16_t mSize = 0;
+  uint16_t srcStride = 0;
+  uint32_t dstStride = 0;
+  bool reluEn = false;
 };
-template <typename DstT, typename SrcT>
-__aicore__ void Fixpipe(const GlobalTensor<DstT> &dst, const LocalTensor<SrcT> &src,
-                        const FixpipeParamsV220 &params);
-template <typename DstT, typename SrcT>
-__aicore__ void Fixpipe(const LocalTensor<DstT> &dst, const LocalTensor<SrcT> &src,
-                        const FixpipeParamsV220 &params);
+// asc-devkit include/basic_api/kernel_struct_fixpipe.h (FixpipeConfig; CFG_ROW_MAJOR:
+// NZ in L0C -> ND in GM; CFG_NZ: NZ kept, into L1 for the cube) and
+// kernel_operator_fixpipe_intf.h (doc Fixpipe, L0C -> GM and L0C -> L1).
+enum class CO2Layout : uint8_t { NZ = 0, ROW_MAJOR, COLUMN_MAJOR };
+struct FixpipeConfig { CO2Layout format; };
+constexpr FixpipeConfig CFG_NZ = {CO2Layout::NZ};
+constexpr FixpipeConfig CFG_ROW_MAJOR = {CO2Layout::ROW_MAJOR};
+template <typename T, typename U, const FixpipeConfig &config = CFG_ROW_MAJOR>
+__aicore__ void Fixpipe(const GlobalTensor<T> &dstGlobal, const LocalTensor<U> &srcLocal,
+                        const FixpipeParamsV220 &intriParams);
+template <typename T, typename U, const FixpipeConfig &config = CFG_ROW_MAJOR>
+__aicore__ void Fixpipe(const LocalTensor<T> &dstLocal, const LocalTensor<U> &srcLocal,
+                        const FixpipeParamsV220 &intriParams);
 
-// Vector unit (V), on UB tensors.
+// Vector unit (V), on UB tensors: asc-devkit include/basic_api/kernel_operator_vec_
+// binary_intf.h (Add, Sub, Mul, Max), kernel_operator_vec_unary_intf.h (Exp) and
+// kernel_operator_vec_duplicate_intf.h (Duplicate), the count forms.
 template <typename T>
-__aicore__ void Add(const LocalTensor<T> &dst, const LocalTensor<T> &a, const LocalTensor<T> &b,
-                    const int32_t &count);
+__aicore__ void Add(const LocalTensor<T> &dstLocal, const LocalTensor<T> &src0Local,
+                    const LocalTensor<T> &src1Local, const int32_t &calCount);
 template <typename T>
-__aicore__ void Sub(const LocalTensor<T> &dst, const LocalTensor<T> &a, const LocalTensor<T> &b,
-                    const int32_t &count);
+__aicore__ void Sub(const LocalTensor<T> &dstLocal, const LocalTensor<T> &src0Local,
+                    const LocalTensor<T> &src1Local, const int32_t &calCount);
 template <typename T>
-__aicore__ void Mul(const LocalTensor<T> &dst, const LocalTensor<T> &a, const LocalTensor<T> &b,
-                    const int32_t &count);
+__aicore__ void Mul(const LocalTensor<T> &dstLocal, const LocalTensor<T> &src0Local,
+                    const LocalTensor<T> &src1Local, const int32_t &calCount);
 template <typename T>
-__aicore__ void Max(const LocalTensor<T> &dst, const LocalTensor<T> &a, const LocalTensor<T> &b,
-                    const int32_t &count);
+__aicore__ void Max(const LocalTensor<T> &dstLocal, const LocalTensor<T> &src0Local,
+                    const LocalTensor<T> &src1Local, const int32_t &calCount);
+template <typename T, bool isReuseSource = false>
+__aicore__ void Exp(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+                    const int32_t &calCount);
 template <typename T>
-__aicore__ void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count);
-template <typename T>
-__aicore__ void Duplicate(const LocalTensor<T> &dst, const T &value, const int32_t &count);
+__aicore__ void Duplicate(const LocalTensor<T> &dstLocal, const T &scalarValue,
+                          const int32_t &calCount);
 
 }  // namespace AscendC
 

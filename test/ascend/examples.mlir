@@ -22,12 +22,20 @@
 // MATMUL:       AscendC::SetFlag<AscendC::HardEvent::MTE1_MTE2>(0);
 // MATMUL:       for (int64_t k = 0; k < 8; k += 1) {
 // MATMUL-NEXT:    bool init = k == 0;
-// MATMUL:         AscendC::LoadData(a_l0a[v * 8192], a_l1[v * 8192],
-// MATMUL:         AscendC::Mmad(c_l0c, a_l0a[v * 8192], b_l0b[v * 8192], AscendC::MmadParams{128, 128, 64, {{.*}}, init});
+// The cube's operands: GM (ND) -> L1 (NZ), then one LoadData per 16-row block.
+// MATMUL:         AscendC::DataCopy(a_l1[v * 8192], A_gm[k0], AscendC::Nd2NzParams(1, 128, 64, 0, 512, 128, 1, 0));
+// MATMUL:         AscendC::DataCopy(b_l1[v * 8192], B_gm[k0 * 128], AscendC::Nd2NzParams(1, 64, 128, 0, 128, 64, 1, 0));
+// MATMUL:         for (int64_t b = 0; b < 8; b += 1) {
+// MATMUL-NEXT:      AscendC::LoadData(a_l0a[v * 8192 + b * 1024], a_l1[v * 8192 + b * 256], AscendC::LoadData2DParams(0, 4, 8, 0, 0, false, 0));
+// MATMUL-NEXT:    }
+// MATMUL:         for (int64_t b_1 = 0; b_1 < 4; b_1 += 1) {
+// MATMUL-NEXT:      AscendC::LoadData(b_l0b[v * 8192 + b_1 * 2048], b_l1[v * 8192 + b_1 * 256], AscendC::LoadData2DParams(0, 8, 4, 0, 0, true, 0));
+// MATMUL-NEXT:    }
+// MATMUL:         AscendC::Mmad(c_l0c, a_l0a[v * 8192], b_l0b[v * 8192], AscendC::MmadParams(128, 128, 64, 0, false, init));
 // MATMUL-NEXT:    AscendC::SetFlag<AscendC::HardEvent::M_MTE1>(v);
 // MATMUL:       AscendC::SetFlag<AscendC::HardEvent::M_FIX>(0);
 // MATMUL:       AscendC::WaitFlag<AscendC::HardEvent::M_FIX>(0);
-// MATMUL-NEXT:  AscendC::Fixpipe(C_gm, c_l0c, AscendC::FixpipeParamsV220{128, 128, 128, 128});
+// MATMUL-NEXT:  AscendC::Fixpipe(C_gm, c_l0c, AscendC::FixpipeParamsV220(128, 128, 128, 128, false));
 
 // The mixed kernel: one entry point, an AIC section (the matmul, its fixpipe to the
 // workspace W and the cross-core set on FIX) and an AIV section (the cross-core wait
@@ -40,7 +48,7 @@
 // MIXED-NOT:       VECCALC
 // MIXED:           for (int64_t k = 0; k < 4; k += 1) {
 // MIXED:             AscendC::Mmad(
-// MIXED:           AscendC::Fixpipe(W_gm, c_l0c, AscendC::FixpipeParamsV220{128, 128, 128, 128});
+// MIXED:           AscendC::Fixpipe(W_gm, c_l0c, AscendC::FixpipeParamsV220(128, 128, 128, 128, false));
 // MIXED-NEXT:      AscendC::CrossCoreSetFlag<2, PIPE_FIX>(0);
 // MIXED-NEXT:    }
 // MIXED-NEXT:    if ASCEND_IS_AIV {

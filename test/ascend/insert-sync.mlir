@@ -143,3 +143,47 @@ func.func @cross_core(%W: memref<64x64xf32>) attributes {tile.target = "ascend91
   tile.copy<64x64> %W -> %u : memref<64x64xf32> -> memref<64x64xf32, "ub">
   func.return
 }
+
+// -----
+
+// MTE2 writes to disjoint rows of one UB buffer: no barrier between them (the regions
+// cannot meet); one flag before the read orders both (a set waits for every earlier
+// instruction of its pipe).
+// CHECK-LABEL: func.func @disjoint_rows
+// CHECK:      tile.copy<8x64> %x[%c0, %c0] -> %u[%c0, %c0]
+// CHECK-NEXT: tile.copy<8x64> %x[%c16, %c0] -> %u[%c8, %c0]
+// CHECK-NEXT: ascend.set_flag[MTE2, MTE3] %{{.*}} {ascend.sync_point = "u:raw"}
+// CHECK-NEXT: ascend.wait_flag[MTE2, MTE3] %{{.*}} {ascend.sync_point = "u:raw"}
+// CHECK-NOT:  pipe_barrier
+func.func @disjoint_rows(%x: memref<32x64xf32>, %y: memref<16x64xf32>) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %u = memref.alloc() : memref<16x64xf32, "ub">
+  tile.copy<8x64> %x[%c0, %c0] -> %u[%c0, %c0] : memref<32x64xf32> -> memref<16x64xf32, "ub">
+  tile.copy<8x64> %x[%c16, %c0] -> %u[%c8, %c0] : memref<32x64xf32> -> memref<16x64xf32, "ub">
+  tile.copy<16x64> %u -> %y : memref<16x64xf32, "ub"> -> memref<16x64xf32>
+  func.return
+}
+
+// -----
+
+// A loop with no more iterations than its buffers have versions: the WAR rings
+// (distance 2) could never fire, so none is emitted; the RAW sync stays.
+// CHECK-LABEL: func.func @short_loop
+// CHECK-NOT:  :war
+// CHECK:      ascend.set_flag[MTE2, MTE3] {{.*}} {ascend.sync_point = "u:raw"}
+// CHECK-NOT:  :war
+func.func @short_loop(%x: memref<128xf16>, %y: memref<128xf16>) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %u = memref.alloc() : memref<64xf16, "ub">
+  pipeline.for %i = %c0 to %c2 step %c1 num_stages = 2 {
+    %o = arith.muli %i, %c64 : index
+    tile.copy<64> %x[%o] -> %u : memref<128xf16> -> memref<64xf16, "ub">
+    tile.copy<64> %u -> %y[%o] : memref<64xf16, "ub"> -> memref<128xf16>
+  }
+  func.return
+}

@@ -114,6 +114,15 @@ func.func @copy_gm_to_l0a(%A: memref<256x256xf16>) attributes {tile.target = "as
 
 // -----
 
+func.func @nd2nz_to_ub(%A: memref<256x256xf16>) attributes {tile.target = "ascend910b"} {
+  %u = memref.alloc() : memref<128x64xf16, "ub">
+  // expected-error @+1 {{ND -> NZ copies go from gm to l1}}
+  ascend.data_copy_nd2nz<128x64> %A -> %u : memref<256x256xf16> -> memref<128x64xf16, "ub">
+  func.return
+}
+
+// -----
+
 func.func @load_data_to_ub() attributes {tile.target = "ascend910b"} {
   %a = memref.alloc() : memref<128x64xf16, "l1">
   %u = memref.alloc() : memref<128x64xf16, "ub">

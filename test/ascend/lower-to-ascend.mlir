@@ -36,7 +36,8 @@ func.func @vector(%x: memref<64xf16>) attributes {tile.target = "ascend910b"} {
 // CHECK-NOT:  fill
 // CHECK:      scf.for %[[K:.*]] = %[[LB:.*]] to
 // CHECK-NEXT:   %[[INIT:.*]] = arith.cmpi eq, %[[K]], %[[LB]] : index
-// CHECK:        ascend.data_copy<128x64> %A[%{{.*}}, %{{.*}}] -> %a1
+// GM -> L1 is the ND -> NZ copy (the cube reads L1 in the NZ layout).
+// CHECK:        ascend.data_copy_nd2nz<128x64> %A[%{{.*}}, %{{.*}}] -> %a1
 // CHECK-NEXT:   ascend.load_data<128x64> %a1 -> %a0
 // CHECK-NEXT:   ascend.mmad<128x128x64> %a0, %b0 -> %c init %[[INIT]]
 // CHECK-NEXT: }

@@ -70,6 +70,8 @@ func.func @cube_ops(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref
   %c_l0c = memref.alloc() : memref<128x128xf32, "l0c">
   // CHECK: ascend.data_copy<128x64> {{.*}} : memref<256x256xf16> -> memref<128x64xf16, "l1">
   ascend.data_copy<128x64> %A[%c0, %c0] -> %a_l1 : memref<256x256xf16> -> memref<128x64xf16, "l1">
+  // CHECK-NEXT: ascend.data_copy_nd2nz<64x128> {{.*}} : memref<256x256xf16> -> memref<64x128xf16, "l1">
+  ascend.data_copy_nd2nz<64x128> %B[%c0, %c0] -> %b_l1 : memref<256x256xf16> -> memref<64x128xf16, "l1">
   // CHECK-NEXT: ascend.load_data<128x64> {{.*}} : memref<128x64xf16, "l1"> -> memref<128x64xf16, "l0a">
   ascend.load_data<128x64> %a_l1 -> %a_l0a : memref<128x64xf16, "l1"> -> memref<128x64xf16, "l0a">
   // CHECK-NEXT: ascend.load_data<64x128> {{.*}} -> memref<64x128xf16, "l0b">

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
@@ -191,6 +192,17 @@ def test_race_free_and_equivalent(name, num_stages):
 
 
 @pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("index_mode", ["iteration", "counter"])
+@pytest.mark.parametrize("budget", ["", "ids_per_event=1"])
+def test_ascendc_passes_the_syntax_check(name, index_mode, budget):
+    # Against the declarations of the real AscendC API, in both index modes, with and
+    # without lock-pool spills.
+    module = compile_ascend(load_module(kernel_text(name, 2)), budget, index_mode)
+    result = syntax_check(emit_ascendc(module))
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("num_stages", [2, 3])
 def test_lock_pool_spill_keeps_the_protocol(name, num_stages):
     text = kernel_text(name, num_stages)
@@ -223,8 +235,16 @@ def point_groups(module: ModuleOp) -> dict[str, list]:
     return groups
 
 
+def _in_loop_pair(ops: list) -> list:
+    """The ops of a ring that run in its loop (its set/wait pair, not the prime and
+    drain around the loop)."""
+    return [op for op in ops if isinstance(op.parent_op(), scf.ForOp)
+            or isinstance(op.parent_op(), scf.IfOp)]
+
+
 def mutants(text: str):
-    """(description, module) for every sync point and every single sync op deleted."""
+    """(description, module) for every sync point deleted, every ring's in-loop
+    set/wait pair deleted (prime and drain kept), and every single sync op deleted."""
     reference = compiled(text)
     groups = point_groups(reference)
     for name in groups:
@@ -233,6 +253,14 @@ def mutants(text: str):
             op.detach()
             op.erase()
         yield f"sync point {name}", module
+    for name, ops in groups.items():
+        if len(_in_loop_pair(ops)) in (0, len(ops)):
+            continue  # no ring: the pair is the whole point
+        module = reference.clone()
+        for op in _in_loop_pair(point_groups(module)[name]):
+            op.detach()
+            op.erase()
+        yield f"in-loop pair of {name}", module
     count = sum(len(ops) for ops in groups.values())
     for index in range(count):
         module = reference.clone()
@@ -244,8 +272,9 @@ def mutants(text: str):
 
 
 @pytest.mark.parametrize("name", KERNELS)
-def test_every_inserted_sync_is_needed(name):
-    text = kernel_text(name, 2)
+@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
+def test_every_inserted_sync_is_needed(name, num_stages):
+    text = kernel_text(name, num_stages)
     inputs = random_inputs(load_module(text))
     checked = 0
     for description, module in mutants(text):
@@ -341,7 +370,7 @@ def test_mixed_kernel_splits_into_core_sections():
     by_kind = {(i.op.name, i.core.value, i.pipe.value) for i in instructions}
     assert ("ascend.cross_core_set_flag", "cube", "FIX") in by_kind
     assert ("ascend.cross_core_wait_flag", "vector", "MTE2") in by_kind
-    assert ("ascend.data_copy", "cube", "MTE2") in by_kind  # A, B into L1
+    assert ("ascend.data_copy_nd2nz", "cube", "MTE2") in by_kind  # A, B into L1 (NZ)
     assert ("ascend.data_copy", "vector", "MTE2") in by_kind  # W, Bias into UB
     source = emit_ascendc(module)
     aic = source.index("if ASCEND_IS_AIC {")

@@ -109,7 +109,71 @@ def test_lock_pool_orders_by_issue(blocking_consumer):
 def test_cross_core_counter_is_capped():
     sets = ["ascend.cross_core_set_flag[2, V] 3"] * 17
     report, _ = run(*sets)
-    assert any("set more than 16 times" in e for e in report.flag_errors)
+    assert any("may have 17 sets outstanding (the counter holds 16)" in e for e in report.flag_errors)
+
+
+def test_cross_core_counter_bound_holds_in_every_schedule():
+    # 32 sets of one flag, each followed (in issue order, on another core) by a wait:
+    # the simulated timing drains the counter in step, but no path orders a wait
+    # before a later set, so the setter may run all 32 ahead.
+    body = ["ascend.cross_core_set_flag[2, FIX] 1", "ascend.cross_core_wait_flag[2, V] 1"]
+    text = (
+        HEADER + "%n = arith.constant 32 : index\nscf.for %i = %c0 to %n step %c1 {\n"
+        + "\n".join(body) + "\n}\nfunc.return\n}\n"
+    )
+    x = np.zeros(64, np.float16)
+    report = simulate(load_module(text), {"x": x, "y": x})
+    assert any("may have 17 sets outstanding" in e for e in report.flag_errors), report.problems()
+    # A flag back (vector -> cube) every iteration bounds the sets outstanding to 1.
+    back = [
+        "ascend.cross_core_wait_flag[2, FIX] 2", "ascend.cross_core_set_flag[2, FIX] 1",
+        "ascend.cross_core_wait_flag[2, V] 1", "ascend.cross_core_set_flag[2, V] 2",
+    ]
+    text = (
+        HEADER + "ascend.cross_core_set_flag[2, V] 2\n%n = arith.constant 32 : index\n"
+        "scf.for %i = %c0 to %n step %c1 {\n" + "\n".join(back) + "\n}\n"
+        "ascend.cross_core_wait_flag[2, FIX] 2\nfunc.return\n}\n"
+    )
+    report = simulate(load_module(text), {"x": x, "y": x})
+    assert report.ok, report.problems()
+
+
+def test_lock_slot_taken_at_exit_is_reported():
+    report, _ = run("ascend.get_buf[MTE2] 7 non_block")
+    assert any("lock slot 7 still taken" in f for f in report.flags_left)
+
+
+def test_spilled_flag_never_waited_is_reported():
+    # A spilled set (non-blocking request) whose wait (blocking request) was deleted,
+    # as when a spilled ring loses its drain.
+    report, _ = run(COPY_IN, "ascend.get_buf[MTE2] 4 non_block", "ascend.rls_buf[MTE2] 4 non_block")
+    assert any("lock slot 4 signalled 1 times more than waited" in f for f in report.flags_left)
+
+
+GRID = """
+func.func @k(%x: memref<128xf16>, %y: memref<128xf16>)
+    attributes {tile.target = "ascend910b", tile.grid = array<i64: 2>} {
+  %c64 = arith.constant 64 : index
+  %b = tile.block_id x
+  %o = arith.muli %b, %c64 : index
+  %u = memref.alloc() : memref<64xf16, "ub">
+  ascend.data_copy<64> %x[%o] -> %u : memref<128xf16> -> memref<64xf16, "ub">
+  ascend.set_flag[MTE2, MTE3] 0
+  ascend.wait_flag[MTE2, MTE3] 0
+  ascend.data_copy<64> %u -> %y[OUT] : memref<64xf16, "ub"> -> memref<128xf16>
+  func.return
+}
+"""
+
+
+def test_multi_block_kernel_runs_every_block():
+    x = np.linspace(-1, 1, 128).astype(np.float16)
+    report = simulate(load_module(GRID.replace("OUT", "%o")), {"x": x, "y": np.zeros_like(x)})
+    assert report.ok, report.problems()
+    np.testing.assert_array_equal(report.outputs["y"], x)
+    # Both blocks writing the same GM tile: blocks are not ordered.
+    report = simulate(load_module(GRID.replace("OUT", "%c64")), {"x": x, "y": np.zeros_like(x)})
+    assert any("of block (0, 0, 0) and" in r and "of block (1, 0, 0)" in r for r in report.races)
 
 
 def test_ring_in_a_loop():
@@ -183,3 +247,41 @@ def test_cross_core_wait_without_set_deadlocks():
 def test_sync_op_of_unknown_core_in_a_mixed_kernel_is_an_error():
     with pytest.raises(KernelError, match="runs on a pipe of both cores in a mixed kernel"):
         run_mixed(CROSS_SET, "ascend.cross_core_wait_flag[2, MTE2] 3")
+
+
+CUBE = """
+func.func @mm(%A: memref<32x32xf16>, %B: memref<32x32xf16>, %C: memref<32x32xf32>)
+    attributes {tile.target = "ascend910b"} {
+  %true = arith.constant true
+  %a1 = memref.alloc() : memref<32x32xf16, "l1">
+  %b1 = memref.alloc() : memref<32x32xf16, "l1">
+  %a0 = memref.alloc() : memref<32x32xf16, "l0a">
+  %b0 = memref.alloc() : memref<32x32xf16, "l0b">
+  %c = memref.alloc() : memref<32x32xf32, "l0c">
+  COPY<32x32> %A -> %a1 : memref<32x32xf16> -> memref<32x32xf16, "l1">
+  ascend.data_copy_nd2nz<32x32> %B -> %b1 : memref<32x32xf16> -> memref<32x32xf16, "l1">
+  ascend.set_flag[MTE2, MTE1] 0
+  ascend.wait_flag[MTE2, MTE1] 0
+  ascend.load_data<32x32> %a1 -> %a0 : memref<32x32xf16, "l1"> -> memref<32x32xf16, "l0a">
+  ascend.load_data<32x32> %b1 -> %b0 : memref<32x32xf16, "l1"> -> memref<32x32xf16, "l0b">
+  ascend.set_flag[MTE1, M] 0
+  ascend.wait_flag[MTE1, M] 0
+  ascend.mmad<32x32x32> %a0, %b0 -> %c init %true : memref<32x32xf16, "l0a">, memref<32x32xf16, "l0b"> -> memref<32x32xf32, "l0c">
+  ascend.set_flag[M, FIX] 0
+  ascend.wait_flag[M, FIX] 0
+  ascend.fixpipe<32x32> %c -> %C : memref<32x32xf32, "l0c"> -> memref<32x32xf32>
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("copy, correct", [("ascend.data_copy_nd2nz", True), ("ascend.data_copy", False)])
+def test_l1_layout_mismatch_computes_wrong_results(copy, correct):
+    # The cube reads L1 in the NZ layout: an ND copy into L1 (the old emission)
+    # feeds LoadData a scrambled tile.
+    rng = np.random.default_rng(0)
+    a, b = (rng.uniform(-1, 1, (32, 32)).astype(np.float16) for _ in range(2))
+    report = simulate(load_module(CUBE.replace("COPY", copy)), {"A": a, "B": b, "C": np.zeros((32, 32), np.float32)})
+    assert report.ok, report.problems()
+    product = a.astype(np.float32) @ b.astype(np.float32)
+    assert np.allclose(report.outputs["C"], product, atol=1e-3) == correct

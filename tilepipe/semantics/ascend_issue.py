@@ -29,6 +29,7 @@ from tilepipe.dialects.ascend_sync import (
     SetFlagOp,
     sync_op_core,
 )
+from tilepipe.dialects.tile import BlockIdOp
 
 from .errors import KernelError
 
@@ -107,8 +108,11 @@ def kernel_core(kernel: FuncOp) -> Core | None:
 class ScalarUnit:
     """Evaluates the kernel's scalar code and collects the issued instructions."""
 
-    def __init__(self, kernel: FuncOp, scalar_args: dict[SSAValue, int]):
+    def __init__(
+        self, kernel: FuncOp, scalar_args: dict[SSAValue, int], block: tuple[int, int, int] = (0, 0, 0)
+    ):
         self.kernel = kernel
+        self.block = block  # the (x, y, z) index of the block this scalar unit runs
         self.values: dict[SSAValue, object] = dict(scalar_args)
         self.cells: dict[SSAValue, object] = {}  # 0-d memref.alloca -> its value
         self.instructions: list[Instruction] = []
@@ -140,6 +144,9 @@ class ScalarUnit:
             taken = op.true_region if self.value(op.cond) else op.false_region
             if taken.blocks:
                 self._block(taken.block)
+            return
+        if isinstance(op, BlockIdOp):
+            self.values[op.result] = self.block["xyz".index(op.dimension.data)]
             return
         if op.dialect_name() == "arith":
             self.values[op.results[0]] = self._arith(op)

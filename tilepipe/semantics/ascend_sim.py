@@ -6,11 +6,17 @@ module executes the queues:
 
 * **Data.** Every data instruction computes with numpy (copies, ``mmad`` in f32,
   vector ops), so the final GM buffers can be compared with the tile-level program.
+  L1 buffers hold their physical layout (:mod:`tilepipe.semantics.ascend_layout`):
+  ND -> NZ copies and fixpipes into L1 write the fractal NZ layout and ``load_data``
+  reads it, so an ND/NZ mismatch computes wrong results.
 * **Synchronization.** An intra-core flag is a single bit per (hard event, id): a set
   raises it (a second set before the wait is reported), a wait stalls its pipe until
-  the bit is up and clears it.  Cross-core flags are counters capped at 16.  A lock-pool
-  slot serves requests in issue order: a blocking ``get_buf`` stalls until every
-  earlier request on the slot was released.  ``pipe_barrier`` orders its pipe (ALL:
+  the bit is up and clears it.  Cross-core flags are counters: the target's
+  ``cross_core_counter_limit`` (16) bounds the sets outstanding on one flag in *every*
+  schedule, not only the simulated one -- a set is reported when more than that many
+  earlier sets (itself included) are not matched by waits that happen before it.  A
+  lock-pool slot serves requests in issue order: a blocking ``get_buf`` stalls until
+  every earlier request on the slot was released.  ``pipe_barrier`` orders its pipe (ALL:
   every pipe of the core).
 * **Happens-before.** S, V and M complete in issue order; MTE1/2/3 and FIX do not
   (issue order alone does not protect overlapping accesses), but their syncs wait for
@@ -19,11 +25,15 @@ module executes the queues:
   path orders are a **race**.
 * **Deadlock**: no queue can make progress while some are not empty (a wait no set can
   satisfy).  **Flags left set** at the end (intra-core bits, cross-core counters above
-  zero) are reported too.
+  zero, lock slots taken and never released, and spilled flags -- non-blocking
+  requests of a slot -- that no blocking request waited for) are reported too.
 * **Cores.** Every instruction runs on one core's pipes: a data op on the core of its
   memories, a sync op on the core its pipes or its ``ascend.core`` name.  A cross-core
   set raises the counter of the *other* core's flag.  One AIV stands for the vector
   cores: mode 2 makes both AIVs run the same vector code against the AIC.
+* **Blocks.** A kernel with a ``tile.grid`` runs once per block (the block ids its
+  ``tile.block_id`` ops read); the blocks share GM, and GM accesses of two blocks that
+  overlap, one a write, are races (blocks are not ordered).
 * **Cycles**: each data instruction occupies its pipe for the target's per-pipe
   latency; a wait completes ``flag_latency`` after its set; a lock request costs
   ``lock_latency``.  The makespan is the kernel's cycle count.
@@ -50,13 +60,14 @@ from xdsl.ir import SSAValue
 from tilepipe.diagnostics import op_location
 from tilepipe.dialects import ascend
 from tilepipe.dialects.ascend_pipes import Core, Pipe
+from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 
 from .ascend_issue import Box, Instruction, Kind, ScalarUnit
+from .ascend_layout import read_nz, write_nz
 from .errors import KernelError
 from .numerics import matmul_f32
 
-CROSS_CORE_COUNTER_LIMIT = 16
 CORE_PIPES = (Pipe.S, Pipe.V, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.MTE3, Pipe.FIX)
 
 
@@ -137,7 +148,17 @@ class DataUnit:
         op = instr.op
         boxes = {box.role: box for box in instr.boxes}
         if isinstance(op, ascend.MoveOp):
-            self.write(instr, boxes["dst"], self.read(instr, boxes["src"]))
+            src, dst = boxes["src"], boxes["dst"]
+            if isinstance(op, ascend.LoadDataOp):  # LoadData reads L1 in NZ
+                values = read_nz(self._checked(instr, src), src.starts, src.sizes)
+            else:
+                values = self.read(instr, src)
+            if isinstance(op, ascend.DataCopyNd2NzOp) or (
+                isinstance(op, ascend.FixpipeOp) and op.spaces[1] == MemorySpace.L1
+            ):
+                write_nz(self._checked(instr, dst), dst.starts, dst.sizes, values)
+            else:
+                self.write(instr, dst, values)
         elif isinstance(op, ascend.MmadOp):
             m, n, k = op.mnk
             a = self.read(instr, boxes["a"]).reshape(m, k).astype(np.float32)
@@ -250,6 +271,8 @@ class PipeMachine:
                 self.queues[k].popleft()
             self._execute(instr, keys, start)
         self._check_races()
+        self._check_cross_core_counters()
+        self._check_locks_left()
         for (core, event, ident), setter in self.flags.items():
             self.report.flags_left.append(f"{event} id {ident} ({where(setter)})")
         for (core, ident), setters in self.counters.items():
@@ -277,13 +300,7 @@ class PipeMachine:
         elif instr.kind == Kind.WAIT:
             predecessors.append(self.flags.pop((instr.core, instr.event, instr.id)))
         elif instr.kind == Kind.CROSS_SET:
-            counter = self.counters.setdefault((_other(instr.core), instr.id), deque())
-            if len(counter) >= CROSS_CORE_COUNTER_LIMIT:
-                self.report.flag_errors.append(
-                    f"cross-core flag {instr.id} set more than "
-                    f"{CROSS_CORE_COUNTER_LIMIT} times: {where(instr)}"
-                )
-            counter.append(instr)
+            self.counters.setdefault((_other(instr.core), instr.id), deque()).append(instr)
         elif instr.kind == Kind.CROSS_WAIT:
             predecessors.append(self.counters[(instr.core, instr.id)].popleft())
         elif instr.kind == Kind.GET:
@@ -325,6 +342,45 @@ class PipeMachine:
 
     # -- reports
 
+    def _check_cross_core_counters(self) -> None:
+        """Outstanding sets per cross-core flag, in any schedule: the k-th set may run
+        as soon as its happens-before predecessors have, so only the waits among its
+        ancestors are sure to have drained the counter."""
+        limit = self.target.cross_core_counter_limit
+        sets: dict[tuple[Core, int], list[Instruction]] = {}
+        waits: dict[tuple[Core, int], list[Instruction]] = {}
+        for instr in self.instructions:
+            if instr.kind == Kind.CROSS_SET:
+                sets.setdefault((_other(instr.core), instr.id), []).append(instr)
+            elif instr.kind == Kind.CROSS_WAIT:
+                waits.setdefault((instr.core, instr.id), []).append(instr)
+        for key, flag_sets in sets.items():
+            for k, instr in enumerate(flag_sets):
+                if instr.index not in self.ancestors:
+                    continue  # never ran (deadlock, reported)
+                mask = self.ancestors[instr.index]
+                drained = sum(1 for w in waits.get(key, ()) if (mask >> w.index) & 1)
+                if k + 1 - drained > limit:
+                    self.report.flag_errors.append(
+                        f"cross-core flag {instr.id} may have {k + 1 - drained} sets "
+                        f"outstanding (the counter holds {limit}): {where(instr)}"
+                    )
+                    break
+
+    def _check_locks_left(self) -> None:
+        """Lock slots still taken at kernel exit, and spilled flags never waited: per
+        slot, more non-blocking (set-side) requests than blocking (wait-side) ones."""
+        for holder in self.lock_holder.values():
+            self.report.flags_left.append(f"lock slot {holder.id} still taken ({where(holder)})")
+        for slot, requests in sorted(self.lock_requests.items()):
+            signals = [g for g in requests if not g.op.is_blocking]  # type: ignore[attr-defined]
+            waits = len(requests) - len(signals)
+            if len(signals) > waits:
+                self.report.flags_left.append(
+                    f"lock slot {slot} signalled {len(signals) - waits} times more than "
+                    f"waited ({where(signals[-1])})"
+                )
+
     def _deadlock(self) -> None:
         for (core, pipe), queue in self.queues.items():
             if queue:
@@ -360,6 +416,39 @@ class PipeMachine:
                     )
 
 
+def _grid_blocks(kernel: FuncOp):
+    """The (x, y, z) index of every block of the kernel's ``tile.grid``, x fastest."""
+    attr = kernel.attributes.get("tile.grid")
+    grid = [*(attr.get_values() if attr is not None else ()), 1, 1, 1][:3]  # type: ignore[attr-defined]
+    for z in range(grid[2]):
+        for y in range(grid[1]):
+            for x in range(grid[0]):
+                yield (x, y, z)
+
+
+def _cross_block_races(
+    blocks: list[tuple[int, int, int]], accesses: list[list[tuple[Instruction, Box]]]
+) -> list[str]:
+    """Blocks are not ordered: overlapping GM accesses of two blocks, one a write."""
+    races: list[str] = []
+    for i in range(len(blocks)):
+        for j in range(i + 1, len(blocks)):
+            for a, box_a in accesses[i]:
+                hit = next(
+                    (b for b, box_b in accesses[j]
+                     if (box_a.writes or box_b.writes) and box_a.overlaps(box_b)),
+                    None,
+                )
+                if hit is not None:
+                    name = box_a.buffer.name_hint or "buffer"
+                    races.append(
+                        f"{name}: {where(a)} of block {blocks[i]} and {where(hit)} of block "
+                        f"{blocks[j]} are not ordered"
+                    )
+                    break
+    return races
+
+
 def simulate(
     module_or_kernel: ModuleOp | FuncOp,
     inputs: Mapping[str, np.ndarray],
@@ -385,8 +474,21 @@ def simulate(
             arrays[arg] = np.array(inputs[name], dtype=numpy_dtype(arg.type), copy=True)
         elif isinstance(arg.type, IndexType | IntegerType):
             scalars[arg] = (scalar_args or {})[name]
-    instructions = ScalarUnit(kernel, scalars).run()
-    report = PipeMachine(instructions, target, DataUnit(arrays)).run()
+    data = DataUnit(arrays)
+    gm = set(kernel.body.block.args)
+    report = PipeSimReport({})
+    blocks = list(_grid_blocks(kernel))
+    gm_accesses: list[list[tuple[Instruction, Box]]] = []
+    for block in blocks:
+        machine = PipeMachine(ScalarUnit(kernel, scalars, block).run(), target, data)
+        part = machine.run()
+        label = f"block {block}: " if len(blocks) > 1 else ""
+        for name in ("races", "deadlock", "flag_errors", "flags_left"):
+            getattr(report, name).extend(label + text for text in getattr(part, name))
+        report.cycles = max(report.cycles, part.cycles)  # blocks run on their own cores
+        report.instructions += part.instructions
+        gm_accesses.append([(i, box) for i, box in machine.accesses if box.buffer in gm])
+    report.races.extend(_cross_block_races(blocks, gm_accesses))
     report.outputs = {
         name: arrays[arg]
         for name, arg in zip(names, kernel.body.block.args)

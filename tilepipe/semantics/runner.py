@@ -20,8 +20,10 @@ from xdsl.utils.exceptions import InterpretationError
 
 from tilepipe.diagnostics import InputError, verify_module
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.passes.ascend_resolve_core import is_ascend_kernel
 from tilepipe.registry import make_context
 
+from .ascend_races import AscendProblem, ascend_races
 from .errors import KernelError
 from .grid_races import GridConflicts
 from .machine import BlockMachine
@@ -152,7 +154,7 @@ class KernelRun:
     """The final memref arguments by name, and the races found (when checked)."""
 
     outputs: dict[str, np.ndarray]
-    races: list[Race]
+    races: list[Race] | list[AscendProblem]  # AscendProblem: an Ascend kernel
 
 
 def execute(
@@ -175,6 +177,14 @@ def execute(
     for block in chosen:
         if len(block) != len(grid) or any(not 0 <= b < g for b, g in zip(block, grid)):
             raise KernelError(func, f"block {block} is outside the grid {tuple(grid)}")
+
+    # An Ascend kernel has no threads: its races are those of the compiled pipeline in
+    # the pipe simulator, on the same inputs (see ascend_races).
+    ascend_problems = None
+    if check_races and is_ascend_kernel(func):
+        initial = {name: b.element.from_storage(b.storage()).copy() for name, b in buffers.items()}
+        ascend_problems = ascend_races(func, initial, index_args or {})
+        check_races = False
 
     runtime = KernelRuntime()
     current = _CurrentOp()
@@ -203,7 +213,7 @@ def execute(
         name: buffer.element.from_storage(buffer.storage())
         for name, buffer in buffers.items()
     }
-    return KernelRun(outputs, races)
+    return KernelRun(outputs, races if ascend_problems is None else ascend_problems)
 
 
 def run_kernel(
