@@ -13,7 +13,7 @@ owning each row of a fragment.
 from __future__ import annotations
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, VectorType, f32
+from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -35,35 +35,14 @@ from tilepipe.diagnostics import op_error
 from . import nvvm_emit as emit
 from .nvvm_access import for_each_element, for_each_run, tile_operands
 from .nvvm_kernel import KernelContext
+from .nvvm_combine import combine, is_float, reduction_identity, scalar_type
 from .nvvm_reduce import check_fragment_reduction, lower_fragment_reduction
-
-
-def _is_float(element_type: Attribute) -> bool:
-    return isinstance(element_type, AnyFloat)
-
-
-def _scalar_type(value_type: Attribute) -> Attribute:
-    return value_type.element_type if isinstance(value_type, VectorType) else value_type
-
-
-def combine(kind: type, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
-    """``lhs (op) rhs`` for a binary tile op class, on floats or integers (scalars or
-    vectors of them)."""
-    floating = _is_float(_scalar_type(lhs.type))
-    ops = {
-        AddOp: (arith.AddfOp, arith.AddiOp),
-        SubOp: (arith.SubfOp, arith.SubiOp),
-        MulOp: (arith.MulfOp, arith.MuliOp),
-        MaxOp: (arith.MaximumfOp, arith.MaxSIOp),
-        DivOp: (arith.DivfOp, arith.DivSIOp),
-    }[kind]
-    return (ops[0] if floating else ops[1])(lhs, rhs).result
 
 
 def convert(value: SSAValue, to: Attribute) -> SSAValue:
     """Float conversion for ``tile.cast`` (round to nearest even when narrowing) of a
     scalar or, element by element, a vector."""
-    source = _scalar_type(value.type)
+    source = scalar_type(value.type)
     if source == to:
         return value
     if isinstance(value.type, VectorType):
@@ -103,7 +82,7 @@ class LowerElementwise(RewritePattern):
             return combine(type(op), lhs, rhs)
 
         if isinstance(op, CastOp) and not (
-            _is_float(dst.element_type) and _is_float(operands["src"].element_type)
+            is_float(dst.element_type) and is_float(operands["src"].element_type)
         ):
             raise op_error(op, "lower-to-nvvm casts between float types only")
         with emit.emitting(rewriter, op):
@@ -149,13 +128,6 @@ class LowerBroadcast(RewritePattern):
         rewriter.erase(op)
 
 
-def reduction_identity(kind: ReduceKind, element_type: Attribute) -> SSAValue:
-    if not _is_float(element_type):
-        raise ValueError(element_type)
-    value = 0.0 if kind is ReduceKind.SUM else float("-inf")
-    return arith.ConstantOp(FloatAttr(value, element_type)).result
-
-
 class LowerReduce(RewritePattern):
     def __init__(self, context: KernelContext):
         self.context = context
@@ -164,7 +136,7 @@ class LowerReduce(RewritePattern):
     def match_and_rewrite(self, op: ReduceOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
         src, dst = operands["src"], operands["dst"]
-        if not _is_float(src.element_type):
+        if not is_float(src.element_type):
             raise op_error(op, "lower-to-nvvm reduces float tiles only")
         if src.is_fragment:
             check_fragment_reduction(op, src, dst)

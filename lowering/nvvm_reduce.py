@@ -27,6 +27,7 @@ from tilepipe.diagnostics import op_error
 
 from . import nvvm_emit as emit
 from .nvvm_access import TileOperand
+from .nvvm_combine import combine, reduction_identity
 from .nvvm_kernel import KernelContext
 from .nvvm_layout import WARP_SIZE, CooperativeLayout, MmaAccumulatorLayout
 
@@ -60,7 +61,6 @@ def check_fragment_reduction(op: ReduceOp, src: TileOperand, dst: TileOperand) -
 
 
 def _combine(kind: ReduceKind, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
-    from .nvvm_elementwise import combine
 
     return combine(AddOp if kind is ReduceKind.SUM else MaxOp, lhs, rhs)
 
@@ -86,7 +86,6 @@ def _store_from_lane_zero(lane_in_group: SSAValue, dst: TileOperand, value: SSAV
 def lower_fragment_reduction(
     op: ReduceOp, context: KernelContext, src: TileOperand, dst: TileOperand
 ) -> None:
-    from .nvvm_elementwise import reduction_identity
 
     kind = op.reduce_kind
     layout = src.layout

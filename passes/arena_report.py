@@ -12,10 +12,9 @@ import json
 import sys
 from collections.abc import Sequence
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from tilepipe.passes.merge_shared_memory import ArenaLayout
+from tilepipe.passes.arena_layout import ArenaLayout
 
 
 def layout_record(layout: ArenaLayout) -> dict[str, Any]:

@@ -41,17 +41,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.diagnostics import op_error
-from tilepipe.dialects.memory_space import MemorySpace, space_attr
+from tilepipe.dialects.memory_space import space_attr
 from tilepipe.passes import arena_report
 from tilepipe.passes.arena_aliasing import ARENA_ATTR
-from tilepipe.passes.arena_packing import (
-    ArenaPlan,
-    no_reuse_bytes,
-    pack,
-    peak_live_bytes,
-)
+from tilepipe.passes.arena_layout import ArenaLayout
+from tilepipe.passes.arena_packing import pack
 from tilepipe.passes.liveness import (
-    BufferLiveness,
     liveness_intervals,
     on_chip_allocs,
     pipeline_depth,
@@ -59,43 +54,6 @@ from tilepipe.passes.liveness import (
 from tilepipe.targets import AscendTarget, CudaTarget, UnknownTarget, target_of
 
 KiB = 1024
-
-
-@dataclass(frozen=True)
-class ArenaLayout:
-    """The packed arena of one memory space of one kernel."""
-
-    function: FuncOp
-    space: MemorySpace
-    target: str
-    budget: int
-    reuse: bool
-    buffers: tuple[BufferLiveness, ...]
-    plan: ArenaPlan
-    pipeline_depth: int | None
-
-    @property
-    def size(self) -> int:
-        return self.plan.size
-
-    @property
-    def no_reuse_bytes(self) -> int:
-        return no_reuse_bytes(b.interval() for b in self.buffers)
-
-    @property
-    def peak_live_bytes(self) -> int:
-        return peak_live_bytes(b.interval() for b in self.buffers)
-
-    @property
-    def alignment(self) -> int:
-        return max(b.alignment for b in self.buffers)
-
-    @property
-    def fits(self) -> bool:
-        return self.size <= self.budget
-
-    def offset(self, buffer: BufferLiveness) -> int:
-        return self.plan.offset_of(buffer.name)
 
 
 def kernel_target(func_op: FuncOp) -> CudaTarget | AscendTarget:
