@@ -54,6 +54,7 @@ from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 
 from .ascend_issue import Box, Instruction, Kind, ScalarUnit
 from .errors import KernelError
+from .numerics import matmul_f32
 
 CROSS_CORE_COUNTER_LIMIT = 16
 CORE_PIPES = (Pipe.S, Pipe.V, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.MTE3, Pipe.FIX)
@@ -143,7 +144,7 @@ class DataUnit:
             b = self.read(instr, boxes["b"]).reshape(k, n).astype(np.float32)
             init = op.init is not None and bool(instr.scalars[op.init])
             c = np.zeros((m, n), np.float32) if init else self.read(instr, boxes["c"]).reshape(m, n)
-            self.write(instr, boxes["c"], c + a @ b)
+            self.write(instr, boxes["c"], c + matmul_f32(a, b))
         elif isinstance(op, ascend.DuplicateOp):
             value = instr.scalars.get(op.value)
             if value is None:

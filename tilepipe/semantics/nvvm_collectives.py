@@ -17,6 +17,7 @@ from xdsl.ir import Operation
 from tilepipe.diagnostics import op_location
 
 from .memory import bf16_bits_to_f32, round_f32_to_bf16_bits
+from .numerics import matmul_f32
 from .nvvm_interp import (
     SHARED_ADDRESS_BASE,
     WARP,
@@ -299,7 +300,7 @@ def _mma_m16n8k16(ex, op, mask, a, b, c) -> np.ndarray:
         for half_m in (0, 1):
             for j in (0, 1):
                 C[g + 8 * half_m, 2 * q + j] = fc[:, half_m, j]
-        D = A @ B + C
+        D = matmul_f32(A, B) + C
         for half_m in (0, 1):
             for j in (0, 1):
                 result[warp, half_m, j] = D[g + 8 * half_m, 2 * q + j]

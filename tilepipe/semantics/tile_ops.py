@@ -25,6 +25,7 @@ from tilepipe.dialects.tile_base import ElementMapping, TileOp
 
 from .errors import KernelError
 from .memory import Buffer, Region
+from .numerics import matmul_f32
 from .races import Agents, fragment_threads, warp_tiled_threads
 from .runtime import RuntimeFunctions
 
@@ -189,10 +190,7 @@ class TileFunctions(RuntimeFunctions):
         if op.transpose_b:
             b = b.T
         c = operands.read("c")
-        # einsum without optimization never calls BLAS: no thread pool (whose start-up
-        # dominated small tiles) and one fixed summation order.
-        product = np.einsum("mk,kn->mn", a, b, optimize=False)
-        operands.write("c", c + product)
+        operands.write("c", c + matmul_f32(a, b))
         return ()
 
     @impl(tile.BlockIdOp)
