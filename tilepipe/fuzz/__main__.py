@@ -6,13 +6,15 @@
 Kernel ``i`` of a campaign is ``generate(seed + i, targets[i % len(targets)])``, so any
 kernel is reproduced from its seed and target alone.  Prints a table per target
 (generated, compiled, rejected, failures by class) and exits 1 on any failure.  With
-``--out`` every failing kernel is written there (minimized with ``--minimize``).
+``--out`` one kernel per distinct finding (target, class, summary without names and
+numbers) is written there as ``<class>_<n>.mlir``, minimized with ``--minimize``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 import time
 from collections import Counter
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from .check import CLASSES, Options, Outcome, check_program
 from .generate import generate
-from .program import ASCEND_TARGET, CUDA_TARGETS
+from .program import ASCEND_TARGET, CUDA_TARGETS, Program
 
 TARGETS = (*CUDA_TARGETS, ASCEND_TARGET)
 
@@ -34,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--out", help="write failing kernels (reproducers) into this folder")
     parser.add_argument("--minimize", action="store_true", help="minimize failing kernels (needs --out)")
+    parser.add_argument("--minimize-budget", type=float, default=60.0, metavar="S",
+                        help="seconds of minimization per distinct finding")
     parser.add_argument("--malformed", type=int, default=0, metavar="M",
                         help="also check M malformed inputs (tilepipe.fuzz.malformed)")
     parser.add_argument("--ptx-every", type=int, default=10, metavar="K",
@@ -103,14 +107,30 @@ def summary_table(outcomes: list[Outcome], targets: list[str]) -> str:
     return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows)
 
 
-def _write(out: Path, outcome: Outcome, minimize: bool) -> Path:
-    from .minimize import minimize_outcome, reproducer_text
+def signature(outcome: Outcome) -> tuple[str, str, str]:
+    """What tells findings apart: target, class and the summary without names,
+    numbers and trip counts (a campaign repeats one bug many times)."""
+    finding = outcome.findings[0]
+    text = re.sub(r"^(n = \d+|static trip counts): ", "", finding.summary)
+    text = re.sub(r"\d+", "N", re.sub(r"%[\w.]+", "%", text))
+    return outcome.target, finding.cls, text[:90]
 
-    cls = outcome.findings[0].cls
-    program = generate(outcome.seed, outcome.target)
+
+def _reproducer(task: tuple[Outcome, bool, float]) -> tuple[Program, Outcome]:
+    from .minimize import minimize_outcome
+
+    outcome, minimize, budget = task
     if minimize:
-        program, outcome = minimize_outcome(outcome, cls)
-    path = out / f"{outcome.target}-{program.seed}-{cls}.mlir"
+        return minimize_outcome(outcome, outcome.findings[0].cls, budget)
+    return generate(outcome.seed, outcome.target), outcome
+
+
+def _write(out: Path, program: Program, outcome: Outcome, cls: str) -> Path:
+    from .minimize import reproducer_text
+
+    number = 1
+    while (path := out / f"{cls}_{number}.mlir").exists():
+        number += 1
     path.write_text(reproducer_text(program, outcome, cls))
     return path
 
@@ -145,8 +165,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.out and failing:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
+        distinct: dict[tuple[str, str, str], Outcome] = {}
         for o in failing:
-            print(f"wrote {_write(out, o, args.minimize)}")
+            first = distinct.setdefault(signature(o), o)
+            if first is not o:
+                print(f"{o.target} seed {o.seed}: the finding of seed {first.seed}")
+        work = [(o, args.minimize, args.minimize_budget) for o in distinct.values()]
+        if args.jobs > 1:
+            with Pool(args.jobs) as pool:
+                reproducers = pool.map(_reproducer, work, chunksize=1)
+        else:
+            reproducers = [_reproducer(task) for task in work]
+        for original, (program, outcome) in zip(distinct.values(), reproducers):
+            cls = original.findings[0].cls
+            if cls not in outcome.classes:  # the minimizer's check missed it: keep the original
+                program, outcome = generate(original.seed, original.target), original
+            path = _write(out, program, outcome, cls)
+            print(f"wrote {path} ({original.target} seed {original.seed})")
     print()
     print(summary_table(outcomes, targets))
     if args.malformed:

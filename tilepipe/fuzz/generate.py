@@ -46,6 +46,27 @@ class _Builder:
         self.unary = unary  # of exp, cast
         self.extra = extra  # of gemm, reduce, broadcast, move
         self.count = 0
+        # A buffer a loop writes (other than a gemm accumulator) may get versions, and
+        # the passes reject any use of a versioned buffer outside its loop: such a
+        # buffer is private to its loop, and a loop writes no buffer used outside it.
+        self.private: set[str] = set()
+        self.outside: set[str] = set()
+        self.in_loop = False
+
+    def open_loop(self) -> None:
+        self.in_loop = True
+
+    def close_loop(self, body: list[Stmt], live: list[str]) -> None:
+        self.in_loop = False
+        written = {s.written() for s in body if s.op != "gemm"}
+        self.private |= written
+        self.outside |= {n for s in body for n in s.operands} - written
+        for name in written:  # what the loop wrote is not certainly written after it
+            if name in live:
+                live.remove(name)
+
+    def writable(self, name: str) -> bool:
+        return name not in self.private and not (self.in_loop and name in self.outside)
 
     # -- buffers
 
@@ -68,7 +89,7 @@ class _Builder:
         same = [
             b.name for b in self.p.buffers.values()
             if not b.is_global and b.dims == tuple(dims) and b.dtype == dtype
-            and b.space in spaces and b.name != avoid
+            and b.space in spaces and b.name != avoid and self.writable(b.name)
         ]
         if same and self.rng.random() < 0.5:
             return self.rng.choice(same)
@@ -99,6 +120,8 @@ class _Builder:
 
     def emit(self, out: list[Stmt], live: list[str], stmt: Stmt) -> None:
         out.append(stmt)
+        if not self.in_loop:
+            self.outside.update(stmt.operands)
         written = stmt.written()
         if not self.p.buffers[written].is_global and written not in live:
             live.append(written)
@@ -201,14 +224,6 @@ def _trips(rng: random.Random, loop: Loop, dynamic: bool, least: int = 0) -> Non
     loop.trips = max(least, rng.choice((0, 1, 2, max(depth - 1, 0), depth, rng.randint(6, 10))))
 
 
-def _after_loop(live: list[str], body: list[Stmt]) -> None:
-    """A buffer the loop writes is multi-buffered: after the loop only accumulators
-    (written by gemms alone, one version) are read; the passes reject the rest."""
-    for name in {s.written() for s in body if s.op != "gemm"}:
-        if name in live:
-            live.remove(name)
-
-
 def _valid_schedule(program: Program, index: int) -> bool:
     from tilepipe.diagnostics import OpDiagnosticError
     from tilepipe.dialects.pipeline import ForOp
@@ -245,7 +260,7 @@ def _cuda(rng: random.Random, target: str, seed: int) -> Program:
     dims = {"m": rng.choice((16, 16, 32, 32, 64)), "n": rng.choice((16, 32)), "k": rng.choice((16, 32))}
     program = Program(target, "cuda", dims, {}, [], seed=seed)
     program.threads = rng.choice((32, 64, 128))
-    program.grid = rng.choice((1, 1, 1, 2, 3))
+    program.grid = rng.choice((1, 1, 1, 1, 2, 2, 3))
     program.use_block_id = program.grid > 1 or rng.random() < 0.2
     program.dynamic_trips = tuple(sorted(rng.sample((0, 1, 2, 3, 5, 7), 3)))
     extra = ["gemm", "gemm", "reduce", "broadcast", "move"]
@@ -259,10 +274,11 @@ def _cuda(rng: random.Random, target: str, seed: int) -> Program:
         b.draw(prologue, live)
     program.items += prologue
     dynamic = rng.random() < 0.4
-    for _ in range(rng.choice((1, 1, 1, 2, 2, 3))):
+    for _ in range(rng.choice((1, 1, 1, 1, 2, 2, 3))):
         body: list[Stmt] = []
         inner = list(live)
-        for _ in range(rng.randint(1, 5)):
+        b.open_loop()
+        for _ in range(rng.randint(1, 4)):
             b.draw(body, inner)
         if not any(program.buffers[s.written()].is_global for s in body):
             b.store(body, [n for n in inner if n not in live] or inner)
@@ -270,9 +286,9 @@ def _cuda(rng: random.Random, target: str, seed: int) -> Program:
         _schedule(rng, loop)
         _trips(rng, loop, dynamic and rng.random() < 0.8)
         program.items.append(loop)
-        _after_loop(live, body)
+        b.close_loop(body, live)
         between: list[Stmt] = []
-        for _ in range(rng.randint(0, 2)):
+        for _ in range(rng.randint(0, 1)):
             b.draw(between, live)
         program.items += between
     epilogue: list[Stmt] = []
@@ -300,6 +316,7 @@ def _ascend_vector(rng: random.Random, program: Program, b: _Builder, loops: int
     for index in range(loops):
         body: list[Stmt] = []
         inner = list(live)
+        b.open_loop()
         for _ in range(rng.randint(1, 4)):
             b.draw(body, inner)
         if not any(program.buffers[s.written()].is_global for s in body):
@@ -308,7 +325,7 @@ def _ascend_vector(rng: random.Random, program: Program, b: _Builder, loops: int
         _schedule(rng, loop)
         _trips(rng, loop, dynamic)
         program.items.append(loop)
-        _after_loop(live, body)
+        b.close_loop(body, live)
         if rng.random() < 0.3:  # straight-line vector code between loops
             b.draw(program.items, live)
 
