@@ -113,7 +113,7 @@ def signature(outcome: Outcome) -> tuple[str, str, str]:
     finding = outcome.findings[0]
     text = re.sub(r"^(n = \d+|static trip counts): ", "", finding.summary)
     text = re.sub(r"\d+", "N", re.sub(r"%[\w.]+", "%", text))
-    return outcome.target, finding.cls, text[:90]
+    return outcome.target, finding.cls, text[:60]
 
 
 def _reproducer(task: tuple[Outcome, bool, float]) -> tuple[Program, Outcome]:
@@ -171,17 +171,18 @@ def main(argv: list[str] | None = None) -> int:
             if first is not o:
                 print(f"{o.target} seed {o.seed}: the finding of seed {first.seed}")
         work = [(o, args.minimize, args.minimize_budget) for o in distinct.values()]
-        if args.jobs > 1:
-            with Pool(args.jobs) as pool:
-                reproducers = pool.map(_reproducer, work, chunksize=1)
-        else:
-            reproducers = [_reproducer(task) for task in work]
+        pool = Pool(args.jobs) if args.jobs > 1 else None
+        # Written as each finishes, so that a campaign cut short keeps what it has.
+        reproducers = pool.imap(_reproducer, work, chunksize=1) if pool else map(_reproducer, work)
         for original, (program, outcome) in zip(distinct.values(), reproducers):
             cls = original.findings[0].cls
             if cls not in outcome.classes:  # the minimizer's check missed it: keep the original
                 program, outcome = generate(original.seed, original.target), original
             path = _write(out, program, outcome, cls)
-            print(f"wrote {path} ({original.target} seed {original.seed})")
+            print(f"wrote {path} ({original.target} seed {original.seed})", flush=True)
+        if pool:
+            pool.close()
+            pool.join()
     print()
     print(summary_table(outcomes, targets))
     if args.malformed:

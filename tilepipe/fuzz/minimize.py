@@ -1,14 +1,15 @@
 """Delta debugging of a failing kernel on the program model.
 
-``minimize(program, cls)`` repeats, until nothing more helps or the time budget ends,
-one-step reductions and keeps each one after which the kernel still fails with the
-same class: drop a top-level item (statement or whole loop), drop a statement of a
-loop, turn stage/order arrays into ``num_stages``, lower ``num_stages``, lb -> 0,
-step -> 1, fewer and smaller trip counts, one block without block_id, 32 threads, and
-halve each dimension symbol (every buffer of that extent shrinks at once).  Buffers
-nothing uses any more disappear from the text by themselves.  A reduction that makes
-the kernel invalid changes the class (``generator`` or ``rejected-valid``) and is
-dropped, so validity needs no separate check.
+``minimize(program, fails)`` repeats, until nothing more helps or the time budget ends,
+one-step reductions, keeping each after which ``fails`` still holds (for a finding,
+:func:`still_fails`: the same failure class persists): drop a top-level item
+(statement or whole loop), drop a statement of a loop, turn stage/order arrays into
+``num_stages``, lower ``num_stages``, lb -> 0, step -> 1, fewer and smaller trip
+counts, one block without block_id, 32 threads, and halve each dimension symbol
+(every buffer of that extent shrinks at once).  Buffers nothing uses any more
+disappear from the text by themselves.  A reduction that makes the kernel invalid
+changes the class (``generator`` or ``rejected-valid``) and is dropped, so validity
+needs no separate check.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from collections.abc import Callable, Iterator
 from .check import Options, Outcome, check_program, cuda_pipeline
 from .generate import generate
 from .program import ASCEND_TARGET, Loop, Program
+
+
+# Classes only a run of the compiled kernel shows.
+EXECUTION_CLASSES = ("race", "miscompile", "deadlock", "flag-protocol", "generator")
 
 
 def _ranks(values: list[int]) -> list[int]:
@@ -79,18 +84,11 @@ def _drop_empty_loops(p: Program) -> None:
 
 
 def minimize(
-    program: Program, cls: str, options: Options | None = None, budget_s: float = 120.0
+    program: Program, fails: Callable[[Program], bool], budget_s: float = 60.0
 ) -> Program:
-    """The smallest variant of ``program`` found that still fails with ``cls``."""
-    options = options or Options()
+    """The smallest variant of ``program`` found on which ``fails`` still holds
+    (first-improvement descent over :func:`_reductions`, within ``budget_s``)."""
     deadline = time.monotonic() + budget_s
-
-    # Nondeterminism shows only in some runs: give each candidate a few.
-    attempts = 3 if cls == "nondeterministic" else 1
-
-    def fails(candidate: Program) -> bool:
-        return any(cls in check_program(candidate, options).classes for _ in range(attempts))
-
     best = program.copy()
     progress = True
     while progress and time.monotonic() < deadline:
@@ -108,6 +106,18 @@ def minimize(
     return best
 
 
+def still_fails(cls: str, options: Options | None = None) -> Callable[[Program], bool]:
+    """The predicate "the kernel still fails with ``cls``"."""
+    options = options or Options()
+    # Nondeterminism shows only in some runs: give each candidate a few.
+    attempts = 3 if cls == "nondeterministic" else 1
+
+    def fails(candidate: Program) -> bool:
+        return any(cls in check_program(candidate, options).classes for _ in range(attempts))
+
+    return fails
+
+
 def options_for(outcome: Outcome, cls: str) -> Options:
     """The sampled checks the finding needs to show again."""
     summary = next((f.summary for f in outcome.findings if f.cls == cls), "")
@@ -116,13 +126,15 @@ def options_for(outcome: Outcome, cls: str) -> Options:
         nvvm=summary.startswith(("nvvm", "lower-to-nvvm")),
         hashseed="PYTHONHASHSEED" in summary,
         syntax=cls == "syntax",
+        determinism=cls == "nondeterministic" and "PYTHONHASHSEED" not in summary,
+        execute=cls in EXECUTION_CLASSES or summary.startswith(("interpreter", "pipe simulator")),
     )
 
 
 def minimize_outcome(outcome: Outcome, cls: str, budget_s: float = 60.0) -> tuple[Program, Outcome]:
     """Minimize the campaign kernel of ``outcome`` (regenerated from its seed)."""
     options = options_for(outcome, cls)
-    program = minimize(generate(outcome.seed, outcome.target), cls, options, budget_s)
+    program = minimize(generate(outcome.seed, outcome.target), still_fails(cls, options), budget_s)
     return program, check_program(program, options)
 
 

@@ -119,7 +119,12 @@ class Program:
 
     def copy(self) -> Program:
         items = [
-            replace(i, body=[replace(s, attrs=dict(s.attrs)) for s in i.body])
+            replace(
+                i,
+                body=[replace(s, attrs=dict(s.attrs)) for s in i.body],
+                stage=None if i.stage is None else list(i.stage),
+                order=None if i.order is None else list(i.order),
+            )
             if isinstance(i, Loop)
             else replace(i, attrs=dict(i.attrs))
             for i in self.items
