@@ -429,3 +429,35 @@ def check_program(program: Program, options: Options | None = None) -> Outcome:
     outcome = check_text(program.text(), program.target, program.trip_counts(), options)
     outcome.kind, outcome.seed = program.kind, program.seed
     return outcome
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tilepipe.fuzz.check KERNEL.mlir [--trips 0,1,2] [--ptx] [--syntax]``:
+    every check of a campaign on one kernel file (a reproducer); exit 1 on a finding."""
+    import argparse
+    import re
+
+    parser = argparse.ArgumentParser(prog="python -m tilepipe.fuzz.check", description=main.__doc__)
+    parser.add_argument("kernel")
+    parser.add_argument("--trips", default="", help="values of %%n, comma-separated")
+    parser.add_argument("--ptx", action="store_true", help="also tilepipe compile to PTX")
+    parser.add_argument("--syntax", action="store_true", help="also the AscendC syntax check")
+    parser.add_argument("--hashseed", action="store_true", help="also tile-opt under two PYTHONHASHSEEDs")
+    args = parser.parse_args(argv)
+    with open(args.kernel, encoding="utf-8") as f:
+        text = f.read()
+    target = re.search(r'tile\.target = "(\w+)"', text)
+    if target is None:
+        print(f"{args.kernel}: no tile.target attribute", file=sys.stderr)
+        return 2
+    trips = [int(t) for t in args.trips.split(",") if t.strip()] or [None]
+    options = Options(hashseed=args.hashseed, ptx=args.ptx, syntax=args.syntax)
+    outcome = check_text(text, target.group(1), trips, options)
+    for finding in outcome.findings:
+        print(finding)
+    print(f"{args.kernel}: {len(outcome.findings)} finding(s) in {outcome.seconds:.1f} s")
+    return 1 if outcome.findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

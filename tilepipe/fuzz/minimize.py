@@ -14,12 +14,13 @@ needs no separate check.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 
 from .check import Options, Outcome, check_program, cuda_pipeline
 from .generate import generate
-from .program import ASCEND_TARGET, Loop, Program
+from .program import ASCEND_TARGET, TRIP_COUNT_ARG, Loop, Program
 
 
 # Classes only a run of the compiled kernel shows.
@@ -113,9 +114,25 @@ def still_fails(cls: str, options: Options | None = None) -> Callable[[Program],
     attempts = 3 if cls == "nondeterministic" else 1
 
     def fails(candidate: Program) -> bool:
-        return any(cls in check_program(candidate, options).classes for _ in range(attempts))
+        if not any(cls in check_program(candidate, options).classes for _ in range(attempts)):
+            return False
+        # A class found before the kernel runs says nothing about validity: the
+        # reduced source must still run in the interpreter (no uninitialized reads).
+        return options.execute or source_runs(candidate)
 
     return fails
+
+
+def source_runs(program: Program) -> bool:
+    from tilepipe.semantics import KernelError, execute
+
+    text = program.text()
+    try:
+        for n in program.trip_counts():
+            execute(text, index_args={} if n is None else {TRIP_COUNT_ARG: n})
+    except KernelError:
+        return False
+    return True
 
 
 def options_for(outcome: Outcome, cls: str) -> Options:
@@ -138,16 +155,24 @@ def minimize_outcome(outcome: Outcome, cls: str, budget_s: float = 60.0) -> tupl
     return program, check_program(program, options)
 
 
-def check_command(program: Program, path: str = "K.mlir") -> str:
-    """The command that shows the failure from the shell."""
-    if program.target == ASCEND_TARGET:
-        return f"tilepipe compile {path} --target ascend910b --emit ascend (then simulate; see docs/fuzzing.md)"
-    trips = " ".join(f"--index-arg n={n}" for n in program.trip_counts() if n is not None)
-    run = f" {trips}" if trips else ""
-    return (
-        f'tile-opt {path} -p "{cuda_pipeline(program.target)}" -o out.mlir && '
-        f"tile-run out.mlir --check-races --compare-with {path} --quiet{run}"
-    )
+def check_command(program: Program, cls: str, summary: str = "", path: str = "K.mlir") -> str:
+    """The shell command that shows the failure (at the trip count the summary names)."""
+    trips = [n for n in program.trip_counts() if n is not None]
+    named = re.match(r"n = (\d+):", summary)
+    if named:
+        trips = [int(named.group(1))]
+    if program.target == ASCEND_TARGET or cls not in ("race", "miscompile", "deadlock", "roundtrip", "rejected-valid", "internal-error", "nondeterministic"):
+        listed = f" --trips {','.join(map(str, trips))}" if trips else ""
+        return f"python -m tilepipe.fuzz.check {path}{listed}"
+    opt = f'tile-opt {path} -p "{cuda_pipeline(program.target)}"'
+    if cls == "roundtrip":
+        return f"{opt} | tile-opt"
+    if cls == "nondeterministic":
+        return f"for s in 1 2 3 4 5; do PYTHONHASHSEED=$s {opt} | md5sum; done"
+    if cls in ("rejected-valid", "internal-error"):
+        return opt
+    run = "".join(f" --index-arg n={n}" for n in trips[:1])
+    return f"{opt} -o out.mlir && tile-run out.mlir --check-races --compare-with {path} --quiet{run}"
 
 
 def reproducer_text(program: Program, outcome: Outcome, cls: str) -> str:
@@ -160,6 +185,6 @@ def reproducer_text(program: Program, outcome: Outcome, cls: str) -> str:
         f"// kernel: python -m tilepipe.fuzz --seed {program.seed} --count 1 --targets {program.target}"
         f" (minimized; {program.kind})",
         f"// trip counts checked: {', '.join(map(str, trips)) if trips else 'static'}",
-        f"// check: {check_command(program)}",
+        f"// check: {check_command(program, cls, summary)}",
     ]
     return "\n".join(header) + "\n" + program.text()
