@@ -271,6 +271,7 @@ class _Run:
                 self.add("miscompile", f"{_trip(index_args)}: {difference}")
 
     def execute_ascend(self, module: ModuleOp) -> None:
+        from tilepipe.semantics import KernelError
         from tilepipe.semantics.ascend_sim import simulate
         from tilepipe.semantics.compare import first_difference
 
@@ -279,6 +280,11 @@ class _Run:
             expected = self.reference(inputs, index_args)
             try:
                 report = simulate(module, {k: v.copy() for k, v in inputs.items()}, index_args)
+            except KernelError as err:
+                # Races, deadlocks and flag misuse come in the report; an error means
+                # the simulator cannot run what the compiler made of a valid kernel.
+                self.add("rejected-valid", f"pipe simulator ({_trip(index_args)}): {_first_line(err)}")
+                continue
             except Exception as err:  # noqa: BLE001
                 self.internal(err, f"pipe simulator ({_trip(index_args)})")
                 continue
