@@ -1,5 +1,13 @@
 """Fuzzing tilepipe: generators of inputs and checkers of what the tools do with them.
 
-``malformed``: malformed inputs for the four drivers (tile-opt, tile-run, tilepipe
-compile, the AscendC printer) and the check that each keeps its promise on bad input.
+* :mod:`.program` -- the kernel model (buffers, statements, loops) and its text;
+* :mod:`.generate` -- seeded random *valid* kernels for sm_80, sm_90 and ascend910b;
+* :mod:`.check` -- one kernel through the whole flow in-process, failures classified;
+* :mod:`.minimize` -- delta debugging of a failing kernel into a reproducer;
+* :mod:`.malformed` -- malformed inputs for the four drivers (tile-opt, tile-run,
+  tilepipe compile, the AscendC printer) and the check that each keeps its promise on
+  bad input;
+* ``python -m tilepipe.fuzz`` -- a campaign with a summary table (docs/fuzzing.md).
+
+May import anything of tilepipe: the fuzzer drives the whole compiler.
 """

@@ -1,0 +1,391 @@
+"""Seeded random *valid* tile kernels over the surface the dialect admits.
+
+``generate(seed, target)`` returns a :class:`~tilepipe.fuzz.program.Program`; the same
+seed and target always give the same kernel.  Validity is by construction:
+
+* every statement covers whole on-chip buffers, and a statement only reads on-chip
+  buffers that are certainly written before it (in program order; what a loop writes
+  does not count after the loop, whose trip count may be 0) -- the interpreter is
+  strict about uninitialized reads;
+* every global output is written by exactly one statement, at the slot of its block
+  and iteration (program.py), so global regions never overlap;
+* explicit stage/order arrays are drawn TileLang-style (nondecreasing stages, orders in
+  program order or rotated) and kept only when ``pipeline-validate``'s rules accept
+  them, else the loop says ``num_stages``;
+* shapes and ops stay within what each flow documents (Ascend: no reduce/cast/div, no
+  transposed gemm, L0C zero-filled right before its accumulation loop, which runs at
+  least once).
+
+CUDA kernels draw copies between global/shared/fragment/local, f16/bf16/f32 gemms
+with transpose flags, fills, elementwise ops, casts, reductions and broadcasts, one
+to three loops with prologue/epilogue code around them, lb != 0, step > 1, static trip
+counts 0, 1, 2, < depth, large, or the dynamic ``%n``, and grids > 1 with block_id
+offsets.  Ascend kernels are vector (GM->UB, vector ops, UB->GM), cube (GM->L1->L0A/B,
+mmad into L0C, L0C->GM) or mixed (a cube result handed to the vector core through GM).
+"""
+
+from __future__ import annotations
+
+import random
+
+from .program import ASCEND_TARGET, Buffer, Loop, Program, Stmt
+
+CUDA_SPACES = ("shared", "shared", "shared", "fragment", "fragment", "local")
+FILL_VALUES = (0.0, 1.0, -0.5, 2.0)
+BINARY = ("add", "sub", "mul", "max", "div")
+
+
+class _Builder:
+    """Draws statements while tracking which on-chip buffers hold data."""
+
+    def __init__(self, rng: random.Random, program: Program, spaces, binary, unary, extra):
+        self.rng = rng
+        self.p = program
+        self.spaces = spaces
+        self.binary = binary
+        self.unary = unary  # of exp, cast
+        self.extra = extra  # of gemm, reduce, broadcast, move
+        self.count = 0
+        # A buffer a loop writes (other than a gemm accumulator) may get versions, and
+        # the passes reject any use of a versioned buffer outside its loop: such a
+        # buffer is private to its loop, and a loop writes no buffer used outside it.
+        self.private: set[str] = set()
+        self.outside: set[str] = set()
+        self.in_loop = False
+
+    def open_loop(self) -> None:
+        self.in_loop = True
+
+    def close_loop(self, body: list[Stmt], live: list[str]) -> None:
+        self.in_loop = False
+        written = {s.written() for s in body if s.op != "gemm"}
+        self.private |= written
+        self.outside |= {n for s in body for n in s.operands} - written
+        for name in written:  # what the loop wrote is not certainly written after it
+            if name in live:
+                live.remove(name)
+
+    def writable(self, name: str) -> bool:
+        return name not in self.private and not (self.in_loop and name in self.outside)
+
+    # -- buffers
+
+    def buffer(self, prefix: str, dims, dtype: str, space: str, iter_axis=None) -> str:
+        name = f"{prefix}{self.count}"
+        self.count += 1
+        self.p.buffers[name] = Buffer(name, tuple(dims), dtype, space, iter_axis)
+        return name
+
+    def global_in(self, dims, dtype: str) -> str:
+        for b in self.p.buffers.values():
+            if b.is_global and b.name.startswith("in") and b.dims == tuple(dims) and b.dtype == dtype:
+                return b.name
+        return self.buffer("in", dims, dtype, "global", 0)
+
+    def destination(self, dims, dtype: str, spaces=None, avoid: str = "") -> str:
+        """An existing on-chip buffer of this shape (a reuse: WAR/WAW hazards) or a new
+        one; never ``avoid`` (a copy's source: copies do not work in place)."""
+        spaces = spaces or self.spaces
+        same = [
+            b.name for b in self.p.buffers.values()
+            if not b.is_global and b.dims == tuple(dims) and b.dtype == dtype
+            and b.space in spaces and b.name != avoid and self.writable(b.name)
+        ]
+        if same and self.rng.random() < 0.5:
+            return self.rng.choice(same)
+        prefix = {"shared": "s", "fragment": "f", "local": "l"}.get(spaces[0], spaces[0])
+        return self.buffer(prefix, dims, dtype, self.rng.choice(spaces))
+
+    def ready(self, live: list[str], dims=None, dtype=None, spaces=None) -> list[str]:
+        out = []
+        for name in live:
+            b = self.p.buffers[name]
+            if dims is not None and b.dims != tuple(dims):
+                continue
+            if dtype is not None and b.dtype != dtype:
+                continue
+            if spaces is not None and b.space not in spaces:
+                continue
+            out.append(name)
+        return out
+
+    def ensure(self, out: list[Stmt], live: list[str], dims, dtype, spaces=None) -> str:
+        """A buffer holding data of this shape: a live one, or one loaded now."""
+        candidates = self.ready(live, dims, dtype, spaces)
+        if candidates and self.rng.random() < 0.7:
+            return self.rng.choice(candidates)
+        dst = self.destination(dims, dtype, spaces)
+        self.emit(out, live, Stmt("copy", (self.global_in(dims, dtype), dst), tuple(dims)))
+        return dst
+
+    def emit(self, out: list[Stmt], live: list[str], stmt: Stmt) -> None:
+        out.append(stmt)
+        if not self.in_loop:
+            self.outside.update(stmt.operands)
+        written = stmt.written()
+        if not self.p.buffers[written].is_global and written not in live:
+            live.append(written)
+
+    # -- statements
+
+    def shape(self) -> tuple[str, ...]:
+        return self.rng.choice([("m", "n"), ("m", "k"), ("k", "n"), ("m", "n"), ("n",), ("m",)])
+
+    def dtype(self) -> str:
+        return self.rng.choice(self.dtypes)
+
+    dtypes = ("f32", "f16", "bf16")
+
+    def store(self, out: list[Stmt], live: list[str]) -> None:
+        if not live:
+            return
+        src = self.rng.choice(live)
+        b = self.p.buffers[src]
+        dst = self.buffer("out", b.dims, b.dtype, "global", 0)
+        self.emit(out, live, Stmt("copy", (src, dst), b.dims))
+
+    def draw(self, out: list[Stmt], live: list[str]) -> None:
+        kinds = ["load", "binary", "binary", "fill", "store", *self.unary, *self.extra]
+        kind = self.rng.choice(kinds)
+        rng = self.rng
+        if kind == "load":
+            dims, dtype = self.shape(), self.dtype()
+            dst = self.destination(dims, dtype)
+            self.emit(out, live, Stmt("copy", (self.global_in(dims, dtype), dst), dims))
+        elif kind == "fill":
+            dims, dtype = self.shape(), self.dtype()
+            value = rng.choice(FILL_VALUES)
+            self.emit(out, live, Stmt("fill", (self.destination(dims, dtype),), dims, {"value": value}))
+        elif kind == "store":
+            self.store(out, live)
+        elif kind in ("binary", "exp", "move"):
+            dims, dtype = self.shape(), self.dtype()
+            lhs = self.ensure(out, live, dims, dtype)
+            if kind == "binary":
+                rhs = self.ensure(out, live, dims, dtype)
+                op = rng.choice(self.binary)
+                self.emit(out, live, Stmt(op, (lhs, rhs, self.destination(dims, dtype)), dims))
+            else:
+                op = "exp" if kind == "exp" else "copy"
+                dst = self.destination(dims, dtype, avoid=lhs if op == "copy" else "")
+                self.emit(out, live, Stmt(op, (lhs, dst), dims))
+        elif kind == "cast":
+            dims = self.shape()
+            src_type, dst_type = rng.sample(self.dtypes, 2)
+            src = self.ensure(out, live, dims, src_type)
+            self.emit(out, live, Stmt("cast", (src, self.destination(dims, dst_type)), dims))
+        elif kind == "reduce":
+            dims, dtype, axis = ("m", "n"), self.dtype(), rng.choice((0, 1))
+            src = self.ensure(out, live, dims, dtype)
+            dst = self.destination((dims[1 - axis],), dtype)
+            stmt = Stmt("reduce", (src, dst), dims, {"axis": axis, "kind": rng.choice(("sum", "max"))})
+            self.emit(out, live, stmt)
+        elif kind == "broadcast":
+            dims, dtype, axis = ("m", "n"), self.dtype(), rng.choice((0, 1))
+            src = self.ensure(out, live, (dims[1 - axis],), dtype)
+            self.emit(out, live, Stmt("broadcast", (src, self.destination(dims, dtype)), dims, {"axis": axis}))
+        elif kind == "gemm":
+            self.gemm(out, live)
+
+    def gemm(self, out: list[Stmt], live: list[str]) -> None:
+        rng = self.rng
+        accumulators = self.ready(live, ("m", "n"), "f32", ("fragment",))
+        if not accumulators:
+            return  # accumulators are zero-filled in the prologue (CUDA)
+        dtype = rng.choice(self.dtypes)
+        ta, tb = rng.random() < 0.3, rng.random() < 0.3
+        a = self.ensure(out, live, ("k", "m") if ta else ("m", "k"), dtype, ("shared", "fragment"))
+        b = self.ensure(out, live, ("n", "k") if tb else ("k", "n"), dtype, ("shared",))
+        attrs = {"transpose_a": ta, "transpose_b": tb}
+        self.emit(out, live, Stmt("gemm", (a, b, rng.choice(accumulators)), ("m", "n", "k"), attrs))
+
+
+# --------------------------------------------------------------------------- loops
+
+
+def _schedule(rng: random.Random, loop: Loop) -> None:
+    """num_stages 1-5, or TileLang-style stage/order arrays (checked by
+    :func:`_valid_schedule` once the whole program exists)."""
+    if rng.random() < 0.35 and len(loop.body) >= 2:
+        depth = rng.randint(2, 4)
+        size = len(loop.body)
+        stages = sorted(rng.randint(0, depth - 1) for _ in range(size))
+        shift = rng.randint(0, size - 1) if rng.random() < 0.4 else 0
+        loop.stage, loop.order, loop.num_stages = stages, [(i + shift) % size for i in range(size)], None
+    else:
+        loop.num_stages = rng.choice((1, 2, 2, 3, 3, 4, 5))
+
+
+def _trips(rng: random.Random, loop: Loop, dynamic: bool, least: int = 0) -> None:
+    if dynamic:
+        loop.trips = None
+        return
+    depth = loop.depth
+    loop.trips = max(least, rng.choice((0, 1, 2, max(depth - 1, 0), depth, rng.randint(6, 10))))
+
+
+def _valid_schedule(program: Program, index: int) -> bool:
+    from tilepipe.diagnostics import OpDiagnosticError
+    from tilepipe.dialects.pipeline import ForOp
+    from tilepipe.passes.pipeline_validate import validate_pipeline_loop
+    from tilepipe.semantics import KernelError, load_module
+
+    try:
+        module = load_module(program.text())
+    except KernelError:
+        return False
+    loops = [op for op in module.walk() if isinstance(op, ForOp)]
+    try:
+        validate_pipeline_loop(loops[index])
+    except OpDiagnosticError:
+        return False
+    return True
+
+
+def _settle_schedules(rng: random.Random, program: Program) -> None:
+    for index, loop in enumerate(program.loops):
+        for _ in range(4):
+            if loop.stage is None or _valid_schedule(program, index):
+                break
+            _schedule(rng, loop)
+        if loop.stage is not None and not _valid_schedule(program, index):
+            loop.stage = loop.order = None
+            loop.num_stages = rng.choice((2, 3))
+
+
+# --------------------------------------------------------------------------- CUDA
+
+
+def _cuda(rng: random.Random, target: str, seed: int) -> Program:
+    dims = {"m": rng.choice((16, 16, 32, 32, 64)), "n": rng.choice((16, 32)), "k": rng.choice((16, 32))}
+    program = Program(target, "cuda", dims, {}, [], seed=seed)
+    program.threads = rng.choice((32, 64, 128))
+    program.grid = rng.choice((1, 1, 1, 1, 2, 2, 3))
+    program.use_block_id = program.grid > 1 or rng.random() < 0.2
+    program.dynamic_trips = tuple(sorted(rng.sample((0, 1, 2, 3, 5, 7), 3)))
+    extra = ["gemm", "gemm", "reduce", "broadcast", "move"]
+    b = _Builder(rng, program, CUDA_SPACES, BINARY, ("exp", "cast"), extra)
+    live: list[str] = []
+    prologue: list[Stmt] = []
+    if rng.random() < 0.7:
+        acc = b.buffer("acc", ("m", "n"), "f32", "fragment")
+        b.emit(prologue, live, Stmt("fill", (acc,), ("m", "n"), {"value": 0.0}))
+    for _ in range(rng.randint(0, 2)):
+        b.draw(prologue, live)
+    program.items += prologue
+    dynamic = rng.random() < 0.4
+    for _ in range(rng.choice((1, 1, 1, 1, 2, 2, 3))):
+        body: list[Stmt] = []
+        inner = list(live)
+        b.open_loop()
+        for _ in range(rng.randint(1, 4)):
+            b.draw(body, inner)
+        if not any(program.buffers[s.written()].is_global for s in body):
+            b.store(body, [n for n in inner if n not in live] or inner)
+        loop = Loop(body, lb=rng.choice((0, 0, 0, 1, 3)), step=rng.choice((1, 1, 1, 2, 3)))
+        _schedule(rng, loop)
+        _trips(rng, loop, dynamic and rng.random() < 0.8)
+        program.items.append(loop)
+        b.close_loop(body, live)
+        between: list[Stmt] = []
+        for _ in range(rng.randint(0, 1)):
+            b.draw(between, live)
+        program.items += between
+    epilogue: list[Stmt] = []
+    for name in b.ready(live, ("m", "n"), "f32", ("fragment",)):
+        if rng.random() < 0.5:  # through shared memory: a shared-memory epilogue
+            staged = b.destination(("m", "n"), "f32", ("shared",))
+            b.emit(epilogue, live, Stmt("copy", (name, staged), ("m", "n")))
+            name = staged
+        dst = b.buffer("out", ("m", "n"), "f32", "global", 0)
+        b.emit(epilogue, live, Stmt("copy", (name, dst), ("m", "n")))
+    program.items += epilogue
+    _settle_schedules(rng, program)
+    return program
+
+
+# --------------------------------------------------------------------------- Ascend
+
+
+def _ascend_vector(rng: random.Random, program: Program, b: _Builder, loops: int) -> None:
+    live: list[str] = []
+    dynamic = rng.random() < 0.3
+    if rng.random() < 0.5:
+        dims = b.shape()
+        b.emit(program.items, live, Stmt("fill", (b.destination(dims, b.dtypes[0]),), dims, {"value": rng.choice(FILL_VALUES)}))
+    for index in range(loops):
+        body: list[Stmt] = []
+        inner = list(live)
+        b.open_loop()
+        for _ in range(rng.randint(1, 4)):
+            b.draw(body, inner)
+        if not any(program.buffers[s.written()].is_global for s in body):
+            b.store(body, [n for n in inner if n not in live] or inner)
+        loop = Loop(body, lb=rng.choice((0, 0, 1)), step=rng.choice((1, 1, 2)))
+        _schedule(rng, loop)
+        _trips(rng, loop, dynamic)
+        program.items.append(loop)
+        b.close_loop(body, live)
+        if rng.random() < 0.3:  # straight-line vector code between loops
+            b.draw(program.items, live)
+
+
+def _ascend_cube(rng: random.Random, program: Program, b: _Builder, dynamic: bool) -> str:
+    """GM -> L1 -> L0A/L0B, mmad into L0C, L0C -> GM; returns the GM result."""
+    a = b.buffer("in", ("m", "k"), "f16", "global", 1)
+    bb = b.buffer("in", ("k", "n"), "f16", "global", 0)
+    a1, b1 = b.buffer("a_l1_", ("m", "k"), "f16", "l1"), b.buffer("b_l1_", ("k", "n"), "f16", "l1")
+    a0, b0 = b.buffer("a_l0a", ("m", "k"), "f16", "l0a"), b.buffer("b_l0b", ("k", "n"), "f16", "l0b")
+    c0 = b.buffer("c_l0c", ("m", "n"), "f32", "l0c")
+    program.items.append(Stmt("fill", (c0,), ("m", "n"), {"value": 0.0}))
+    body = [
+        Stmt("copy", (a, a1), ("m", "k")),
+        Stmt("copy", (bb, b1), ("k", "n")),
+        Stmt("copy", (a1, a0), ("m", "k")),
+        Stmt("copy", (b1, b0), ("k", "n")),
+        Stmt("gemm", (a0, b0, c0), ("m", "n", "k"), {}),
+    ]
+    if rng.random() < 0.3:
+        body[0], body[1] = body[1], body[0]
+    loop = Loop(body, lb=rng.choice((0, 0, 1)), step=rng.choice((1, 1, 2)))
+    _schedule(rng, loop)
+    # L0C's zero fill folds into the first mmad: the loop must run (docs/ascend.md).
+    _trips(rng, loop, dynamic, least=1)
+    program.items.append(loop)
+    out = b.buffer("out", ("m", "n"), "f32", "global", 0)
+    program.items.append(Stmt("copy", (c0, out), ("m", "n")))
+    return out
+
+
+def _ascend(rng: random.Random, seed: int) -> Program:
+    kind = rng.choice(("ascend-vector", "ascend-vector", "ascend-cube", "ascend-mixed"))
+    dims = {"m": rng.choice((16, 32)), "n": rng.choice((16, 32, 64)), "k": rng.choice((16, 32))}
+    program = Program(ASCEND_TARGET, kind, dims, {}, [], threads=None, seed=seed)
+    b = _Builder(rng, program, ("ub",), ("add", "sub", "mul", "max"), ("exp",), ())
+    b.dtypes = ("f32", "f16")
+    b.shape = lambda: rng.choice((("m", "n"), ("n",), ("m", "n")))  # type: ignore[method-assign]
+    dynamic = rng.random() < 0.3
+    program.dynamic_trips = tuple(sorted(rng.sample((1, 2, 3, 5), 3))) if kind != "ascend-vector" else tuple(sorted(rng.sample((0, 1, 2, 3, 5), 3)))
+    if kind == "ascend-vector":
+        _ascend_vector(rng, program, b, rng.choice((1, 1, 2)))
+    elif kind == "ascend-cube":
+        _ascend_cube(rng, program, b, dynamic)
+    else:
+        w = _ascend_cube(rng, program, b, dynamic)
+        # The vector core reads the cube's result back from GM (a cross-core hand-over).
+        w_ub = b.buffer("w_ub", ("m", "n"), "f32", "ub")
+        live = [w_ub]
+        program.items.append(Stmt("copy", (w, w_ub), ("m", "n")))
+        for _ in range(rng.randint(1, 3)):
+            b.draw(program.items, live)
+        b.store(program.items, live)
+    _settle_schedules(rng, program)
+    return program
+
+
+def generate(seed: int, target: str) -> Program:
+    """The kernel of ``seed`` for ``target`` (sm_80, sm_90 or ascend910b)."""
+    rng = random.Random(f"{target}:{seed}")
+    if target == ASCEND_TARGET:
+        return _ascend(rng, seed)
+    return _cuda(rng, target, seed)
