@@ -532,3 +532,16 @@ PIPELINE_SYNC_OPS: list[type[IRDLOperation]] = [
 PIPELINE_SYNC_TYPES: list[type[ParametrizedAttribute | TypeAttribute]] = [TokenType]
 
 MBARRIER_WAIT_OPS = (MBarrierWaitParityOp, MBarrierTestWaitOp)
+
+
+# --------------------------------------------------------------------------- queries
+
+# Ops that arrive on an mbarrier phase (a bulk copy arrives with its bytes).
+ARRIVING_OPS = (MBarrierArriveOp, MBarrierArriveExpectTxOp, BulkCopyOp)
+
+
+def mbarrier_operands(op: Operation) -> tuple[SSAValue, SSAValue] | None:
+    """``(barrier array, slot index)`` of an op that touches an mbarrier, else None."""
+    if isinstance(op, MBarrierOp | BulkCopyOp) and len(op.barrier_index) == 1:
+        return op.barriers, op.barrier_index[0]
+    return None

@@ -35,8 +35,8 @@ from xdsl.dialects import arith, memref
 from xdsl.ir import Operation, SSAValue
 
 from tilepipe.dialects.pipeline import ForOp
+from tilepipe.dialects.pipeline_sync import ARRIVING_OPS, mbarrier_operands
 from tilepipe.dialects.tile import TileOp, constant_index
-from tilepipe.passes.barrier_expansion import ARRIVING_OPS, mbarrier_operands
 from tilepipe.passes.symbolic_index import SOLVER_RESOURCES
 
 

@@ -22,26 +22,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.pipeline_sync import (
-    BulkCopyOp,
-    MBarrierArriveExpectTxOp,
-    MBarrierArriveOp,
+    ARRIVING_OPS,
     MBarrierInitOp,
-    MBarrierOp,
     MBarrierWaitOp,
+    mbarrier_operands,
 )
 from tilepipe.diagnostics import op_error
 from tilepipe.passes.index_arith import Index, IndexBuilder
 from tilepipe.passes.operand_rewrite import with_operands
-
-ARRIVING_OPS = (MBarrierArriveOp, MBarrierArriveExpectTxOp, BulkCopyOp)
-
-
-def mbarrier_operands(op: Operation) -> tuple[SSAValue, SSAValue] | None:
-    """``(barrier array, slot index)`` of an op that touches an mbarrier, else None."""
-    if isinstance(op, MBarrierOp | BulkCopyOp) and len(op.barrier_index) == 1:
-        return op.barriers, op.barrier_index[0]
-    return None
-
 
 def is_mbarrier_array(buffer: SSAValue, loop: ForOp) -> bool:
     """Does ``loop`` arrive on the allocated mbarrier array ``buffer``?"""

@@ -45,9 +45,9 @@ from tilepipe.dialects.memory_space import (
     UnknownMemorySpace,
     memory_space,
 )
+from tilepipe.dialects.pipeline_sync import mbarrier_operands
 from tilepipe.dialects.tile import constant_index
 from tilepipe.passes.arena_packing import Interval
-from tilepipe.passes.barrier_expansion import mbarrier_operands
 
 VERSIONS_ATTR = "pipeline.versions"
 ALIGNMENT_ATTR = "arena.alignment"
