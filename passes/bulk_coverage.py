@@ -2,30 +2,31 @@
 
 Only a wait on the copy's mbarrier orders a bulk copy's bytes (the copy engine writes
 them; a block barrier does not order it).  The hazard analysis asks this for a copy
-``x`` and a later access ``y`` that may touch common bytes; the answer is yes when,
-for every pair of runs of ``x`` and ``y`` that conflict, a wait on the copy's
-mbarrier array runs between them:
+``x`` and a later access ``y`` that may touch common bytes.  The answer is yes when
 
-* a wait at a point every path from ``x`` to ``y`` passes (``covering_points``), or
-* a wait nested in ``scf.if``/loop statements, the outermost of which every such path
-  passes whole, when the conflict implies that the wait runs the first time the
-  statement runs after ``x``: the conditions of the ``scf.if`` statements on the way
-  hold, and each loop on the way runs at least one iteration (the first: the
-  conditions inside it are asked there).
+* a wait on the copy's mbarrier array sits at a point every path from ``x`` to ``y``
+  passes (``covering_points``), or
+* for every pair of runs of ``x`` and ``y`` that conflict, one of the waits nested in
+  ``scf.if``/loop statements that every such path passes whole runs *on the copy's
+  mbarrier slot*: the conditions of the ``scf.if`` statements on the way hold, and a
+  loop on the way runs the wait in one of its first ``SEARCHED_ITERATIONS``.
 
 Software pipelining issues the prologue's copies under ``k < n`` guards and lands them
-in the steady-state loop or the epilogue under *correlated* guards (the same guard, or
-a trip count the conflict forces: two copies of one ring slot ``n`` apart conflict
-only when the loop between them runs).  Treating every ``scf.if`` and loop as
-independent would reject those race-free kernels.  The implication is proved with Z3
-over the symbolic indices, with the conflict's constraints (both accesses' loop bounds
-and guards, their common bytes) as facts; a condition Z3 does not model proves
-nothing.
+in the steady-state loop or the epilogue under *correlated* guards: the same guard,
+or a trip count the conflict forces (a prologue copy and the epilogue's rewrite of its
+ring slot conflict only when the loop between them runs), and which wait lands a copy
+depends on ``n``.  Treating every ``scf.if`` and loop as independent rejects those
+race-free kernels.  The question is one Z3 query over the symbolic indices, like the
+rest of the hazard analysis: the conflict's constraints (both accesses' loop bounds
+and guards, their common bytes) imply the disjunction over the candidate waits; a
+condition Z3 does not model proves nothing.  Unlike a wait on every path, a guarded
+wait must be on the copy's slot: a wait that runs only sometimes, on another slot,
+would otherwise hide a missing one.
 
-The statement's first run after ``x`` is in ``x``'s iteration of every loop only when
-it follows ``x`` in program order inside loops that all enclose ``x``; other statements
-are not used.  Which slot and phase of the array a wait observes is not compared here,
-as for waits on every path: the race detector checks that at run time.
+A statement is used only when its first run after ``x`` is in ``x``'s iteration of
+every loop around it (it follows ``x`` in program order, inside loops that all
+enclose ``x``), so that its conditions and slots are those of ``x``'s instance.  The
+phase a wait observes is not compared: the race detector checks that at run time.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import z3
-from xdsl.dialects import scf
+from xdsl.dialects import func, scf
 from xdsl.ir import Operation
 
 from tilepipe.dialects.pipeline_sync import BulkCopyOp, MBarrierWaitOp
@@ -53,10 +54,13 @@ Conflict = Callable[[IndexEncoder], tuple[list[z3.BoolRef], Instance]]
 def bulk_copy_waited(copy: BulkCopyOp, points: set[Point], conflict: Conflict) -> bool:
     """Does a wait on ``copy``'s mbarrier array run between every conflicting pair of
     runs, given ``points``, the points every path from the copy to the access passes?"""
-    waits = [
-        use.operation
-        for use in copy.barriers.uses
-        if isinstance(use.operation, MBarrierWaitOp) and use.operation.barriers == copy.barriers
+    function = copy.parent_op()
+    while function is not None and not isinstance(function, func.FuncOp):
+        function = function.parent_op()
+    assert function is not None
+    waits = [  # in program order: the query, hence Z3's effort, is the same every run
+        op for op in function.walk()
+        if isinstance(op, MBarrierWaitOp) and op.barriers == copy.barriers
     ]
     if any((wait.parent_block(), position(wait)) in points for wait in waits):
         return True
