@@ -416,7 +416,9 @@ class HazardAnalysis:
             if pairs is not None and (found := self._concrete_overlap(x, y, pairs)) is not None:
                 return found
             self.solver_calls += 1
-            return satisfiable(self._conflict(IndexEncoder(), x, y, relation)[0])
+            encoder = IndexEncoder()
+            constraints, _ = self._conflict(encoder, x, y, relation)
+            return satisfiable(constraints)
 
         return self._cached(("intersect", x, y, relation), compute)
 
@@ -424,11 +426,11 @@ class HazardAnalysis:
                   relation: Relation) -> tuple[list, Instance]:
         """Constraints under which x's instance and y's touch common bytes, and x's."""
         constraints, ix, iy = self._constraints(encoder, x, y, relation)
+        lo_x, hi_x = self._byte_bounds(encoder, x, ix)
+        lo_y, hi_y = self._byte_bounds(encoder, y, iy)
         if self._same_storage(x.buffer, y.buffer):
             constraints += _box_overlap(encoder, x, ix, y, iy)
         else:
-            lo_x, hi_x = self._byte_bounds(encoder, x, ix)
-            lo_y, hi_y = self._byte_bounds(encoder, y, iy)
             constraints += [lo_x < hi_y, lo_y < hi_x]
         return constraints, ix
 
