@@ -51,12 +51,13 @@ from xdsl.ir import Operation, SSAValue
 from tilepipe.diagnostics import op_location
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
-from tilepipe.dialects.pipeline_sync import AsyncTileCopy, BulkCopyOp, MBarrierWaitOp
+from tilepipe.dialects.pipeline_sync import AsyncTileCopy, BulkCopyOp
 from tilepipe.dialects.tile import ElementMapping, TileOp
 
 from .arena_aliasing import arena_slice, underlying_buffer
+from .bulk_coverage import bulk_copy_waited
 from .concrete_index import MAX_INSTANCES, Env, evaluate, executes, instances, loop_range
-from .program_points import Level, Relation, chain, covering_points, position
+from .program_points import Level, Relation, chain, covering_points, precedes
 from .symbolic_index import (
     IndexEncoder,
     Instance,
@@ -230,7 +231,7 @@ class HazardAnalysis:
 
     def _pair_hazards(self, x: AccessEntry, y: AccessEntry) -> list[Hazard]:
         hazards: list[Hazard] = []
-        if x is not y and _precedes(x.levels, y.levels):
+        if x is not y and precedes(x.levels, y.levels):
             if (h := self._hazard(x, y, Relation())) is not None:
                 hazards.append(h)
         for loop in _common_loops(x.op, y.op):
@@ -269,11 +270,8 @@ class HazardAnalysis:
         full = {loop for loop in loops_x - loops_y if self.iterations_from_end(probe, loop)}
         full |= {loop for loop in loops_y - loops_x if self.iterations_from_start(probe, loop)}
         points = covering_points(list(x.levels), list(y.levels), relation, full)
-        return any(
-            isinstance(wait, MBarrierWaitOp)
-            and wait.barriers == x.op.barriers
-            and (wait.parent_block(), position(wait)) in points
-            for wait in (use.operation for use in x.op.barriers.uses)
+        return bulk_copy_waited(
+            x.op, points, lambda encoder: self._conflict(encoder, x, y, relation)
         )
 
     def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:
@@ -419,16 +417,22 @@ class HazardAnalysis:
                 return found
             self.solver_calls += 1
             encoder = IndexEncoder()
-            constraints, ix, iy = self._constraints(encoder, x, y, relation)
-            lo_x, hi_x = self._byte_bounds(encoder, x, ix)
-            lo_y, hi_y = self._byte_bounds(encoder, y, iy)
-            if self._same_storage(x.buffer, y.buffer):
-                constraints += _box_overlap(encoder, x, ix, y, iy)
-            else:
-                constraints += [lo_x < hi_y, lo_y < hi_x]
+            constraints, _ = self._conflict(encoder, x, y, relation)
             return satisfiable(constraints)
 
         return self._cached(("intersect", x, y, relation), compute)
+
+    def _conflict(self, encoder: IndexEncoder, x: AccessEntry, y: AccessEntry,
+                  relation: Relation) -> tuple[list, Instance]:
+        """Constraints under which x's instance and y's touch common bytes, and x's."""
+        constraints, ix, iy = self._constraints(encoder, x, y, relation)
+        lo_x, hi_x = self._byte_bounds(encoder, x, ix)
+        lo_y, hi_y = self._byte_bounds(encoder, y, iy)
+        if self._same_storage(x.buffer, y.buffer):
+            constraints += _box_overlap(encoder, x, ix, y, iy)
+        else:
+            constraints += [lo_x < hi_y, lo_y < hi_x]
+        return constraints, ix
 
     def _same_threads(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
         """Every common element is touched by the same thread in both accesses."""
@@ -553,16 +557,6 @@ def _kind(x: AccessEntry, y: AccessEntry) -> HazardKind | None:
     if x.writes and y.writes:
         return HazardKind.WAW
     return None
-
-
-def _precedes(a: tuple[Level, ...], b: tuple[Level, ...]) -> bool:
-    """Whether ``a``'s op comes before ``b``'s in program order."""
-    for la, lb in zip(a, b):
-        if la.block is not lb.block:
-            return False
-        if la.position != lb.position:
-            return la.position < lb.position
-    return False
 
 
 def _common_loops(a: Operation, b: Operation) -> list[Operation]:

@@ -24,7 +24,7 @@ structure counts the ``commit_group`` ops executed between an async copy and a w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -79,6 +79,17 @@ def chain(op: Operation) -> list[Level]:
         levels.append(Level(block, position(current)))
         current = block.parent_op()
     return levels[::-1]
+
+
+def precedes(a: Sequence[Level], b: Sequence[Level]) -> bool:
+    """Whether the op with ancestry ``a`` comes before the one with ``b`` in program
+    order (false when one holds the other, or they sit in different branches)."""
+    for la, lb in zip(a, b):
+        if la.block is not lb.block:
+            return False
+        if la.position != lb.position:
+            return la.position < lb.position
+    return False
 
 
 def point_chain(point: Point) -> list[Level]:
