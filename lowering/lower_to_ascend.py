@@ -27,6 +27,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.traits import IsTerminator, is_side_effect_free
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -82,6 +83,15 @@ def lower_gemm(gemm: tile.GemmOp, init: SSAValue | None) -> ascend.MmadOp:
     return _carry_attributes(gemm, mmad)
 
 
+def _touches_no_buffer(op: Operation) -> bool:
+    """May ``op`` stand between an L0C fill and its mmads?  Pure scalar ops (constants,
+    index math such as a dynamic loop bound) -- which take no stage/order slot of a
+    pipelined loop either -- and the sync ops inserted around the loop."""
+    if op.has_trait(IsTerminator):
+        return False
+    return is_side_effect_free(op) or isinstance(op, IdOperandOp | PipeBarrierOp)
+
+
 def fold_accumulator_fills(kernel: FuncOp) -> None:
     """Erase the zero fills of L0C; the gemms accumulating there become mmads with
     the init flag (lowered here, so the flag is used as soon as it exists)."""
@@ -92,8 +102,7 @@ def fold_accumulator_fills(kernel: FuncOp) -> None:
         if not _is_zero(fill.value):
             raise op_error(fill, "L0C can only be zero-initialized (mmad's init flag)")
         next_op = fill.next_op
-        # Constants and the sync ops inserted around the loop touch no buffer.
-        while isinstance(next_op, arith.ConstantOp | IdOperandOp | PipeBarrierOp):
+        while next_op is not None and _touches_no_buffer(next_op):
             next_op = next_op.next_op
         gemms = [u.operation for u in fill.dst.uses if isinstance(u.operation, tile.GemmOp)]
         if isinstance(next_op, pipeline.ForOp):

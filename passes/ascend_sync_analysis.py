@@ -24,6 +24,8 @@
   Distances add only where their clocks agree: k iterations hold at most k executed
   epochs of a guarded branch, so a path of iteration distances bounds an edge measured
   in that branch's epochs (the counter mode), but epoch distances bound nothing else.
+  A path never passes through a site of a loop that may run zero times (other than
+  the target's own loops): at zero trips those sites and their syncs do not run.
 * A *sync point* is a kept edge with the versions of its ring and how it
   materializes: nothing (same S/V/M pipe), a ``pipe_barrier`` (same MTE/FIX pipe), a
   cross-core flag (different cores) or a set/wait pair on the canonical hard event.
@@ -366,6 +368,26 @@ def fenced_distance(target: DepEdge, fences: Sequence[SyncPoint]) -> int:
     return best
 
 
+def _maybe_skipped(target: DepEdge, sites: Sequence[SyncSite]) -> list[bool]:
+    """By site position: may the site not run at all when both ends of ``target`` do?
+    Then a path through it orders nothing.  That is a site of a pipelined loop other
+    than the ends' loops, unless the loop provably runs: with zero trips, a fill before
+    the loop and a copy after it meet with no loop body in between."""
+    loops = (target.src.loop, target.dst.loop)
+    runs: dict[ForOp, bool] = {}
+    skipped = []
+    for site in sites:
+        loop = site.loop
+        if loop is None or loop in loops:
+            skipped.append(False)
+            continue
+        if loop not in runs:
+            trips = static_trip_count(loop)
+            runs[loop] = trips is not None and trips >= 1
+        skipped.append(not runs[loop])
+    return skipped
+
+
 def implied_distance(
     target: DepEdge,
     sites: Sequence[SyncSite],
@@ -377,6 +399,7 @@ def implied_distance(
     their syncs run with the target and their clock bounds the target's."""
     src, dst = target.src, target.dst
     n = len(sites)
+    skipped = _maybe_skipped(target, sites)
     # best[0][i]: no kept edge used yet; best[1][i]: at least one.
     best = [[INFINITY] * n, [INFINITY] * n]
     best[0][src.position] = 0
@@ -404,6 +427,8 @@ def implied_distance(
                 if best[layer][u] >= INFINITY:
                     continue
                 for v, d, explicit in out_edges[u]:
+                    if skipped[v]:
+                        continue
                     reached = 1 if (layer or explicit) else 0
                     if best[layer][u] + d < best[reached][v]:
                         best[reached][v] = best[layer][u] + d

@@ -187,3 +187,52 @@ func.func @short_loop(%x: memref<128xf16>, %y: memref<128xf16>) attributes {tile
   }
   func.return
 }
+
+// -----
+
+// The fill -> copy-out edge of %a is not implied through the loop body's syncs
+// (fill -> mul on V, mul -> copy of %b, MTE3 issue order): with %n = 0 the body and
+// its syncs never run.  So %a gets its own flag, set after the fill and waited
+// before the copy out, whatever the loop does.
+// CHECK-LABEL: func.func @zero_trips
+// CHECK:      tile.fill<8x8> %zero -> %a
+// CHECK-NEXT: ascend.set_flag[V, MTE3] %[[ID:.*]] {ascend.sync_point = "a:raw"}
+// CHECK:      pipeline.for
+// CHECK:      }
+// CHECK:      ascend.wait_flag[V, MTE3] %[[ID]] {ascend.sync_point = "a:raw"}
+// CHECK-NEXT: tile.copy<8x8> %a -> %out
+func.func @zero_trips(%out: memref<8x8xf32>, %z: memref<8x8xf32>, %n: index) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<8x8xf32, "ub">
+  %b = memref.alloc() : memref<8x8xf32, "ub">
+  tile.fill<8x8> %zero -> %a : f32 -> memref<8x8xf32, "ub">
+  pipeline.for %k = %c0 to %n step %c1 num_stages = 1 {
+    tile.mul<8x8> %a, %a -> %b : memref<8x8xf32, "ub">, memref<8x8xf32, "ub"> -> memref<8x8xf32, "ub">
+    tile.copy<8x8> %b -> %z : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+  }
+  tile.copy<8x8> %a -> %out : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+  func.return
+}
+
+// -----
+
+// A loop that certainly runs (one trip) does order them: no flag of its own for %a.
+// CHECK-LABEL: func.func @one_trip
+// CHECK-NOT:  a:raw
+// CHECK:      func.return
+func.func @one_trip(%out: memref<8x8xf32>, %z: memref<8x8xf32>, %n: index) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<8x8xf32, "ub">
+  %b = memref.alloc() : memref<8x8xf32, "ub">
+  tile.fill<8x8> %zero -> %a : f32 -> memref<8x8xf32, "ub">
+  pipeline.for %k = %c0 to %c1 step %c1 num_stages = 1 {
+    tile.mul<8x8> %a, %a -> %b : memref<8x8xf32, "ub">, memref<8x8xf32, "ub"> -> memref<8x8xf32, "ub">
+    tile.copy<8x8> %b -> %z : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+  }
+  tile.copy<8x8> %a -> %out : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+  func.return
+}

@@ -78,3 +78,28 @@ func.func @straight() attributes {tile.target = "ascend910b"} {
   tile.gemm<16x16x16> %a0, %b0 -> %c : memref<16x16xf16, "l0a">, memref<16x16xf16, "l0b"> -> memref<16x16xf32, "l0c">
   func.return
 }
+
+// -----
+
+// Pure index math between the fill and its loop (the dynamic bound) takes no
+// statement slot: the fill still folds into the loop's first mmad.
+// CHECK-LABEL: func.func @bound_after_fill
+// CHECK-NOT:  fill
+// CHECK:      %[[UB:.*]] = arith.addi %n, %{{.*}} : index
+// CHECK-NEXT: scf.for %[[K:.*]] = %{{.*}} to %[[UB]]
+// CHECK-NEXT:   %[[INIT:.*]] = arith.cmpi eq, %[[K]], %{{.*}} : index
+// CHECK-NEXT:   ascend.mmad<16x16x16> %a0, %b0 -> %c init %[[INIT]]
+func.func @bound_after_fill(%n: index) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %a0 = memref.alloc() : memref<16x16xf16, "l0a">
+  %b0 = memref.alloc() : memref<16x16xf16, "l0b">
+  %c = memref.alloc() : memref<16x16xf32, "l0c">
+  tile.fill<16x16> %zero -> %c : f32 -> memref<16x16xf32, "l0c">
+  %ub = arith.addi %n, %c1 : index
+  pipeline.for %k = %c0 to %ub step %c1 num_stages = 1 {
+    tile.gemm<16x16x16> %a0, %b0 -> %c : memref<16x16xf16, "l0a">, memref<16x16xf16, "l0b"> -> memref<16x16xf32, "l0c">
+  }
+  func.return
+}

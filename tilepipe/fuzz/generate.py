@@ -21,7 +21,8 @@ with transpose flags, fills, elementwise ops, casts, reductions and broadcasts, 
 to three loops with prologue/epilogue code around them, lb != 0, step > 1, static trip
 counts 0, 1, 2, < depth, large, or the dynamic ``%n``, and grids > 1 with block_id
 offsets.  Ascend kernels are vector (GM->UB, vector ops, UB->GM), cube (GM->L1->L0A/B,
-mmad into L0C, L0C->GM) or mixed (a cube result handed to the vector core through GM).
+mmad into L0C, L0C->GM) or mixed (a cube result handed to the vector core through GM),
+on grids of 1-3 blocks.
 """
 
 from __future__ import annotations
@@ -380,6 +381,10 @@ def _ascend(rng: random.Random, seed: int) -> Program:
             b.draw(program.items, live)
         b.store(program.items, live)
     _settle_schedules(rng, program)
+    # Multi-block grids with block_id offsets (the pipe simulator runs every block);
+    # drawn last, so a seed's one-block kernel is the one it always was.
+    program.grid = rng.choice((1, 1, 1, 2, 3))
+    program.use_block_id = program.grid > 1
     return program
 
 

@@ -66,6 +66,7 @@ from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 from .ascend_issue import Box, Instruction, Kind, ScalarUnit
 from .ascend_layout import read_nz, write_nz
 from .errors import KernelError
+from . import numerics
 from .numerics import matmul_f32
 
 CORE_PIPES = (Pipe.S, Pipe.V, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.MTE3, Pipe.FIX)
@@ -172,17 +173,11 @@ class DataUnit:
                 raise KernelError(op, "duplicates a value the simulator does not know")
             self.write(instr, boxes["dst"], np.full(boxes["dst"].sizes, value))
         elif isinstance(op, ascend.ExpOp):
-            self.write(instr, boxes["dst"], np.exp(self.read(instr, boxes["src"]).astype(np.float32)))
+            self.write(instr, boxes["dst"], numerics.exp(self.read(instr, boxes["src"])))
         else:
-            lhs = self.read(instr, boxes["lhs"]).astype(np.float32)
-            rhs = self.read(instr, boxes["rhs"]).astype(np.float32)
-            function = {
-                ascend.AddOp: np.add,
-                ascend.SubOp: np.subtract,
-                ascend.MulOp: np.multiply,
-                ascend.MaxOp: np.maximum,
-            }[type(op)]
-            self.write(instr, boxes["dst"], function(lhs, rhs))
+            lhs, rhs = self.read(instr, boxes["lhs"]), self.read(instr, boxes["rhs"])
+            kind = op.name.removeprefix("ascend.")
+            self.write(instr, boxes["dst"], numerics.binary(kind, lhs, rhs))
 
 
 class PipeMachine:

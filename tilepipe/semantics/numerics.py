@@ -18,3 +18,39 @@ def matmul_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     start-up dominated small tiles) and the same order on every machine.
     """
     return np.einsum("mk,kn->mn", a, b, optimize=False)
+
+
+# Elementwise ops compute in f32 for the formats narrower than f32 (f16; bf16 is read
+# as f32 already) and are rounded once by the store; f32, f64 and integers compute in
+# their own format.  One definition for every interpreter: numpy's f16 ``exp`` loop and
+# its f32 loop widened by hand round differently on some elements (1 ulp of f16), so an
+# interpreter that picked the other one would report a miscompile that is not there.
+
+
+def widened(values: np.ndarray) -> np.ndarray:
+    """``values`` in the format elementwise ops compute in (see above)."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f" and values.dtype.itemsize < 4:
+        return values.astype(np.float32)
+    return values
+
+
+def exp(values: np.ndarray) -> np.ndarray:
+    """``exp`` elementwise, unrounded (in the compute format); overflow gives inf."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        return np.exp(widened(values))
+
+
+BINARY = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "max": np.maximum,
+    "div": np.divide,
+}
+
+
+def binary(kind: str, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """The elementwise op ``kind`` (a key of ``BINARY``), unrounded; IEEE on 0/0, x/0."""
+    with np.errstate(all="ignore"):
+        return BINARY[kind](widened(lhs), widened(rhs))

@@ -54,6 +54,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilepipe.diagnostics import op_location
 
+from . import numerics
 from .memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from .nvvm_banks import BankCounter, total_wavefronts
 from .nvvm_races import GlobalRaceDetector, SharedRaceDetector, written_arguments
@@ -333,8 +334,8 @@ def _cast(ex, op, mask):
 
 @handles("math.exp")
 def _exp(ex, op, mask):
-    with np.errstate(over="ignore"):
-        return [np.exp(ex[op.operands[0]])]
+    source = ex[op.operands[0]]
+    return [numerics.exp(source).astype(source.dtype)]
 
 
 @handles("arith.select")

@@ -3,8 +3,9 @@
 Every tile op reads its input tiles whole, computes with numpy, and writes its output
 tile whole.  Numerics (documented in docs/semantics.md):
 
-* elementwise ops compute in the element format (f16 through f32 and rounded once,
-  bf16 in f32 and rounded to nearest even);
+* elementwise ops compute in f32 for f16 and bf16 (in their own format otherwise) and
+  are rounded once when stored (``numerics.exp``/``numerics.binary``, shared with the
+  NVVM interpreter and the Ascend pipe simulator);
 * ``tile.gemm``: ``C + A @ B`` with A and B widened to f32, the product summed over
   K in f32 by ``numpy.einsum`` (no BLAS), then added to C;
 * ``tile.reduce``: sum in f32 (f64 for f64), pairwise as ``numpy.add.reduce``;
@@ -25,18 +26,10 @@ from tilepipe.dialects.tile_base import ElementMapping, TileOp
 
 from .errors import KernelError
 from .memory import Buffer, Region
+from . import numerics
 from .numerics import matmul_f32
 from .races import Agents, fragment_threads, warp_tiled_threads
 from .runtime import RuntimeFunctions
-
-ELEMENTWISE = {
-    tile.AddOp: np.add,
-    tile.SubOp: np.subtract,
-    tile.MulOp: np.multiply,
-    tile.MaxOp: np.maximum,
-    tile.DivOp: np.divide,
-}
-
 
 class TileOperands:
     """The checked regions of one tile op, by role."""
@@ -124,8 +117,7 @@ class TileFunctions(RuntimeFunctions):
     def _binary(self, interpreter: Interpreter, op: TileOp) -> tuple:
         operands = self._start(interpreter, op)
         lhs, rhs = operands.read("lhs"), operands.read("rhs")
-        with np.errstate(all="ignore"):
-            operands.write("dst", ELEMENTWISE[type(op)](lhs, rhs))
+        operands.write("dst", numerics.binary(op.name.removeprefix("tile."), lhs, rhs))
         return ()
 
     @impl(tile.AddOp)
@@ -151,8 +143,7 @@ class TileFunctions(RuntimeFunctions):
     @impl(tile.ExpOp)
     def run_exp(self, interpreter, op: tile.ExpOp, args):
         operands = self._start(interpreter, op)
-        with np.errstate(all="ignore"):
-            operands.write("dst", np.exp(operands.read("src")))
+        operands.write("dst", numerics.exp(operands.read("src")))
         return ()
 
     @impl(tile.CastOp)
