@@ -56,9 +56,9 @@ class _Writer:
         return self.const(expr) if isinstance(expr, int) else expr
 
 
-def _types() -> dict[str, str]:
+def _types(iterations: int) -> dict[str, str]:
     return {
-        "global": f"memref<{16 * _TILE}x{_TILE}xf32>",
+        "global": f"memref<{iterations * _TILE}x{_TILE}xf32>",
         "ring": "memref<{d}x%dx%dxf32, \"shared\">" % (_TILE, _TILE),
         "bars": "memref<{d}xi64, \"shared\">",
     }
@@ -72,7 +72,7 @@ def chapter_kernel(variant: str, depth: int, iterations: int = 16) -> str:
         raise ValueError("depth must be between 2 and the iteration count")
     d, n = depth, iterations
     w = _Writer(d)
-    types = {k: v.replace("{d}", str(d)) for k, v in _types().items()}
+    types = {k: v.replace("{d}", str(d)) for k, v in _types(n).items()}
     tile = f"<{_TILE}x{_TILE}>"
     empty = variant != "none" and variant != "sync-copy"
     full = variant in ("war+raw", "+cb")

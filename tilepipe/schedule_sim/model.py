@@ -46,7 +46,31 @@ class ScheduleReport:
     occupancy: dict[str, float]  # busy cycles / total cycles, per unit
     timeline: list[Span[Step, str]] = field(default_factory=list)
     phases: dict[int, str] = field(default_factory=dict)  # step index -> phase
+    landed: dict[int, int] = field(default_factory=dict)  # step index -> data in place
     deadlock: list[str] = field(default_factory=list)
+
+    def order_violations(self) -> list[str]:
+        """Pairs of conflicting accesses (one a write) that the simulated schedule runs
+        against program order: the later one starts before the earlier one's data is in
+        place.  Empty for a race-free kernel (its syncs order every such pair), which
+        is what makes the simulated order one the race detector accepts."""
+        start = {span.item.index: span.start for span in self.timeline}
+        seen: dict[int, list[Step]] = {}  # allocation id -> steps touching it
+        problems: list[str] = []
+        for span in sorted(self.timeline, key=lambda s: s.item.index):
+            step = span.item
+            for other in _conflicting(step, seen):
+                if self.landed[other.index] > start[step.index]:
+                    problems.append(
+                        f"'{step.op.name}' #{step.index} starts at {start[step.index]}, "
+                        f"before '{other.op.name}' #{other.index} is done at "
+                        f"{self.landed[other.index]}"
+                    )
+            for access in step.accesses:
+                bucket = seen.setdefault(access.allocation, [])
+                if not bucket or bucket[-1] is not step:
+                    bucket.append(step)
+        return problems
 
     def summary(self) -> str:
         busy = ", ".join(f"{u} {o:.0%}" for u, o in self.occupancy.items())
@@ -96,21 +120,16 @@ class ScheduleModel:
     def _memory_order(self) -> None:
         """A synchronous data op waits for the earlier synchronous data ops of the other
         unit that it conflicts with (the issuing threads execute them in order)."""
-        seen: dict[int, list[Step]] = {}  # allocation id -> sync data steps touching it
+        seen: dict[int, list[Step]] = {}  # allocation id -> data steps touching it
         for step in self.steps:
             if step.kind != StepKind.DATA:
                 continue
             mine = self.units[step.index]
-            earlier: list[Step] = []
-            for access in step.accesses:
-                for other in seen.get(access.allocation, []):
-                    if (
-                        self.units[other.index] != mine
-                        and other not in earlier
-                        and any(access.conflicts(a) for a in other.accesses)
-                    ):
-                        earlier.append(other)
-            step.needs.extend((other, Need.MEMORY) for other in earlier)
+            step.needs.extend(
+                (other, Need.MEMORY)
+                for other in _conflicting(step, seen)
+                if other.kind == StepKind.DATA and self.units[other.index] != mine
+            )
             for access in step.accesses:
                 bucket = seen.setdefault(access.allocation, [])
                 if not bucket or bucket[-1] is not step:
@@ -160,6 +179,7 @@ class ScheduleModel:
             {u: (b / total if total else 0.0) for u, b in busy.items()},
             engine.timeline,
             phases(self.steps),
+            dict(self.landed),
         )
         if not finished:
             report.deadlock = [
@@ -167,6 +187,17 @@ class ScheduleModel:
                 for unit, queue in engine.queues.items() if queue
             ]
         return report
+
+
+def _conflicting(step: Step, seen: dict[int, list[Step]]) -> list[Step]:
+    """The steps in ``seen`` (by allocation, in program order) that conflict with
+    ``step``, in program order."""
+    found: list[Step] = []
+    for access in step.accesses:
+        for other in seen.get(access.allocation, []):
+            if other not in found and any(access.conflicts(a) for a in other.accesses):
+                found.append(other)
+    return sorted(found, key=lambda s: s.index)
 
 
 def steady_step(timeline: list[Span[Step, str]]) -> float:
