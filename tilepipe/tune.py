@@ -8,14 +8,18 @@ compiled in a worker process and kept only if it fits every budget of the target
 * Ascend: the on-chip capacities, the event ids per hard event and the lock pool
   (``ascend-flag-budget``'s plan).
 
-The survivors are ranked by the schedule simulator's predicted cycles per iteration
-(then total cycles, then fewer stages); the table lists every configuration with the
+The survivors are ranked by the schedule simulator's cycles for the whole grid (one
+block's cycles times the number of blocks, which is what makes tile shapes comparable;
+for one kernel it orders by the block's cycles), then cycles per iteration, then fewer
+stages.  The target's latencies are per op, not per byte, so tile shapes differ only
+by their loop structure and block count in this model.  The table lists every configuration with the
 reason it was rejected, and the pick's tile-level kernel (its ``num_stages`` set) is
 written out.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -39,15 +43,22 @@ class Outcome:
     registers: int | None = None
     flags: str = "-"
     step: float | None = None  # predicted cycles per iteration
-    cycles: int | None = None
+    cycles: int | None = None  # of one block
+    blocks: int = 1
     rejected: str | None = None
 
     @property
     def fits(self) -> bool:
         return self.rejected is None
 
+    @property
+    def grid_cycles(self) -> int:
+        """Cycles of the whole grid if its blocks ran one after another: what compares
+        tile shapes (a smaller tile has more blocks)."""
+        return (self.cycles or 0) * self.blocks
+
     def rank(self) -> tuple:
-        return (self.step, self.cycles, self.config.num_stages, self.config.kernel)
+        return (self.grid_cycles, self.step, self.config.num_stages, self.config.kernel)
 
 
 def _message(err: Exception) -> str:
@@ -65,6 +76,19 @@ def _arena_bytes(module) -> int:
             shape = op.memref.type.get_shape()
             total += int(shape[0]) if shape else 0  # the arena is an i8 buffer
     return total
+
+
+def _blocks(module) -> int:
+    from xdsl.dialects.func import FuncOp
+
+    from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+
+    count = 0
+    for func in module.walk():
+        if isinstance(func, FuncOp) and func.body.blocks:
+            grid, _ = kernel_launch_shape(func)
+            count += math.prod(grid)
+    return max(count, 1)
 
 
 def _evaluate_cuda(outcome: Outcome, module, target, index_args, run_ptxas: bool) -> None:
@@ -88,24 +112,43 @@ def _evaluate_cuda(outcome: Outcome, module, target, index_args, run_ptxas: bool
 
 
 def _evaluate_ascend(outcome: Outcome, module, target, index_args) -> None:
+    import numpy as np
     from xdsl.dialects.func import FuncOp
 
-    from tilepipe.lowering.ascend_pipeline import compile_ascend
-    from tilepipe.passes.ascend_flag_blocks import plan_flag_budget
-    from tilepipe.semantics.ascend_sim import simulate
+    from tilepipe.dialects.ascend_pipes import buffer_bytes
+    from tilepipe.dialects.ascend_sync import GetBufOp
+    from tilepipe.lowering.ascend_pipeline import compile_ascend, on_chip_allocs
+    from tilepipe.passes.ascend_flag_blocks import coalesce, plan_flag_budget
+    from tilepipe.semantics.ascend_sim import numpy_dtype, simulate
+    from tilepipe.semantics.runner import argument_names
 
+    # Over-capacity buffers and a lock pool too small for the spilled flags are
+    # diagnostics of the pipeline itself.
     compile_ascend(module)
     kernels = [op for op in module.walk() if isinstance(op, FuncOp) and op.body.blocks]
-    demands = []
+    demands, locks, on_chip = [], 0, 0
     for kernel in kernels:
         plan = plan_flag_budget(kernel, target.intra_core_event_ids, target.lock_pool_slots)
         demands.extend(budget.demand for budget in plan.events)
-    outcome.flags = f"{max(demands, default=0)}/{target.intra_core_event_ids}"
-    report = simulate(module, {}, index_args)
+        locks += sum(b.size for b in coalesce([o for o in kernel.walk() if isinstance(o, GetBufOp)]))
+        on_chip += sum(buffer_bytes(a.memref.type) for a in on_chip_allocs(kernel))
+    outcome.arena_bytes = on_chip
+    outcome.flags = (
+        f"{max(demands, default=0)}/{target.intra_core_event_ids}"
+        + (f" +{locks} locks" if locks else "")
+    )
+    # Cycles from the pipe simulator, on zero inputs (timing does not depend on data).
+    kernel = kernels[0]
+    inputs = {
+        name: np.zeros(arg.type.get_shape(), dtype=numpy_dtype(arg.type))
+        for name, arg in zip(argument_names(kernel), kernel.body.block.args)
+        if hasattr(arg.type, "get_shape")
+    }
+    report = simulate(module, inputs, index_args)
     if not report.ok:
         outcome.rejected = "pipe simulator: " + report.problems()[0]
     outcome.cycles = report.cycles
-    outcome.step = float(report.cycles)
+    outcome.step = report.steady_step
 
 
 def evaluate(job: tuple[Config, str, str, dict[str, int], bool]) -> Outcome:
@@ -124,6 +167,7 @@ def evaluate(job: tuple[Config, str, str, dict[str, int], bool]) -> Outcome:
         module = parse_kernel(text, config.kernel)
         retarget(module, target, config.num_stages)
         outcome.text = str(module) + "\n"
+        outcome.blocks = _blocks(module)
         if isinstance(target, CudaTarget):
             _evaluate_cuda(outcome, module, target, index_args, run_ptxas)
         else:
@@ -160,13 +204,15 @@ def format_table(outcomes: Sequence[Outcome], chosen: Outcome | None) -> str:
     def cell(value, fmt="{}") -> str:
         return "-" if value is None else fmt.format(value)
 
-    rows = [("", "config", "arena B", "regs", "flags", "cyc/iter", "cycles", "verdict")]
+    rows = [("", "config", "arena B", "regs", "flags", "cyc/iter", "cycles", "grid cycles",
+             "verdict")]
     for o in outcomes:
         name = f"{Path(o.config.kernel).name} num_stages={o.config.num_stages}"
         verdict = "rejected: " + o.rejected if o.rejected else "fits"
         rows.append((
             "*" if o is chosen else "", name, cell(o.arena_bytes), cell(o.registers),
-            o.flags, cell(o.step, "{:.1f}"), cell(o.cycles), verdict,
+            o.flags, cell(o.step, "{:.1f}"), cell(o.cycles),
+            cell(o.grid_cycles if o.cycles is not None else None), verdict,
         ))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     return "\n".join(

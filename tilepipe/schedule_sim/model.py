@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects import scf
 from xdsl.ir import Operation
 
-from tilepipe.semantics.lane_engine import LaneEngine, Span
+from tilepipe.semantics.lane_engine import LaneEngine, Span, steady_step
 from tilepipe.targets import CudaTarget
 
 from .trace import Need, Step, StepKind
@@ -163,6 +163,11 @@ class ScheduleModel:
         self.landed[step.index] = landed if step.kind == StepKind.ASYNC_COPY else end
         return end
 
+    def _compute_work(self, step: Step) -> str | None:
+        """What the steady-state step counts: the data ops of the compute unit."""
+        is_compute = step.kind == StepKind.DATA and self.units[step.index] == (COMPUTE,)
+        return step.op.name if is_compute else None
+
     def run(self) -> ScheduleReport:
         engine: LaneEngine[Step, str] = LaneEngine(
             self.steps, lambda s: self.units[s.index], lambda s: s.index
@@ -175,7 +180,7 @@ class ScheduleModel:
             busy[unit] += span.end - span.start
         report = ScheduleReport(
             total,
-            steady_step(engine.timeline),
+            steady_step(engine.timeline, self._compute_work),
             {u: (b / total if total else 0.0) for u, b in busy.items()},
             engine.timeline,
             phases(self.steps),
@@ -198,24 +203,6 @@ def _conflicting(step: Step, seen: dict[int, list[Step]]) -> list[Step]:
             if other not in found and any(access.conflicts(a) for a in other.accesses):
                 found.append(other)
     return sorted(found, key=lambda s: s.index)
-
-
-def steady_step(timeline: list[Span[Step, str]]) -> float:
-    """Cycles per iteration: the mean distance between the starts of the most frequent
-    data op kind (the loop's work, prologue and epilogue instances included) over the
-    second half of its instances, where the fill no longer shows."""
-    starts: dict[str, list[int]] = {}
-    for span in sorted(timeline, key=lambda s: (s.start, s.item.index)):
-        if span.item.kind == StepKind.DATA and span.lanes == (COMPUTE,):
-            starts.setdefault(span.item.op.name, []).append(span.start)
-    if not starts:
-        return 0.0
-    name = max(starts, key=lambda n: len(starts[n]))  # first seen wins ties
-    times = starts[name]
-    middle = len(times) // 2
-    if len(times) - 1 == middle:
-        return float(times[-1] - times[0]) if len(times) > 1 else 0.0
-    return (times[-1] - times[middle]) / (len(times) - 1 - middle)
 
 
 def _in_loop(op: Operation) -> bool:

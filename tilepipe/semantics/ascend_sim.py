@@ -36,7 +36,9 @@ module executes the queues:
   overlap, one a write, are races (blocks are not ordered).
 * **Cycles**: each data instruction occupies its pipe for the target's per-pipe
   latency; a wait completes ``flag_latency`` after its set; a lock request costs
-  ``lock_latency``.  The makespan is the kernel's cycle count.
+  ``lock_latency``.  The makespan is the kernel's cycle count.  The pipes are the
+  lanes of :mod:`tilepipe.semantics.lane_engine`, the engine the CUDA schedule
+  simulator (:mod:`tilepipe.schedule_sim`) runs on too.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 
 from .ascend_issue import Box, Instruction, Kind, ScalarUnit
 from .ascend_layout import read_nz, write_nz
-from .lane_engine import LaneEngine
+from .lane_engine import LaneEngine, steady_step
 from .errors import KernelError
 from .numerics import matmul_f32
 
@@ -88,6 +90,13 @@ def _pipes_of(instr: Instruction) -> list[tuple[Core, Pipe]]:
     return [(instr.core, pipe) for pipe in pipes]
 
 
+def _compute_work(instr: Instruction) -> str | None:
+    """What the steady-state step counts: the cube and vector pipes' data ops."""
+    if instr.kind == Kind.DATA and instr.pipe in (Pipe.M, Pipe.V):
+        return instr.op.name
+    return None
+
+
 def _other(core: Core) -> Core:
     return Core.VECTOR if core == Core.CUBE else Core.CUBE
 
@@ -105,6 +114,7 @@ class PipeSimReport:
     flag_errors: list[str] = field(default_factory=list)
     flags_left: list[str] = field(default_factory=list)
     cycles: int = 0
+    steady_step: float = 0.0  # cycles per iteration (lane_engine.steady_step)
     instructions: int = 0
 
     @property
@@ -266,6 +276,7 @@ class PipeMachine:
                     f"times more than waited ({where(setters[0])})"
                 )
         self.report.cycles = max(self.end.values(), default=0)
+        self.report.steady_step = steady_step(self.engine.timeline, _compute_work)
         return self.report
 
     def _execute(self, instr: Instruction, start: int) -> int:
@@ -469,6 +480,7 @@ def simulate(
         for name in ("races", "deadlock", "flag_errors", "flags_left"):
             getattr(report, name).extend(label + text for text in getattr(part, name))
         report.cycles = max(report.cycles, part.cycles)  # blocks run on their own cores
+        report.steady_step = max(report.steady_step, part.steady_step)
         report.instructions += part.instructions
         gm_accesses.append([(i, box) for i, box in machine.accesses if box.buffer in gm])
     report.races.extend(_cross_block_races(blocks, gm_accesses))

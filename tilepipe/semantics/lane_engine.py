@@ -87,3 +87,24 @@ class LaneEngine(Generic[Item, Lane]):
     @property
     def makespan(self) -> int:
         return max((span.end for span in self.timeline), default=0)
+
+
+def steady_step(timeline: Sequence[Span[Item, Lane]], work: Callable[[Item], str | None]) -> float:
+    """Cycles per iteration of a loop-shaped run: the mean distance between the starts
+    of the most frequent kind of work (``work`` names an item's kind, None for items
+    that are not work) over the second half of its instances, where the fill no
+    longer shows -- the chapter's "average over the second half of the loop"."""
+    starts: dict[str, list[int]] = {}
+    for span in sorted(timeline, key=lambda s: s.start):  # stable: issue order on ties
+        kind = work(span.item)
+        if kind is not None:
+            starts.setdefault(kind, []).append(span.start)
+    if not starts:
+        return 0.0
+    times = starts[max(starts, key=lambda k: len(starts[k]))]  # first seen wins ties
+    middle = len(times) // 2
+    if len(times) < 2:
+        return 0.0
+    if middle == len(times) - 1:
+        return float(times[-1] - times[0])
+    return (times[-1] - times[middle]) / (len(times) - 1 - middle)
