@@ -137,3 +137,94 @@ def test_schedule_svg_has_a_lane_per_unit_and_marks_syncs():
     assert "<title>prologue</title>" in svg and "<title>epilogue</title>" in svg
     assert "pipeline.wait_group" in svg
     assert schedule_svg(reports) == svg  # deterministic
+
+
+# -- tilepipe tune
+
+GEMM_SHAPES = [(128, 128, 64), (128, 128, 32), (64, 128, 64), (64, 64, 64)]
+
+
+def gemm_with_tile(m: int, n: int, k: int) -> str:
+    """examples/gemm.mlir with an m x n block tile and a k-deep step (1024^3 problem)."""
+    text = (EXAMPLES / "gemm.mlir").read_text()
+    text = text.replace("array<i64: 8, 8>", f"array<i64: {1024 // n}, {1024 // m}>")
+    text = text.replace("%c16 = arith.constant 16", f"%c16 = arith.constant {1024 // k}")
+    text = text.replace("%m0 = arith.muli %by, %c128", "%m0 = arith.muli %by, %cbm")
+    text = text.replace("%n0 = arith.muli %bx, %c128", "%n0 = arith.muli %bx, %cbn")
+    text = text.replace("%k0 = arith.muli %ko, %c64", "%k0 = arith.muli %ko, %cbk")
+    text = text.replace(
+        "%zero =", f"%cbm = arith.constant {m} : index\n  %cbn = arith.constant {n} : index\n"
+        f"  %cbk = arith.constant {k} : index\n  %zero =",
+    )
+    for old, new in (("128x64", f"{m}x{k}"), ("64x128", f"{k}x{n}"), ("128x128x64", f"{m}x{n}x{k}"),
+                     ("128x128", f"{m}x{n}")):
+        text = re.sub(rf"(?<![\dx]){old}(?!\d|x\d)", new, text)
+    return text
+
+
+def test_gemm_tile_variants_run():
+    for shape in GEMM_SHAPES:
+        text = gemm_with_tile(*shape)
+        assert simulate(_scheduled_text(text, "sm_80")).total_cycles > 0
+
+
+def _scheduled_text(text: str, target: str) -> str:
+    return str(apply_passes(text, P90 if target == "sm_90" else P80))
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+def test_tune_gemm_pick_fits_and_over_budget_is_listed(target):
+    from tilepipe.tune import best, format_table, tune
+
+    text = (EXAMPLES / "gemm.mlir").read_text()
+    outcomes = tune([("gemm.mlir", text)], target, [1, 2, 3, 8], run_ptxas=True, jobs=2)
+    chosen = best(outcomes)
+    assert chosen is not None and chosen.fits
+    assert chosen.arena_bytes <= get_target(target).shared_memory_bytes
+    assert chosen.registers is not None and chosen.registers <= 255
+    deepest = outcomes[-1]
+    assert deepest.config.num_stages == 8 and not deepest.fits
+    assert "shared" in deepest.rejected
+    table = format_table(outcomes, chosen)
+    assert "rejected: " in table and table.count("\n") == len(outcomes)
+    assert f"num_stages={chosen.config.num_stages}" in table.splitlines()[1 + outcomes.index(chosen)]
+    assert "num_stages = " in chosen.text
+
+
+def test_tune_flash_attention():
+    from tilepipe.tune import best, tune
+
+    text = (EXAMPLES / "flash_attention.mlir").read_text()
+    outcomes = tune([("flash_attention.mlir", text)], "sm_80", [1, 2, 3, 12], run_ptxas=True, jobs=2)
+    chosen = best(outcomes)
+    assert chosen is not None and chosen.fits and chosen.registers <= 255
+    assert chosen.arena_bytes <= get_target("sm_80").shared_memory_bytes
+    assert not outcomes[-1].fits and "shared" in outcomes[-1].rejected
+
+
+def test_tune_ascend_reports_flags_and_locks():
+    from tilepipe.tune import best, tune
+
+    text = (EXAMPLES / "ascend_matmul.mlir").read_text()
+    outcomes = tune([("ascend_matmul.mlir", text)], "ascend910b", [2, 5], jobs=1)
+    assert [o.fits for o in outcomes] == [True, True]
+    assert outcomes[0].flags.endswith("/8") and "locks" in outcomes[1].flags
+    # Spilling to the lock pool costs cycles: the tuner keeps the flags.
+    assert best(outcomes) is outcomes[0]
+
+
+def test_tune_command(tmp_path, capsys):
+    from tilepipe.cli import main
+
+    shapes = []
+    for shape in GEMM_SHAPES[:2]:
+        path = tmp_path / ("gemm_%dx%dx%d.mlir" % shape)
+        path.write_text(gemm_with_tile(*shape))
+        shapes.append(str(path))
+    out = tmp_path / "best.mlir"
+    status = main(["tune", *shapes, "--target", "sm_80", "--num-stages", "2,3", "--no-ptxas",
+                   "-j", "2", "-o", str(out)])
+    assert status == 0
+    table = capsys.readouterr().err
+    assert table.count("num_stages=") == 4 and table.count("\n* ") + table.startswith("* ") == 1
+    assert "pipeline.for" in out.read_text()

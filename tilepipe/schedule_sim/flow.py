@@ -13,7 +13,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from tilepipe.diagnostics import op_error
+from tilepipe.diagnostics import OpDiagnosticError, op_error
 from tilepipe.semantics.errors import KernelError
 
 from .model import ScheduleReport
@@ -53,8 +53,8 @@ def simulate_kernels(
     for func in [op for op in module.ops if isinstance(op, FuncOp) and op.body.blocks]:
         try:
             report = simulate(module, func.sym_name.data, index_args=index_args)
-        except KernelError as err:
-            raise op_error(err.op or func, err.diagnostic.message) from None
+        except KernelError as err:  # already located at the op that failed
+            raise OpDiagnosticError(err.diagnostic) from None
         if report.deadlock:
             raise op_error(func, "the simulated schedule deadlocks: " + "; ".join(report.deadlock))
         reports.append((func.sym_name.data, report))
