@@ -206,7 +206,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.schedule_svg:
         from tilepipe.schedule_sim.flow import draw_schedule
 
-        draw_schedule(text, str(path), args.target, args.num_stages, args.schedule_svg)
+        draw_schedule(text, str(path), args.target, [args.num_stages], args.schedule_svg)
     if not args.quiet:
         print(format_summary(result, str(path)), file=sys.stderr)
     return 0

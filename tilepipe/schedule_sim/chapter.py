@@ -144,6 +144,8 @@ def chapter_kernel(variant: str, depth: int, iterations: int = 16) -> str:
         redundant_barrier()
         consume(i, n - 1 - i)
     body = w.lines[body_start:]
+    loop_end = body.index("    }")
+    body[1:loop_end] = ["  " + line for line in body[1:loop_end]]  # the loop's ops
     prologue = w.lines[:body_start]
     constants = sorted({0, 1, 2, d, *range(d), _TILE,
                         *(j * _TILE for j in range(n))})

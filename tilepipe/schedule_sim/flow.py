@@ -74,16 +74,22 @@ def scheduled_module(module: ModuleOp) -> ModuleOp:
 
 
 def draw_schedule(
-    text: str, file_name: str, target_name: str, num_stages: int | None, svg: str
+    text: str, file_name: str, target_name: str, depths: list[int | None], svg: str
 ) -> None:
-    """``tilepipe compile --schedule-svg``: the Gantt chart of a tile-level kernel's
-    scheduled level."""
+    """The Gantt chart of a tile-level kernel's scheduled level, one panel per depth in
+    ``depths`` (None: the kernel's own ``num_stages``) on one time scale:
+    ``tilepipe compile --schedule-svg`` and the README's num_stages comparison."""
     from tilepipe.compile import parse_kernel, retarget
     from tilepipe.targets import get_target
 
-    module = parse_kernel(text, file_name)
-    retarget(module, get_target(target_name), num_stages)
-    Path(svg).write_text(schedule_svg(simulate_kernels(scheduled_module(module))))
+    panels = []
+    for depth in depths:
+        module = parse_kernel(text, file_name)
+        retarget(module, get_target(target_name), depth)
+        for name, report in simulate_kernels(scheduled_module(module)):
+            title = name if depth is None else f"{name} num_stages={depth}"
+            panels.append((title, report))
+    Path(svg).write_text(schedule_svg(panels))
 
 
 @dataclass(frozen=True)

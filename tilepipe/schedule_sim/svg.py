@@ -1,7 +1,8 @@
 """The simulated schedule as an SVG Gantt chart.
 
 One lane per unit (copy engine, compute; a block barrier spans both), time on the x
-axis in cycles.  The background is shaded by the part of the code each cycle belongs
+axis in cycles; an async copy's issue is a box, its flight a thin bar until it lands.
+The background is shaded by the part of the code each cycle belongs
 to (prologue / steady-state loop / epilogue: the phase of the first op that starts in
 it), a wait or commit is a tick on its unit, and a barrier is a hatched box across the
 lanes it joins.  Several reports side by side (``panels``) share one time scale, so a
@@ -79,6 +80,13 @@ def _panel(report: ScheduleReport, title: str, top: float, scale: float) -> list
             )
         else:
             fill = _UNIT_COLOURS[span.lanes[0]]
+            landed = report.landed.get(step.index, span.end)
+            if landed > span.end:  # an async copy in flight: a thin bar until it lands
+                out.append(
+                    f'<rect x="{x(span.start):.1f}" y="{y + h - 5}" '
+                    f'width="{(landed - span.start) * scale:.1f}" height="4" fill="{fill}" '
+                    f'opacity="0.35"><title>{tip} in flight until {landed}</title></rect>'
+                )
             out.append(
                 f'<rect x="{x(span.start):.1f}" y="{y}" width="{max(span.end - span.start, 1) * scale:.1f}" '
                 f'height="{h}" fill="{fill}" stroke="white" stroke-width="0.5"><title>{tip}</title></rect>'
