@@ -228,3 +228,15 @@ def test_tune_command(tmp_path, capsys):
     table = capsys.readouterr().err
     assert table.count("num_stages=") == 4 and table.count("\n* ") + table.startswith("* ") == 1
     assert "pipeline.for" in out.read_text()
+
+
+def test_compile_draws_the_schedule(tmp_path):
+    from tilepipe.cli import main
+
+    svg = tmp_path / "gemm.svg"
+    status = main(["compile", str(EXAMPLES / "gemm.mlir"), "--target", "sm_90", "--emit", "nvvm",
+                   "--no-ptxas", "-q", "-o", str(tmp_path / "gemm.nvvm"), "--num-stages", "2",
+                   "--schedule-svg", str(svg)])
+    assert status == 0
+    text = svg.read_text()
+    assert "gemm num_stages=2: " in text and "cycles, steady state" in text and "pipeline.bulk_copy" in text
