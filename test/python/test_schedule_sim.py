@@ -34,7 +34,7 @@ CHAPTER_STEPS = {
 
 
 def _with_latency(name: str, **latencies: int):
-    target = get_target("sm_90")
+    target = get_target(name)
     return dataclasses.replace(target, latencies={**target.latencies, **latencies})
 
 
