@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run tilepipe's CUDA kernels on a real GPU: correctness against numpy, and TFLOP/s.
 
-    python scripts/gpu_check.py [KERNEL.mlir ...] [--num-stages N] [--sizes 1024,4096]
+    python scripts/gpu_check.py [KERNEL.mlir ...] [--num-stages N[,M...]] [--sizes 1024,4096]
                                 [--repeat 20] [--json]
 
 For each kernel (default: examples/gemm.mlir, and examples/flash_attention.mlir when it
@@ -10,6 +10,10 @@ architecture, loads the PTX with the CUDA driver API (``libcuda.so.1`` through c
 extra package), launches it on random inputs with the kernel's grid, threads and dynamic
 shared memory, compares the result with a reference and times repeated launches with
 CUDA events.  Without a driver or a GPU it prints ``skipped: ...`` and exits 0.
+
+Calibration: every configuration (kernel, size, each ``--num-stages``) also records the
+schedule simulator's prediction (docs/schedule_sim.md) next to its measured time, and
+the run ends with how well the model's ranking of the configurations held.
 
 The kernel ABI is upstream MLIR's: every memref argument is passed as its flattened
 descriptor (allocated pointer, aligned pointer, offset, sizes, strides); see
@@ -331,6 +335,7 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
         raise CheckFailed("compilation failed:\n" + "\n".join(map(str, err.diagnostics))) from None
     details["compile_s"] = time.perf_counter() - start
     details["registers"] = next((r.registers for r in compiled.ptxas if r.kernel == kernel), None)
+    details["model"] = model_prediction(problem, arch, args.num_stages)
     grid, threads = kernel_launch_shape(func)
     shared = compiled.dynamic_shared_bytes.get(kernel, 0)
     details.update(grid=list(grid), threads=threads, dynamic_shared_bytes=shared)
@@ -389,6 +394,58 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
             driver.free(pointer)
 
 
+def model_prediction(problem: Problem, arch: str, num_stages: int | None) -> dict:
+    """The schedule simulator's cycles for this configuration: block 0 of its scheduled
+    level with the target's latencies, and the grid's blocks one after another."""
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from tilepipe.compile import retarget
+    from tilepipe.schedule_sim.flow import scheduled_module, simulate_kernels
+    from tilepipe.targets import get_target
+
+    try:
+        module = parse_kernel(problem.text, str(problem.path))
+        retarget(module, get_target(arch), num_stages)
+        reports = simulate_kernels(scheduled_module(module))
+    except (CompileError, KernelError, DiagnosticException) as err:
+        return {"error": str(err)}
+    report = next(r for name, r in reports if name == problem.func.sym_name.data)
+    grid, _ = kernel_launch_shape(problem.func)
+    return {"cycles_per_block": report.total_cycles,
+            "cycles_per_iteration": round(report.steady_step, 2),
+            "grid_cycles": report.total_cycles * math.prod(grid)}
+
+
+def calibration(outcomes: list[Outcome]) -> dict:
+    """Model vs measurement over the configurations that ran: each one's measured
+    milliseconds per million predicted grid cycles, and how many pairs of
+    configurations of one kernel the model orders as the GPU did."""
+    rows = [o for o in outcomes if o.ok and "grid_cycles" in o.details.get("model", {})]
+    points = [{"kernel": o.kernel, "num_stages": o.num_stages, "ms": o.details["ms"],
+               "grid_cycles": o.details["model"]["grid_cycles"],
+               "ms_per_mcycle": o.details["ms"] / o.details["model"]["grid_cycles"] * 1e6}
+              for o in rows]
+    agree = pairs = 0
+    for i, a in enumerate(points):
+        for b in points[i + 1:]:
+            if a["kernel"] != b["kernel"] or a["grid_cycles"] == b["grid_cycles"]:
+                continue
+            pairs += 1
+            agree += (a["grid_cycles"] < b["grid_cycles"]) == (a["ms"] < b["ms"])
+    return {"points": points, "pairs": pairs, "pairs_ordered_alike": agree}
+
+
+def format_calibration(summary: dict) -> str:
+    lines = ["gpu_check: calibration (schedule simulator vs measured)"]
+    for p in summary["points"]:
+        stages = "" if p["num_stages"] is None else f" num_stages={p['num_stages']}"
+        lines.append(f"  {p['kernel']}{stages}: predicted {p['grid_cycles']} grid cycles, "
+                     f"measured {p['ms']:.3f} ms ({p['ms_per_mcycle']:.3f} ms per million cycles)")
+    lines.append(f"  ranking: {summary['pairs_ordered_alike']} of {summary['pairs']} pairs of "
+                 "configurations ordered as measured")
+    return "\n".join(lines)
+
+
 def format_outcome(outcome: Outcome) -> str:
     d = outcome.details
     stages = "" if outcome.num_stages is None else f"  num_stages={outcome.num_stages}"
@@ -400,6 +457,13 @@ def format_outcome(outcome: Outcome) -> str:
         lines.append(
             f"  launch     grid {grid}, {d['threads']} threads, {d['dynamic_shared_bytes']} B dynamic "
             f"shared, {d['parameters']} parameters (match the PTX .param list)"
+        )
+    model = d.get("model")
+    if model is not None:
+        lines.append(
+            f"  model      {model['cycles_per_block']} cycles per block, "
+            f"{model['cycles_per_iteration']} per iteration, {model['grid_cycles']} for the grid"
+            if "error" not in model else f"  model      not simulated: {model['error']}"
         )
     if "max_abs_error" in d and outcome.ok:
         lines.append(f"  check      ok: max |error| {d['max_abs_error']:.2e} <= {d['error_bound']:.2e} ({d['reference']})")
@@ -427,10 +491,21 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _stages(text: str) -> list[int]:
+    try:
+        stages = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected depths like 2 or 1,2,3, got '{text}'") from None
+    if any(s <= 0 for s in stages):
+        raise argparse.ArgumentTypeError("num_stages must be positive")
+    return stages
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpu_check.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("kernels", nargs="*", type=Path, help="tile kernels (default: the examples)")
-    parser.add_argument("--num-stages", type=int, help="override num_stages of every pipelined loop")
+    parser.add_argument("--num-stages", type=_stages,
+                        help="override num_stages of every pipelined loop; a list (1,2,3) runs each")
     parser.add_argument("--sizes", type=_sizes, help="square problem sizes n (n x n arrays), e.g. 1024,4096")
     parser.add_argument("--repeat", type=int, default=20, help="timed launches (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
@@ -464,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             problems = load_problems(path, args.sizes, notes)
         except (CompileError, CheckFailed, KernelError, OSError) as err:
-            problems, failed = [], Outcome(str(path), arch, args.num_stages, message=str(err))
+            problems, failed = [], Outcome(str(path), arch, None, message=str(err))
             outcomes.append(failed)
             if not args.json:
                 print(format_outcome(failed))
@@ -473,11 +548,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"gpu_check: note: {note}")
             printed = len(notes)
         for problem in problems:
-            outcomes.append(run_problem(driver, problem, arch, args))
-            if not args.json:
-                print(format_outcome(outcomes[-1]))
+            for stages in args.num_stages or [None]:
+                config = argparse.Namespace(**{**vars(args), "num_stages": stages})
+                outcomes.append(run_problem(driver, problem, arch, config))
+                if not args.json:
+                    print(format_outcome(outcomes[-1]))
+    summary = calibration(outcomes)
+    if not args.json and summary["points"]:
+        print(format_calibration(summary))
     if args.json:
-        report = {"device": device, "arch": arch, "notes": notes,
+        report = {"device": device, "arch": arch, "notes": notes, "calibration": summary,
                   "results": [{"kernel": o.kernel, "arch": o.arch, "num_stages": o.num_stages,
                                "ok": o.ok, "message": o.message, **o.details} for o in outcomes]}
         print(json.dumps(report, indent=2))

@@ -81,13 +81,50 @@ def _parser() -> argparse.ArgumentParser:
         "--no-ptxas", action="store_true", help="do not assemble the PTX with ptxas"
     )
     compile_cmd.add_argument(
+        "--schedule-svg", metavar="FILE",
+        help="CUDA: draw the simulated schedule of the scheduled level (Gantt chart)",
+    )
+    compile_cmd.add_argument(
         "-q", "--quiet", action="store_true", help="no summary on stderr"
     )
     compile_cmd.add_argument(
         "--show-traceback", action="store_true",
         help="on an internal error, print the Python traceback",
     )
+    _add_tune(commands)
     return parser
+
+
+def _add_tune(commands) -> None:
+    tune_cmd = commands.add_parser(
+        "tune",
+        help="rank num_stages (and tile shapes) by simulated cycles under every budget",
+        description="Compile every configuration (each KERNEL is one tile shape, times "
+        "each num_stages), reject those over a budget (shared-memory arena, registers, "
+        "Ascend flags and lock pool), rank the rest by the schedule simulator's cycles "
+        "per iteration, print the table and write the chosen kernel.",
+    )
+    tune_cmd.add_argument("kernels", nargs="+", metavar="KERNEL", help="tile-level kernel(s)")
+    tune_cmd.add_argument(
+        "--target", choices=sorted([*TARGETS, *TARGET_ALIASES]), default="sm_80",
+        help="a target record, or 'ascend'",
+    )
+    tune_cmd.add_argument(
+        "--num-stages", default="1-5", help="depths: N, N-M or N,M,... (default 1-5)"
+    )
+    tune_cmd.add_argument("--index-args", default="", help="index arguments, e.g. n=4,m=2")
+    tune_cmd.add_argument("--no-ptxas", action="store_true", help="skip the register check")
+    tune_cmd.add_argument("-j", "--jobs", type=int, help="worker processes (default: all cores)")
+    tune_cmd.add_argument("-o", "--output", help="write the chosen kernel here (default: stdout)")
+
+
+def run_tune(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from tilepipe.tune import run_tune_command
+
+    try:
+        return run_tune_command(args)
+    except ValueError as err:  # a malformed option value
+        parser.error(str(err))
 
 
 def format_summary(result: CompileResult, kernel_path: str) -> str:
@@ -145,6 +182,8 @@ def compile_for_ascend(args, path: Path, text: str) -> int:
 
 
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.command == "tune":
+        return run_tune(parser, args)
     args.target = TARGET_ALIASES.get(args.target, args.target)
     path = Path(args.kernel)
     ascend = not isinstance(TARGETS[args.target], CudaTarget)
@@ -164,6 +203,10 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         run_ptxas=not args.no_ptxas,
     )
     _write(args.output, result.output)
+    if args.schedule_svg:
+        from tilepipe.schedule_sim.flow import draw_schedule
+
+        draw_schedule(text, str(path), args.target, [args.num_stages], args.schedule_svg)
     if not args.quiet:
         print(format_summary(result, str(path)), file=sys.stderr)
     return 0

@@ -38,6 +38,8 @@ PASSES: dict[str, tuple[str, str]] = {
     "async-copy": ("tilepipe.passes.async_copy", "AsyncCopyPass"),
     "thread-sync": ("tilepipe.passes.thread_sync", "ThreadSyncPass"),
     "lower-to-nvvm": ("tilepipe.lowering.to_nvvm", "LowerToNVVM"),
+    # the cycle model of the scheduled level (docs/schedule_sim.md)
+    "schedule-sim": ("tilepipe.schedule_sim.flow", "ScheduleSimPass"),
     # Ascend (docs/ascend.md)
     "ascend-prepare-multi-buffer": (
         "tilepipe.passes.ascend_prepare_multi_buffer",

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"
-GENERATED = ("gemm-schedule.svg", "gemm-arena.svg", "gemm-epilogue-arena.svg")
+GENERATED = ("gemm-schedule.svg", "gemm-arena.svg", "gemm-epilogue-arena.svg", "gemm-simulated.svg")
 
 
 @pytest.fixture(scope="module")

@@ -134,8 +134,9 @@ class InterpretingDriver:
     packed memref descriptors and runs the kernel in tilepipe's tile-level interpreter.
     It exercises the check's own plumbing (storage formats, descriptors, comparison)."""
 
-    def __init__(self, problem, corrupt: bool = False):
+    def __init__(self, problem, corrupt: bool = False, shared_bytes: int | None = 98304):
         self.problem, self.corrupt = problem, corrupt
+        self.shared_bytes = shared_bytes  # None: any (it depends on num_stages)
         self.memory: dict[int, np.ndarray] = {}
         self.launches = 0
 
@@ -150,7 +151,8 @@ class InterpretingDriver:
 
     def launch(self, function, grid, threads, shared_bytes, arguments) -> None:
         func = self.problem.func
-        assert (tuple(grid), threads) == ((2, 2), 128) and shared_bytes == 98304
+        assert (tuple(grid), threads) == ((2, 2), 128)
+        assert self.shared_bytes in (None, shared_bytes)
         inputs, buffers, position = {}, {}, 0
         for name, arg in zip(gpu_check.argument_names(func), func.body.block.args):
             rank = len(arg.type.get_shape())
@@ -221,3 +223,30 @@ def test_each_argument_is_held_to_its_own_scale():
     nan = {"big": np.array([100.0, np.nan, 100.0, 100.0], np.float32), "small": close["small"]}
     name, error, bound = gpu_check.worst_difference(nan, reference)
     assert name == "big" and not error <= bound
+
+
+def test_each_configuration_records_the_model_next_to_the_measurement(monkeypatch):
+    monkeypatch.setattr(gpu_check, "reference_figure", lambda *args: None)
+    problem = _problem(256)
+    outcomes = []
+    for stages, ms in ((1, 3.0), (3, 1.0)):
+        driver = InterpretingDriver(problem, shared_bytes=None)
+        args = gpu_check.build_parser().parse_args(["--repeat", "1", "--num-stages", str(stages)])
+        args.num_stages = args.num_stages[0]
+        monkeypatch.setattr(driver, "milliseconds_per_call", lambda run, repeat, ms=ms: ms)
+        outcomes.append(gpu_check.run_problem(driver, problem, "sm_80", args))
+        assert outcomes[-1].ok, outcomes[-1].message
+        model = outcomes[-1].details["model"]
+        assert model["grid_cycles"] == 4 * model["cycles_per_block"] > 0
+        assert "  model      " in gpu_check.format_outcome(outcomes[-1])
+    shallow, deep = (o.details["model"]["grid_cycles"] for o in outcomes)
+    assert deep < shallow  # the model ranks num_stages 3 first, as this "GPU" measured
+    summary = gpu_check.calibration(outcomes)
+    assert (summary["pairs"], summary["pairs_ordered_alike"]) == (1, 1)
+    assert "1 of 1 pairs" in gpu_check.format_calibration(summary)
+
+
+def test_num_stages_takes_a_list():
+    assert gpu_check.build_parser().parse_args(["--num-stages", "1,3"]).num_stages == [1, 3]
+    with pytest.raises(SystemExit):
+        gpu_check.build_parser().parse_args(["--num-stages", "0"])

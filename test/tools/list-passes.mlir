@@ -12,5 +12,6 @@
 // CHECK-DAG:    thread-sync
 // CHECK-DAG:    tma-copy
 // CHECK-DAG:    lower-to-nvvm
+// CHECK-DAG:    schedule-sim
 // CHECK-DAG:    ascend-insert-sync
 // CHECK:      xDSL passes

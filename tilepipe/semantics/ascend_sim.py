@@ -36,7 +36,9 @@ module executes the queues:
   overlap, one a write, are races (blocks are not ordered).
 * **Cycles**: each data instruction occupies its pipe for the target's per-pipe
   latency; a wait completes ``flag_latency`` after its set; a lock request costs
-  ``lock_latency``.  The makespan is the kernel's cycle count.
+  ``lock_latency``.  The makespan is the kernel's cycle count.  The pipes are the
+  lanes of :mod:`tilepipe.semantics.lane_engine`, the engine the CUDA schedule
+  simulator (:mod:`tilepipe.schedule_sim`) runs on too.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 
 from .ascend_issue import Box, Instruction, Kind, ScalarUnit
 from .ascend_layout import read_nz, write_nz
+from .lane_engine import LaneEngine, steady_step
 from .errors import KernelError
 from . import numerics
 from .numerics import matmul_f32
@@ -81,6 +84,18 @@ def numpy_dtype(memref_type: MemRefType) -> np.dtype:
     if isinstance(element, IntegerType):
         return np.dtype(f"int{element.width.data}")
     raise KernelError(None, f"the pipe simulator has no element type {element}")
+
+
+def _pipes_of(instr: Instruction) -> list[tuple[Core, Pipe]]:
+    pipes = CORE_PIPES if instr.pipe == Pipe.ALL else (instr.pipe,)
+    return [(instr.core, pipe) for pipe in pipes]
+
+
+def _compute_work(instr: Instruction) -> str | None:
+    """What the steady-state step counts: the cube and vector pipes' data ops."""
+    if instr.kind == Kind.DATA and instr.pipe in (Pipe.M, Pipe.V):
+        return instr.op.name
+    return None
 
 
 def _other(core: Core) -> Core:
@@ -100,6 +115,7 @@ class PipeSimReport:
     flag_errors: list[str] = field(default_factory=list)
     flags_left: list[str] = field(default_factory=list)
     cycles: int = 0
+    steady_step: float = 0.0  # cycles per iteration (lane_engine.steady_step)
     instructions: int = 0
 
     @property
@@ -188,12 +204,10 @@ class PipeMachine:
         self.target = target
         self.data = data
         self.report = PipeSimReport({}, instructions=len(instructions))
-        self.queues: dict[tuple[Core, Pipe], deque[Instruction]] = {}
-        for instr in instructions:
-            pipes = CORE_PIPES if instr.pipe == Pipe.ALL else (instr.pipe,)
-            for pipe in pipes:
-                self.queues.setdefault((instr.core, pipe), deque()).append(instr)
-        self.pipe_free: dict[tuple[Core, Pipe], int] = {key: 0 for key in self.queues}
+        # The pipes are the lanes of the shared cycle engine; ALL occupies every pipe.
+        self.engine: LaneEngine[Instruction, tuple[Core, Pipe]] = LaneEngine(
+            instructions, _pipes_of, lambda instr: instr.index
+        )
         self.end: dict[int, int] = {}
         self.ancestors: dict[int, int] = {}
         # Happens-before bookkeeping per pipe: the last sync and the data after it.
@@ -212,31 +226,26 @@ class PipeMachine:
 
     # -- readiness
 
-    def _ready_time(self, key: tuple[Core, Pipe], instr: Instruction) -> int | None:
-        """When ``instr`` (head of queue ``key``) can start, or None if blocked."""
-        start = self.pipe_free[key]
-        if instr.pipe == Pipe.ALL:
-            keys = [k for k in self.queues if k[0] == instr.core]
-            if any(not self.queues[k] or self.queues[k][0] is not instr for k in keys):
-                return None
-            return max(self.pipe_free[k] for k in keys)
+    def _ready(self, instr: Instruction) -> int | None:
+        """When ``instr`` may start as far as its flags and locks go (its pipes' own
+        occupancy is the engine's), or None while blocked."""
         if instr.kind == Kind.WAIT:
             setter = self.flags.get((instr.core, instr.event, instr.id))
             if setter is None:
                 return None
-            return max(start, self.end[setter.index] + self.target.flag_latency)
+            return self.end[setter.index] + self.target.flag_latency
         if instr.kind == Kind.CROSS_WAIT:
             setters = self.counters.get((instr.core, instr.id))
             if not setters:
                 return None
-            return max(start, self.end[setters[0].index] + self.target.flag_latency)
+            return self.end[setters[0].index] + self.target.flag_latency
         if instr.kind == Kind.GET and instr.op.is_blocking:  # type: ignore[attr-defined]
             earlier = [g for g in self.lock_requests[instr.id] if g.index < instr.index]
             if any(g.index not in self.release_of for g in earlier):
                 return None
             releases = [self.end[self.release_of[g.index].index] for g in earlier]
-            return max([start, *(r + self.target.lock_latency for r in releases)])
-        return start
+            return max([0, *(r + self.target.lock_latency for r in releases)])
+        return 0
 
     def _duration(self, instr: Instruction) -> int:
         if instr.kind == Kind.DATA:
@@ -248,23 +257,8 @@ class PipeMachine:
     # -- execution
 
     def run(self) -> PipeSimReport:
-        while any(self.queues.values()):
-            best: tuple[int, int, tuple[Core, Pipe]] | None = None
-            for key, queue in self.queues.items():
-                if not queue:
-                    continue
-                ready = self._ready_time(key, queue[0])
-                if ready is not None and (best is None or (ready, queue[0].index) < best[:2]):
-                    best = (ready, queue[0].index, key)
-            if best is None:
-                self._deadlock()
-                break
-            start, _, key = best
-            instr = self.queues[key][0]
-            keys = [k for k in self.queues if k[0] == instr.core] if instr.pipe == Pipe.ALL else [key]
-            for k in keys:
-                self.queues[k].popleft()
-            self._execute(instr, keys, start)
+        if not self.engine.run(self._ready, self._execute):
+            self._deadlock()
         self._check_races()
         self._check_cross_core_counters()
         self._check_locks_left()
@@ -277,14 +271,13 @@ class PipeMachine:
                     f"times more than waited ({where(setters[0])})"
                 )
         self.report.cycles = max(self.end.values(), default=0)
+        self.report.steady_step = steady_step(self.engine.timeline, _compute_work)
         return self.report
 
-    def _execute(self, instr: Instruction, keys: list[tuple[Core, Pipe]], start: int) -> None:
+    def _execute(self, instr: Instruction, start: int) -> int:
         end = start + self._duration(instr)
         self.end[instr.index] = end
-        for key in keys:
-            self.pipe_free[key] = end
-        predecessors = self._pipe_predecessors(instr, keys)
+        predecessors = self._pipe_predecessors(instr, _pipes_of(instr))
         if instr.kind == Kind.SET:
             flag = (instr.core, instr.event, instr.id)
             if flag in self.flags:
@@ -316,6 +309,7 @@ class PipeMachine:
         for p in predecessors:
             mask |= self.ancestors[p.index] | (1 << p.index)
         self.ancestors[instr.index] = mask
+        return end
 
     def _pipe_predecessors(
         self, instr: Instruction, keys: list[tuple[Core, Pipe]]
@@ -377,7 +371,7 @@ class PipeMachine:
                 )
 
     def _deadlock(self) -> None:
-        for (core, pipe), queue in self.queues.items():
+        for (core, pipe), queue in self.engine.queues.items():
             if queue:
                 head = queue[0]
                 self.report.deadlock.append(
@@ -481,6 +475,7 @@ def simulate(
         for name in ("races", "deadlock", "flag_errors", "flags_left"):
             getattr(report, name).extend(label + text for text in getattr(part, name))
         report.cycles = max(report.cycles, part.cycles)  # blocks run on their own cores
+        report.steady_step = max(report.steady_step, part.steady_step)
         report.instructions += part.instructions
         gm_accesses.append([(i, box) for i, box in machine.accesses if box.buffer in gm])
     report.races.extend(_cross_block_races(blocks, gm_accesses))

@@ -87,7 +87,7 @@ class BlockMachine:
     def cooperative(self, region: Region, engine: bool = False, chunk: int = 1) -> Agents:
         return Agents(cooperative_threads(region.sizes, self.threads, chunk), engine)
 
-    def barrier(self, threads: int | None) -> None:
+    def barrier(self, threads: int | None, op: Operation | None = None) -> None:
         if self.tracker is not None:
             self.tracker.barrier(threads)
 
@@ -118,7 +118,7 @@ class BlockMachine:
         self.groups.append(self.uncommitted)
         self.uncommitted = []
 
-    def wait_groups(self, pending: int) -> None:
+    def wait_groups(self, pending: int, op: Operation | None = None) -> None:
         while len(self.groups) > pending:
             for copy in self.groups.popleft():
                 self._land(copy)

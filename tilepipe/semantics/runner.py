@@ -7,7 +7,7 @@ Public entry points (re-exported by :mod:`tilepipe.semantics`): :func:`run_kerne
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,8 +167,12 @@ def execute(
     index_args: Mapping[str, int] | None = None,
     check_races: bool = False,
     file_name: str = "<input>",
+    machine: Callable[..., BlockMachine] = BlockMachine,
 ) -> KernelRun:
-    """Run a kernel; return its outputs and (with ``check_races``) its races."""
+    """Run a kernel; return its outputs and (with ``check_races``) its races.
+
+    ``machine`` builds each block's :class:`BlockMachine` (the schedule simulator
+    passes one that also records the trace it times)."""
     module = load_module(module_or_text, file_name)
     func = select_kernel(module, func_name)
     grid, threads = kernel_launch_shape(func)
@@ -197,7 +201,7 @@ def execute(
     between_blocks = GridConflicts()
     for block in chosen:
         tracker = RaceTracker(threads, block) if check_races else None
-        runtime.machine = BlockMachine(threads, block, tracker)
+        runtime.machine = machine(threads, block, tracker)
         for buffer in buffers.values():
             buffer.allocation.shadow = None  # blocks are checked one at a time
         try:

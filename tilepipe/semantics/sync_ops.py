@@ -45,7 +45,7 @@ class SyncFunctions(RuntimeFunctions):
 
     @impl(sync.WaitGroupOp)
     def run_wait_group(self, interpreter, op: sync.WaitGroupOp, args):
-        self.machine.wait_groups(op.pending_groups)
+        self.machine.wait_groups(op.pending_groups, op)
         return ()
 
     @impl(sync.BarrierOp)
@@ -57,7 +57,7 @@ class SyncFunctions(RuntimeFunctions):
                 f"a partial barrier over {threads} threads in a block of "
                 f"{self.machine.threads} threads",
             )
-        self.machine.barrier(threads)
+        self.machine.barrier(threads, op)
         return ()
 
     # -- mbarriers

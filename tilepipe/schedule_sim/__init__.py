@@ -1,0 +1,13 @@
+"""Schedule simulation of scheduled-level kernels: the chapter's cycle model (§5.2) run
+on the real IR, its Gantt chart, and what ``tilepipe tune`` ranks configurations by.
+
+:func:`simulate` runs one block of a kernel in the interpreter, records the trace of
+its op instances with the orderings the race detector knows (:mod:`.trace`), and
+times it on the target's units (:mod:`.model`, on the lane engine shared with the
+Ascend pipe simulator).
+"""
+
+from .simulate import simulate
+from .model import ScheduleReport
+
+__all__ = ["ScheduleReport", "simulate"]

@@ -1,0 +1,115 @@
+"""Where the simulator meets the drivers: the ``schedule-sim`` pass and the scheduled
+level of a tile kernel (what ``tilepipe compile --schedule-svg`` and ``tilepipe tune``
+simulate)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from tilepipe.diagnostics import OpDiagnosticError, op_error
+from tilepipe.semantics.errors import KernelError
+
+from .model import ScheduleReport
+from .simulate import simulate
+from .svg import schedule_svg
+
+# The CUDA flow up to the scheduled level (everything before lower-to-nvvm).
+SCHEDULED_FLOW = (
+    "pipeline-planning",
+    "tma-copy",
+    "inject-software-pipeline",
+    "merge-shared-memory",
+    "async-copy",
+    "thread-sync",
+)
+
+
+def parse_index_args(spec: str | None) -> dict[str, int]:
+    """``"n=4,m=2"`` -> ``{"n": 4, "m": 2}``."""
+    values: dict[str, int] = {}
+    for item in (spec or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, value = item.partition("=")
+        if not sep or not value.strip().lstrip("-").isdigit():
+            raise ValueError(f"index arguments are NAME=INT, got '{item.strip()}'")
+        values[name.strip()] = int(value)
+    return values
+
+
+def simulate_kernels(
+    module: ModuleOp, index_args: dict[str, int] | None = None
+) -> list[tuple[str, ScheduleReport]]:
+    """Simulate every CUDA kernel of a scheduled-level module; bad kernels raise a
+    located :class:`OpDiagnosticError`."""
+    reports = []
+    for func in [op for op in module.ops if isinstance(op, FuncOp) and op.body.blocks]:
+        try:
+            report = simulate(module, func.sym_name.data, index_args=index_args)
+        except KernelError as err:  # already located at the op that failed
+            raise OpDiagnosticError(err.diagnostic) from None
+        if report.deadlock:
+            raise op_error(func, "the simulated schedule deadlocks: " + "; ".join(report.deadlock))
+        reports.append((func.sym_name.data, report))
+    return reports
+
+
+def scheduled_module(module: ModuleOp) -> ModuleOp:
+    """Run the CUDA flow up to the scheduled level on (a clone of) ``module``."""
+    from tilepipe.registry import get_all_passes, make_context
+
+    scheduled = module.clone()
+    passes = get_all_passes()
+    ctx = make_context()
+    for name in SCHEDULED_FLOW:
+        passes[name]()().apply(ctx, scheduled)
+    return scheduled
+
+
+def draw_schedule(
+    text: str, file_name: str, target_name: str, depths: list[int | None], svg: str
+) -> None:
+    """The Gantt chart of a tile-level kernel's scheduled level, one panel per depth in
+    ``depths`` (None: the kernel's own ``num_stages``) on one time scale:
+    ``tilepipe compile --schedule-svg`` and the README's num_stages comparison."""
+    from tilepipe.compile import parse_kernel, retarget
+    from tilepipe.targets import get_target
+
+    panels = []
+    for depth in depths:
+        module = parse_kernel(text, file_name)
+        retarget(module, get_target(target_name), depth)
+        for name, report in simulate_kernels(scheduled_module(module)):
+            title = name if depth is None else f"{name} num_stages={depth}"
+            panels.append((title, report))
+    Path(svg).write_text(schedule_svg(panels))
+
+
+@dataclass(frozen=True)
+class ScheduleSimPass(ModulePass):
+    """Simulate the schedule of every kernel of a scheduled-level module (the chapter's
+    cycle model, docs/schedule_sim.md) and draw it; the IR is left unchanged."""
+
+    name = "schedule-sim"
+
+    svg: str | None = None
+    """Write the Gantt chart of every kernel to this SVG file (quote the path)."""
+
+    index_args: str | None = None
+    """Values of the kernels' index arguments, e.g. "n=4,m=2"."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            index_args = parse_index_args(self.index_args)
+        except ValueError as err:
+            raise PassFailedException(f"schedule-sim: {err}") from None
+        reports = simulate_kernels(op, index_args)
+        if self.svg is not None:
+            Path(self.svg).write_text(schedule_svg(reports))
