@@ -7,9 +7,11 @@ upstream is exactly upstream's: ``gpu.kernel`` and ``workgroup_attributions`` ar
 discardable attributes, ``known_block_size``/``known_grid_size`` and
 ``workgroup_attrib_attrs`` are properties.
 
-They are not registered as a dialect -- the name ``gpu`` belongs to xDSL's dialect --
-so the lowered IR is meant for the upstream hand-off (``lowering/upstream.py``); to
-read it back into tile-opt use ``--allow-unregistered-dialect``.
+:data:`GPU` is xDSL's ``gpu`` dialect with these ops in place of xDSL's ``gpu.func``
+and ``gpu.return``: tile-opt and every tilepipe context register it instead of
+xDSL's, so that tilepipe reads back what ``lower-to-nvvm`` prints.  (It is not in the
+``xdsl.universe`` entry point, which may not define a dialect twice: the stock
+``xdsl-opt`` reads the lowered level with ``--allow-unregistered-dialect`` only.)
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.gpu import GPU as XDSL_GPU
 from xdsl.dialects.gpu import ModuleOp as GpuModuleOp
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Block, Region
+from xdsl.ir import Attribute, Block, Dialect, Region
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -62,6 +65,12 @@ class AddressSpaceAttr(EnumAttribute[AddressSpace]):
 
     def print_parameter(self, printer) -> None:
         printer.print_string(f"<{self.data.value}>")
+
+    @classmethod
+    def parse_parameter(cls, parser) -> AddressSpace:
+        # The inverse of print_parameter: upstream's angle-bracketed spelling.
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(AddressSpace)
 
 
 @irdl_op_definition
@@ -152,3 +161,19 @@ class KernelReturnOp(IRDLOperation):
 
     name = "gpu.return"
     traits = traits_def(IsTerminator(), HasParent(KernelFuncOp))
+
+
+# xDSL's gpu.func/gpu.return model another MLIR (``kernel`` as a property, no
+# workgroup attributions); upstream 22.1.8's, above, replace them.
+_REPLACED = {KernelFuncOp.name, KernelReturnOp.name}
+
+GPU = Dialect(
+    "gpu",
+    [
+        *(op for op in XDSL_GPU.operations if op.name not in _REPLACED),
+        DynamicSharedMemoryOp,
+        KernelFuncOp,
+        KernelReturnOp,
+    ],
+    [*XDSL_GPU.attributes, AddressSpaceAttr],
+)

@@ -197,8 +197,10 @@ def retarget(
 
     if (diagnostic := functions_with_one_block(module)) is not None:
         raise CompileError([diagnostic])
+    from tilepipe.dialects.kernel_attrs import is_kernel
+
     for op in module.walk():
-        if op.name == "func.func":
+        if is_kernel(op):
             named = op.attributes.get("tile.target")
             if isinstance(named, StringAttr) and named.data in TARGETS:
                 if TARGETS[named.data].kind != target.kind:

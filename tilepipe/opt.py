@@ -39,7 +39,7 @@ from tilepipe.diagnostics import (
     spec_error_message,
     verify_module,
 )
-from tilepipe.registry import get_all_dialects, get_all_passes
+from tilepipe.registry import get_all_passes, register_dialects
 from tilepipe.source import (
     LocatingParser,
     functions_with_one_block,
@@ -59,10 +59,11 @@ class TileOptMain(xDSLOptMain):
     version_format = "tile-opt (tilepipe) built on xdsl {xdsl_version}"
 
     def register_all_dialects(self):
-        super().register_all_dialects()
-        for name, factory in get_all_dialects().items():
-            if name not in self.ctx.registered_dialect_names:
-                self.ctx.register_dialect(name, factory)
+        # Not super()'s: it would register xDSL's gpu dialect, which tilepipe's
+        # (upstream's gpu.func and gpu.dynamic_shared_memory) replaces.
+        from xdsl.universe import Universe
+
+        register_dialects(self.ctx, Universe.get_multiverse().all_dialects)
 
     def register_all_passes(self):
         super().register_all_passes()

@@ -23,6 +23,14 @@ DIALECTS: dict[str, tuple[str, str]] = {
     "nvvm": ("tilepipe.dialects.nvvm", "NVVM"),
 }
 
+# Dialects whose xDSL definition tilepipe replaces (same name, upstream MLIR's ops):
+# registered by tile-opt and make_context in place of xDSL's, but not announced to
+# the xdsl.universe entry point, which refuses a second definition of a name.
+OVERRIDES: dict[str, tuple[str, str]] = {
+    "gpu": ("tilepipe.dialects.gpu_upstream", "GPU"),
+    "vector": ("tilepipe.dialects.vector_upstream", "VECTOR"),
+}
+
 PASSES: dict[str, tuple[str, str]] = {
     # pipelining: planning, validation, modulo scheduling (docs/pipelining.md)
     "pipeline-validate": ("tilepipe.passes.pipeline_validate", "PipelineValidate"),
@@ -62,6 +70,19 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     return {name: _loader(*where) for name, where in DIALECTS.items()}
 
 
+def get_dialect_overrides() -> dict[str, Callable[[], Dialect]]:
+    return {name: _loader(*where) for name, where in OVERRIDES.items()}
+
+
+def register_dialects(ctx: Context, others: dict[str, Callable[[], Dialect]]) -> None:
+    """Register ``others`` (e.g. xDSL's or the multiverse's dialects) and tilepipe's
+    in ``ctx``; tilepipe's win on a clash, and its overrides replace xDSL's."""
+    tilepipe = {**get_all_dialects(), **get_dialect_overrides()}
+    for name, factory in {**others, **tilepipe}.items():
+        if name not in ctx.registered_dialect_names:
+            ctx.register_dialect(name, factory)
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {name: _loader(*where) for name, where in PASSES.items()}
 
@@ -71,9 +92,7 @@ def make_context() -> Context:
     from xdsl.dialects import get_all_dialects as xdsl_dialects
 
     ctx = Context()
-    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
-        if name not in ctx.registered_dialect_names:
-            ctx.register_dialect(name, factory)
+    register_dialects(ctx, xdsl_dialects())
     return ctx
 
 
