@@ -62,12 +62,24 @@ PASSES: dict[str, tuple[str, str]] = {
 }
 
 
+TARGETS: dict[str, tuple[str, str]] = {
+    # upstream MLIR's stages after lower-to-nvvm (docs/nvvm.md)
+    "ptx": ("tilepipe.compile", "PtxTarget"),
+    "nvvm-llvm": ("tilepipe.compile", "NvvmLlvmTarget"),
+}
+
+
 def _loader(module: str, attribute: str) -> Callable[[], Any]:
     return lambda: getattr(import_module(module), attribute)
 
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     return {name: _loader(*where) for name, where in DIALECTS.items()}
+
+
+def get_all_targets() -> dict[str, Callable[[], type]]:
+    """Output targets, as xDSL's new-style factories (no parameters)."""
+    return {name: _loader(*where) for name, where in TARGETS.items()}
 
 
 def get_dialect_overrides() -> dict[str, Callable[[], Dialect]]:
