@@ -41,7 +41,7 @@ from tilepipe.diagnostics import (
     spec_error_message,
     verify_module,
 )
-from tilepipe.pipeline_spec import normalize_pipeline
+from tilepipe.pipeline_spec import PipelineSpecError, normalize_pipeline
 from tilepipe.registry import get_all_passes, register_dialects
 from tilepipe.source import (
     LocatingParser,
@@ -198,7 +198,14 @@ class TileOptMain(xDSLOptMain):
     def _check_target_arguments(self) -> None:
         """Bad ``-t name{args}`` arguments are a usage error, like a bad pipeline."""
         try:
+            # One name with options, nothing after it: xDSL's parse_spec stops at the
+            # first complete spec and ignores the rest.
+            if "," in normalize_pipeline(self.args.target) or "(" in self.args.target:
+                raise PipelineSpecError("expected one target")
             spec = parse_spec(self.args.target)
+        except PipelineSpecError as err:
+            print(f"tile-opt: error: bad target '{self.args.target}': {err}", file=sys.stderr)
+            sys.exit(1)
         except ArgSpecParseError as err:
             print(f"tile-opt: error: bad target '{self.args.target}': "
                   f"{spec_error_message(err)}", file=sys.stderr)
