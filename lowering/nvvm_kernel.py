@@ -45,7 +45,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.dialects.gpu_upstream import DynamicSharedMemoryOp, KernelFuncOp, KernelReturnOp
+from tilepipe.dialects.gpu_upstream import (
+    DynamicSharedMemoryOp,
+    KernelFuncOp,
+    KernelModuleOp,
+    KernelReturnOp,
+)
 from tilepipe.dialects.kernel_attrs import (
     KernelAttributeError,
     is_kernel,
@@ -451,7 +456,7 @@ def lower_kernels(
     from .nvvm_launch import host_launcher
 
     kernels = [op for op in module.ops if is_kernel(op)]
-    gpu_module = gpu.ModuleOp(StringAttr(GPU_MODULE_NAME), Region(Block()))
+    gpu_module = KernelModuleOp(StringAttr(GPU_MODULE_NAME), Region(Block()))
     contexts = [build_kernel(kernel, gpu_module.body.block, swizzle) for kernel in kernels]
     module.body.block.add_op(gpu_module)
     for kernel, gpu_func, context in zip(kernels, gpu_module.body.block.ops, contexts):

@@ -31,6 +31,8 @@ def host_launcher(kernel: KernelFuncOp, module_name: str, dynamic_shared_bytes: 
     grid = _sizes(kernel.known_grid_size)
     block = _sizes(kernel.known_block_size)
     body = launcher.body.block
+    for arg, kernel_arg in zip(body.args, kernel.body.block.args):
+        arg.name_hint = kernel_arg.name_hint
     with ImplicitBuilder(Builder(InsertPoint.at_end(body))):
         constants: dict[int, arith.ConstantOp] = {}
 

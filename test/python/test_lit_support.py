@@ -16,7 +16,7 @@ KERNEL = """\
 // RUN: %tile-opt %s --pass-pipeline='builtin.module(func.func(%{cuda-nvvm}))' | %filecheck %s --check-prefix=NVVM
 // CHECK-LABEL: func.func @k
 // CHECK: pipeline.wait_group 0
-// NVVM: "gpu.func"
+// NVVM-LABEL: gpu.func @k(
 func.func @k(%A: memref<64x64xf16>, %B: memref<64x64xf16>) attributes {tile.threads = 128 : i64} {
   %s = memref.alloc() : memref<64x64xf16, "shared">
   tile.copy<64x64> %A -> %s : memref<64x64xf16> -> memref<64x64xf16, "shared">
