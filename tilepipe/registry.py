@@ -99,6 +99,33 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {name: _loader(*where) for name, where in PASSES.items()}
 
 
+def verifying(pass_class: type[ModulePass]) -> type[ModulePass]:
+    """``pass_class``, verifying its input before it runs: tilepipe's passes assume
+    verified IR (an op's operand count, a kernel's attributes), and a host that runs
+    them in its own pipeline -- the stock ``xdsl-opt``, an embedding compiler -- may
+    hand them a module nobody verified.  A malformed module is then a located
+    diagnostic, not an ``IndexError`` from deep inside a pass."""
+
+    def apply(self, ctx: Context, op) -> None:
+        from xdsl.utils.exceptions import PassFailedException
+
+        from tilepipe.diagnostics import verify_module
+
+        if (diagnostic := verify_module(op)) is not None:
+            raise PassFailedException(f"{self.name}: input does not verify: {diagnostic}")
+        pass_class.apply(self, ctx, op)
+
+    return type(pass_class.__name__, (pass_class,), {"apply": apply, "__doc__": pass_class.__doc__})
+
+
+def get_verifying_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The passes for hosts that do not verify between passes (the ``xdsl.universe``
+    entry point); tile-opt and the API verify themselves and use :func:`get_all_passes`."""
+    return {
+        name: (lambda load=load: verifying(load())) for name, load in get_all_passes().items()
+    }
+
+
 def make_context() -> Context:
     """A context with xDSL's dialects and tilepipe's (tilepipe's win on a clash)."""
     from xdsl.dialects import get_all_dialects as xdsl_dialects
