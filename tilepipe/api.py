@@ -180,14 +180,13 @@ def _compile_cuda(module, source, target, level, num_stages, host_launch, run_pt
 
 
 def _compile_ascend(module, source, target, level, num_stages):
+    from xdsl.utils.exceptions import DiagnosticException
+
     from tilepipe.compile import retarget
+    from tilepipe.diagnostics import collect_diagnostics, diagnostic_of_exception
     from tilepipe.lowering.ascend_pipeline import ascend_summary, compile_ascend
     from tilepipe.lowering.ascendc import emit_ascendc
     from tilepipe.targets import TARGETS
-
-    from xdsl.utils.exceptions import DiagnosticException
-
-    from tilepipe.diagnostics import collect_diagnostics, diagnostic_of_exception
 
     retarget(module, TARGETS[target], num_stages)
     start = time.perf_counter()
