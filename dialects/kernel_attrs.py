@@ -1,18 +1,41 @@
 """Verification of the ``tile.*`` discardable attributes of a kernel.
 
 Like MLIR's ``Dialect::verifyOperationAttribute``: a function that carries
-``tile.grid``, ``tile.threads`` or ``tile.target`` is a kernel and those attributes must
-be well formed.  ``verify_dialect_attributes`` is called by tilepipe's module verifier
+``tile.grid``, ``tile.threads``, ``tile.target`` or the unit marker ``tile.kernel`` is a
+kernel and those attributes must be well formed.  Other functions are host code, which
+the lowerings leave alone (:func:`is_kernel`).  ``verify_dialect_attributes`` is called by tilepipe's module verifier
 for every op.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, StringAttr
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-KERNEL_ATTRS = ("tile.grid", "tile.threads", "tile.target")
+KERNEL_ATTRS = ("tile.grid", "tile.threads", "tile.target", "tile.kernel")
+
+
+def is_kernel(op: Operation) -> bool:
+    """Whether ``op`` is a function tilepipe compiles as a kernel: it carries one of
+    the ``tile.*`` kernel attributes, or (kernels written before the marker existed)
+    its body uses the tile or pipeline dialect.  A host function -- a helper
+    ``(index) -> index``, a launcher -- has neither and is left to the host compiler."""
+    from xdsl.dialects.func import FuncOp
+
+    if not isinstance(op, FuncOp):
+        return False
+    if any(name in op.attributes for name in KERNEL_ATTRS):
+        return True
+    return any(
+        inner.name.startswith(("tile.", "pipeline.")) for inner in op.walk() if inner is not op
+    )
 
 
 class KernelAttributeError(VerifyException):
@@ -101,6 +124,9 @@ def verify_dialect_attributes(op: Operation) -> None:
                     "'tile.threads' must be a multiple of 32 (whole warps) and at "
                     f"most 1024, got {attr.value.data}"
                 )
+        elif name == "tile.kernel":
+            if not isinstance(attr, UnitAttr):
+                raise VerifyException("'tile.kernel' must be a unit attribute")
         elif name == "tile.target":
             if not isinstance(attr, StringAttr) or attr.data not in TARGETS:
                 raise VerifyException(

@@ -28,18 +28,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
-from xdsl.irdl import (
-    IRDLOperation,
-    irdl_op_definition,
-    operand_def,
-    prop_def,
-    result_def,
-    var_operand_def,
-)
-
-from xdsl.utils.exceptions import VerifyException
 
 from tilepipe.dialects.tile import constant_index
+from tilepipe.dialects.vector_upstream import (
+    AlignedVectorLoadOp,
+    AlignedVectorStoreOp,
+    ShapeCastOp,
+)
 
 
 class ConstantPool:
@@ -226,30 +221,6 @@ def known_multiple(value: SSAValue, depth: int = 8) -> int:
 # ---------------------------------------------------------------- aligned accesses
 
 
-@irdl_op_definition
-class AlignedVectorLoadOp(IRDLOperation):
-    """``vector.load`` with MLIR 22's ``alignment`` property (xDSL 0.75 lacks it).
-
-    Without it LLVM only knows the element alignment and splits 16-byte loads."""
-
-    name = "vector.load"
-    base = operand_def(MemRefType)
-    indices = var_operand_def(IndexType)
-    alignment = prop_def(IntegerAttr[IntegerType])
-    result = result_def(VectorType)
-
-
-@irdl_op_definition
-class AlignedVectorStoreOp(IRDLOperation):
-    """``vector.store`` with MLIR 22's ``alignment`` property."""
-
-    name = "vector.store"
-    vector = operand_def(VectorType)
-    base = operand_def(MemRefType)
-    indices = var_operand_def(IndexType)
-    alignment = prop_def(IntegerAttr[IntegerType])
-
-
 # Every buffer base is 16-byte aligned (cudaMalloc: 256, the shared arena's layout
 # and the register fragments' allocas: 16), so a vector access at an element index
 # that is a multiple of its width is aligned to its size, up to 16 bytes.
@@ -278,24 +249,6 @@ def vector_store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue])
         operands=[value, buffer, indices],
         properties={"alignment": _alignment(value.type)},
     )
-
-
-@irdl_op_definition
-class ShapeCastOp(IRDLOperation):
-    """``vector.shape_cast`` (xDSL 0.75 lacks it): the same elements, another shape."""
-
-    name = "vector.shape_cast"
-    source = operand_def(VectorType)
-    result = result_def(VectorType)
-
-    def verify_(self) -> None:
-        source, result = self.source.type, self.result.type
-        assert isinstance(source, VectorType) and isinstance(result, VectorType)
-        if (
-            source.element_type != result.element_type
-            or source.element_count() != result.element_count()
-        ):
-            raise VerifyException(f"cannot shape_cast {source} to {result}")
 
 
 def shape_cast(value: SSAValue, shape: Sequence[int]) -> SSAValue:

@@ -45,9 +45,15 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.dialects.gpu_upstream import DynamicSharedMemoryOp, KernelFuncOp, KernelReturnOp
+from tilepipe.dialects.gpu_upstream import (
+    DynamicSharedMemoryOp,
+    KernelFuncOp,
+    KernelModuleOp,
+    KernelReturnOp,
+)
 from tilepipe.dialects.kernel_attrs import (
     KernelAttributeError,
+    is_kernel,
     kernel_launch_shape,
     verify_memory_spaces,
 )
@@ -441,13 +447,24 @@ def _located(new: Operation, old: Operation) -> Operation:
     return new
 
 
-def lower_kernels(module: ModuleOp, swizzle: bool = True) -> list[KernelContext]:
-    """Move every kernel of ``module`` into one ``gpu.module``."""
-    kernels = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    gpu_module = gpu.ModuleOp(StringAttr(GPU_MODULE_NAME), Region(Block()))
+def lower_kernels(
+    module: ModuleOp, swizzle: bool = True, host_launch: bool = False
+) -> list[KernelContext]:
+    """Move every kernel of ``module`` into one ``gpu.module``; host functions
+    (:func:`is_kernel`) stay where they are, untouched.  With ``host_launch`` each
+    kernel leaves a host launcher of the same name in its place (``nvvm_launch``)."""
+    from .nvvm_launch import host_launcher
+
+    kernels = [op for op in module.ops if is_kernel(op)]
+    gpu_module = KernelModuleOp(StringAttr(GPU_MODULE_NAME), Region(Block()))
     contexts = [build_kernel(kernel, gpu_module.body.block, swizzle) for kernel in kernels]
     module.body.block.add_op(gpu_module)
-    for kernel in kernels:
-        Rewriter.erase_op(kernel)
+    for kernel, gpu_func, context in zip(kernels, gpu_module.body.block.ops, contexts):
+        if host_launch:
+            assert isinstance(gpu_func, KernelFuncOp)
+            dynamic = context.shared_bytes if context.dynamic_shared else 0
+            Rewriter.replace_op(kernel, host_launcher(gpu_func, GPU_MODULE_NAME, dynamic))
+        else:
+            Rewriter.erase_op(kernel)
     module.attributes["gpu.container_module"] = UnitAttr()
     return contexts

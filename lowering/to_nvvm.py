@@ -94,8 +94,13 @@ class LowerToNVVM(ModulePass):
     """XOR-swizzle the shared tiles tensor cores read, so that ``ldmatrix`` is free of
     bank conflicts (``nvvm_swizzle``); ``false`` keeps them row-major."""
 
+    host_launch: bool = False
+    """Replace each kernel by a host function of the same name that
+    ``gpu.launch_func``\ s it with its grid, block and dynamic shared memory
+    (``nvvm_launch``); without it the kernels just leave the host module."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        contexts = lower_kernels(op, self.swizzle_shared)
+        contexts = lower_kernels(op, self.swizzle_shared, self.host_launch)
         gpu_module = op.body.block.last_op
         assert gpu_module is not None
         for kernel, context in zip(gpu_module.regions[0].block.ops, contexts):

@@ -11,7 +11,7 @@ For every ``pipeline.for`` carrying a schedule (run ``pipeline-planning`` first)
 
 The output is the scheduled level: no ``pipeline.for`` is left.  With
 ``report=text|json`` the pass prints, per loop, what it decided (see
-``pipeline_report``) to stdout before rewriting; ``report-svg=FILE`` draws the same
+``pipeline_report``) to stderr before rewriting (stdout carries the IR); ``report-svg=FILE`` draws the same
 decisions as a space-time diagram of the modulo schedule (``pipeline_schedule_svg``).
 """
 
@@ -81,7 +81,7 @@ class InjectSoftwarePipeline(ModulePass):
         if self.report != "none" or self.report_svg is not None:
             loops = [describe_loop(v) for v in validated]
             if self.report != "none":
-                sys.stdout.write(format_report(loops, self.report))
+                sys.stderr.write(format_report(loops, self.report))
             if self.report_svg is not None:
                 Path(self.report_svg).write_text(schedule_svg(loops))
         for result in validated:

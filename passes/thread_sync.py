@@ -49,6 +49,7 @@ from .guard_split import can_split, split_guard
 from .hazards import Hazard, HazardAnalysis
 from .program_points import Point, clear_position_cache, position
 from .sync_placement import SyncPlan, SyncPlanner
+from .pipeline_report import REPORT_FORMATS
 from .sync_report import SyncPoint, SyncReport
 
 
@@ -62,6 +63,14 @@ class ThreadSyncPass(ModulePass):
     """``text`` or ``json``: print the sync report (to ``report-file`` or stderr)."""
 
     report_file: str | None = None
+
+    def __post_init__(self) -> None:
+        # Checked when the pipeline is built, so a bad value is a usage error (any
+        # value but json used to print text).
+        if self.report not in REPORT_FORMATS:
+            raise ValueError(
+                f"report must be one of {', '.join(REPORT_FORMATS)}, got '{self.report}'"
+            )
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         reports: list[SyncReport] = []

@@ -1,3 +1,33 @@
-"""tilepipe: a compiler for software-pipelined tile programs, on xDSL."""
+"""tilepipe: a compiler for software-pipelined tile programs, on xDSL.
+
+The public API (docs/api.md) is imported on first use, so ``import tilepipe`` stays
+cheap: :func:`parse`, :func:`verify`, :func:`pass_pipeline`, :func:`run_pipeline`,
+:func:`compile_for` and :class:`Compilation` (from :mod:`tilepipe.api`), and
+:class:`CompileError`, the exception all of them raise for bad input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+_API = {
+    "Compilation": "tilepipe.api",
+    "compile_for": "tilepipe.api",
+    "parse": "tilepipe.api",
+    "pass_pipeline": "tilepipe.api",
+    "run_pipeline": "tilepipe.api",
+    "verify": "tilepipe.api",
+    "CompileError": "tilepipe.compile",
+}
+
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from importlib import import_module
+
+        return getattr(import_module(_API[name]), name)
+    raise AttributeError(f"module 'tilepipe' has no attribute '{name}'")

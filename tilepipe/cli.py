@@ -73,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         "--index-mode", choices=("iteration", "counter"), default="iteration",
         help="Ascend: multi-buffer slot clock of guarded storage that names none",
     )
-    compile_cmd.add_argument("-o", "--output", help="output file (default: stdout)")
+    compile_cmd.add_argument("-o", "--output", help="output file (default or '-': stdout)")
     compile_cmd.add_argument(
         "--num-stages", type=int, help="override num_stages of every pipelined loop"
     )
@@ -150,7 +150,7 @@ def format_summary(result: CompileResult, kernel_path: str) -> str:
 
 
 def _write(output: str | None, text: str) -> None:
-    if output:
+    if output and output != "-":  # '-' is stdout, as in mlir-opt
         try:
             Path(output).write_text(text)
         except OSError as err:

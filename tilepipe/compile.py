@@ -197,8 +197,10 @@ def retarget(
 
     if (diagnostic := functions_with_one_block(module)) is not None:
         raise CompileError([diagnostic])
+    from tilepipe.dialects.kernel_attrs import is_kernel
+
     for op in module.walk():
-        if op.name == "func.func":
+        if is_kernel(op):
             named = op.attributes.get("tile.target")
             if isinstance(named, StringAttr) and named.data in TARGETS:
                 if TARGETS[named.data].kind != target.kind:
@@ -241,29 +243,49 @@ def compile_kernel(
     run_ptxas: bool = True,
 ) -> CompileResult:
     """Compile a tile-level kernel for ``target_name`` down to ``emit``."""
+    start = time.perf_counter()
+    module = parse_kernel(text, file_name)
+    return compile_module(
+        module, target_name, emit, num_stages, run_ptxas,
+        parse_seconds=time.perf_counter() - start,
+    )
+
+
+def compile_module(
+    module: ModuleOp,
+    target_name: str,
+    emit: str = "ptx",
+    num_stages: int | None = None,
+    run_ptxas: bool = True,
+    *,
+    host_launch: bool = False,
+    parse_seconds: float = 0.0,
+) -> CompileResult:
+    """Compile a parsed, verified tile-level module for ``target_name`` down to
+    ``emit``, in place (it ends at the ``lower-to-nvvm`` level); ``host_launch``
+    leaves a host launcher per kernel (``lower-to-nvvm{host-launch=true}``)."""
     from tilepipe.lowering.upstream import UpstreamProcess
 
     target = get_target(target_name)
     if not isinstance(target, CudaTarget):
         raise CompileError([Diagnostic("error", f"'{target_name}' is not a CUDA target")])
-    start = time.perf_counter()
-    module = parse_kernel(text, file_name)
     retarget(module, target, num_stages)
-    result = CompileResult(target, parse_seconds=time.perf_counter() - start)
+    result = CompileResult(target, parse_seconds=parse_seconds)
     # The child that will run upstream MLIR imports its bindings meanwhile.
     with UpstreamProcess() as upstream:
-        _run_passes(module, result)
+        _run_passes(module, result, host_launch)
         _hand_off(module, upstream, emit, run_ptxas, result)
     if run_ptxas and result.ptx is not None:
         _assemble(result)
     return result
 
 
-def _run_passes(module: ModuleOp, result: CompileResult) -> None:
+def _run_passes(module: ModuleOp, result: CompileResult, host_launch: bool = False) -> None:
     """The CUDA flow's tilepipe passes, each verified and summarised."""
     from tilepipe.lowering.nvvm_kernel import DYNAMIC_SHARED_ATTR
 
     available = get_all_passes()
+    options = {"lower-to-nvvm": {"host_launch": host_launch}}
     ctx = make_context()
     with collect_diagnostics() as collector:
         for name in CUDA_FLOW:
@@ -273,7 +295,7 @@ def _run_passes(module: ModuleOp, result: CompileResult) -> None:
             before = _shared_buffers(module)
             start = time.perf_counter()
             try:
-                available[name]()().apply(ctx, module)
+                available[name]()(**options.get(name, {})).apply(ctx, module)
             except DiagnosticException as err:
                 raise CompileError([*collector.diagnostics, diagnostic_of_exception(err)]) from None
             if (diagnostic := verify_module(module)) is not None:

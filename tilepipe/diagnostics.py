@@ -12,10 +12,12 @@ against ``// expected-error @+1 {{...}}`` annotations exactly as ``mlir-opt`` do
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from typing import NoReturn
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -285,6 +287,18 @@ def run_driver(
             file=sys.stderr,
         )
         return internal_status
+
+
+def one_line_usage_errors(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` report a bad command line as one line and status 2 (which
+    :func:`run_driver` turns into :data:`EXIT_INPUT_ERROR`), without the usage block
+    argparse prints first: a malformed option is one message, like any bad input."""
+
+    def error(message: str) -> NoReturn:
+        print(f"{parser.prog}: error: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(_ARGPARSE_USAGE_STATUS)
+
+    parser.error = error  # type: ignore[method-assign]
 
 
 def spec_error_message(err: ArgSpecParseError) -> str:

@@ -17,6 +17,7 @@ import argparse
 import inspect
 import sys
 import time
+from importlib.util import find_spec
 from collections.abc import Callable, Sequence
 from io import StringIO
 
@@ -34,12 +35,14 @@ from tilepipe.diagnostics import (
     diagnostic_of_exception,
     expected_diagnostics,
     match_expected,
+    one_line_usage_errors,
     print_diagnostic,
     run_driver,
     spec_error_message,
     verify_module,
 )
-from tilepipe.registry import get_all_dialects, get_all_passes
+from tilepipe.pipeline_spec import PipelineSpecError, normalize_pipeline
+from tilepipe.registry import get_all_passes, register_dialects
 from tilepipe.source import (
     LocatingParser,
     functions_with_one_block,
@@ -50,35 +53,35 @@ from tilepipe.source import (
 __all__ = ["InputError", "LocatingParser", "TileOptMain", "main"]
 
 
-def _factory_of(target: type) -> Callable[[], type]:
-    # xDSL tells new-style targets (factories without parameters) by their signature.
-    return lambda: target
-
-
 class TileOptMain(xDSLOptMain):
     version_format = "tile-opt (tilepipe) built on xdsl {xdsl_version}"
 
     def register_all_dialects(self):
-        super().register_all_dialects()
-        for name, factory in get_all_dialects().items():
-            if name not in self.ctx.registered_dialect_names:
-                self.ctx.register_dialect(name, factory)
+        # Not super()'s: it would register xDSL's gpu dialect, which tilepipe's
+        # (upstream's gpu.func and gpu.dynamic_shared_memory) replaces.
+        from xdsl.universe import Universe
+
+        register_dialects(self.ctx, Universe.get_multiverse().all_dialects)
 
     def register_all_passes(self):
         super().register_all_passes()
-        for name, factory in get_all_passes().items():
-            self.available_passes.setdefault(name, factory)
+        # tile-opt verifies between passes itself: the plain passes, not the
+        # universe's self-verifying ones.
+        self.available_passes.update(get_all_passes())
 
     def register_all_targets(self):
+        # The multiverse holds tilepipe's targets too (registry.TARGETS).
         super().register_all_targets()
-        from tilepipe.compile import UPSTREAM_TARGETS
-
-        for name, target in UPSTREAM_TARGETS.items():
-            self.available_targets.setdefault(name, _factory_of(target))
+        # -t (and --help) offer only the targets whose dependencies are installed;
+        # probing by import would load every backend at each start.
+        for name, module in OPTIONAL_TARGET_MODULES.items():
+            if name in self.available_targets and find_spec(module) is None:
+                del self.available_targets[name]
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         # One name however it is started (tile-opt, python -m tilepipe, xdsl's runner).
         arg_parser.prog = "tile-opt"
+        one_line_usage_errors(arg_parser)
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument(
             "--list-passes",
@@ -86,11 +89,23 @@ class TileOptMain(xDSLOptMain):
             help="list tilepipe's passes and exit",
         )
         arg_parser.add_argument(
-            "--mlir-print-ir-after-all",
-            dest="print_between_passes",
-            action="store_true",
-            help="alias of --print-between-passes",
+            "--pass-pipeline",
+            dest="passes",
+            default=argparse.SUPPRESS,
+            help="the pass pipeline in MLIR's syntax, e.g. "
+            "'builtin.module(func.func(pipeline-planning),thread-sync)' "
+            "(-p takes the same, or a flat list)",
         )
+        for alias, dest, original in (
+            ("--mlir-print-ir-after-all", "print_between_passes", "--print-between-passes"),
+            ("--mlir-print-op-generic", "print_op_generic", "--print-op-generic"),
+            ("--mlir-print-debuginfo", "print_debuginfo", "--print-debuginfo"),
+        ):
+            arg_parser.add_argument(
+                alias, dest=dest, action="store_true", default=argparse.SUPPRESS,
+                help=f"alias of {original}",
+            )
+        _rewrite_help(arg_parser)
         arg_parser.add_argument(
             "--show-traceback",
             action="store_true",
@@ -123,9 +138,8 @@ class TileOptMain(xDSLOptMain):
             timer[0] = time.perf_counter()
 
         try:
-            self.pipeline = PassPipeline.parse_spec(
-                self.available_passes, self.args.passes, callback
-            )
+            spec = normalize_pipeline(self.args.passes)
+            self.pipeline = PassPipeline.parse_spec(self.available_passes, spec, callback)
         except (ValueError, TypeError, ParseError, ArgSpecParseError) as err:
             # An unknown pass or option is a usage error, not an internal one.
             message = (
@@ -184,12 +198,33 @@ class TileOptMain(xDSLOptMain):
 
     def _check_target_arguments(self) -> None:
         """Bad ``-t name{args}`` arguments are a usage error, like a bad pipeline."""
-        spec = parse_spec(self.args.target)
-        entry = self.available_targets[spec.name]
+        try:
+            # One name with options, nothing after it: xDSL's parse_spec stops at the
+            # first complete spec and ignores the rest.
+            if "," in normalize_pipeline(self.args.target) or "(" in self.args.target:
+                raise PipelineSpecError("expected one target")
+            spec = parse_spec(self.args.target)
+        except PipelineSpecError as err:
+            print(f"tile-opt: error: bad target '{self.args.target}': {err}", file=sys.stderr)
+            sys.exit(1)
+        except ArgSpecParseError as err:
+            print(f"tile-opt: error: bad target '{self.args.target}': "
+                  f"{spec_error_message(err)}", file=sys.stderr)
+            sys.exit(1)
+        entry = self.available_targets.get(spec.name)
+        if entry is None:
+            known = ", ".join(sorted(self.available_targets))
+            print(f"tile-opt: error: unknown target '{spec.name}' (available: {known})",
+                  file=sys.stderr)
+            sys.exit(1)
         if inspect.signature(entry).parameters:
             return  # an xDSL target of the old kind takes no arguments
         try:
             entry().from_spec(spec)
+        except ImportError as err:
+            print(f"tile-opt: error: target '{spec.name}' is not usable here: {err}",
+                  file=sys.stderr)
+            sys.exit(1)
         except (ValueError, TypeError) as err:
             print(f"tile-opt: error: bad target '{self.args.target}': {err}", file=sys.stderr)
             sys.exit(1)
@@ -217,12 +252,33 @@ class TileOptMain(xDSLOptMain):
                 for diagnostic in diagnostics:
                     print_diagnostic("tile-opt", diagnostic)
                 failed |= any(d.severity == "error" for d in diagnostics)
-        if self.args.output_file is None:
+        if self.args.output_file in (None, "-"):  # '-' is stdout, as in mlir-opt
             sys.stdout.write(output.getvalue())
         else:
             with open(self.args.output_file, "w") as f:
                 f.write(output.getvalue())
         return 1 if failed else 0
+
+
+OPTIONAL_TARGET_MODULES = {"llvm": "llvmlite"}
+"""xDSL output targets that need a package xDSL does not depend on."""
+
+HELP_TEXTS = {
+    "--verify-diagnostics": "check the input's '// expected-error @+1 {{...}}' "
+    "annotations (also warnings, remarks, notes) against the diagnostics, like mlir-opt; "
+    "exit 1 on any mismatch",
+    "--output-file": "write the output here ('-' or none: stdout)",
+    "--passes": "the pass pipeline: a flat list 'a,b{opt=1}' or MLIR's nested "
+    "'builtin.module(func.func(a))' syntax",
+}
+"""``--help`` texts of xDSL's options that say what tile-opt does with them."""
+
+
+def _rewrite_help(parser: argparse.ArgumentParser) -> None:
+    for action in parser._actions:
+        for flag in action.option_strings:
+            if flag in HELP_TEXTS:
+                action.help = HELP_TEXTS[flag]
 
 
 def _pass_options(pass_class: type[ModulePass]) -> str:

@@ -23,6 +23,14 @@ DIALECTS: dict[str, tuple[str, str]] = {
     "nvvm": ("tilepipe.dialects.nvvm", "NVVM"),
 }
 
+# Dialects whose xDSL definition tilepipe replaces (same name, upstream MLIR's ops):
+# registered by tile-opt and make_context in place of xDSL's, but not announced to
+# the xdsl.universe entry point, which refuses a second definition of a name.
+OVERRIDES: dict[str, tuple[str, str]] = {
+    "gpu": ("tilepipe.dialects.gpu_upstream", "GPU"),
+    "vector": ("tilepipe.dialects.vector_upstream", "VECTOR"),
+}
+
 PASSES: dict[str, tuple[str, str]] = {
     # pipelining: planning, validation, modulo scheduling (docs/pipelining.md)
     "pipeline-validate": ("tilepipe.passes.pipeline_validate", "PipelineValidate"),
@@ -56,6 +64,13 @@ PASSES: dict[str, tuple[str, str]] = {
 }
 
 
+TARGETS: dict[str, tuple[str, str]] = {
+    # upstream MLIR's stages after lower-to-nvvm (docs/nvvm.md)
+    "ptx": ("tilepipe.compile", "PtxTarget"),
+    "nvvm-llvm": ("tilepipe.compile", "NvvmLlvmTarget"),
+}
+
+
 def _loader(module: str, attribute: str) -> Callable[[], Any]:
     return lambda: getattr(import_module(module), attribute)
 
@@ -64,8 +79,53 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     return {name: _loader(*where) for name, where in DIALECTS.items()}
 
 
+def get_all_targets() -> dict[str, Callable[[], type]]:
+    """Output targets, as xDSL's new-style factories (no parameters)."""
+    return {name: _loader(*where) for name, where in TARGETS.items()}
+
+
+def get_dialect_overrides() -> dict[str, Callable[[], Dialect]]:
+    return {name: _loader(*where) for name, where in OVERRIDES.items()}
+
+
+def register_dialects(ctx: Context, others: dict[str, Callable[[], Dialect]]) -> None:
+    """Register ``others`` (e.g. xDSL's or the multiverse's dialects) and tilepipe's
+    in ``ctx``; tilepipe's win on a clash, and its overrides replace xDSL's."""
+    tilepipe = {**get_all_dialects(), **get_dialect_overrides()}
+    for name, factory in {**others, **tilepipe}.items():
+        if name not in ctx.registered_dialect_names:
+            ctx.register_dialect(name, factory)
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {name: _loader(*where) for name, where in PASSES.items()}
+
+
+def verifying(pass_class: type[ModulePass]) -> type[ModulePass]:
+    """``pass_class``, verifying its input before it runs: tilepipe's passes assume
+    verified IR (an op's operand count, a kernel's attributes), and a host that runs
+    them in its own pipeline -- the stock ``xdsl-opt``, an embedding compiler -- may
+    hand them a module nobody verified.  A malformed module is then a located
+    diagnostic, not an ``IndexError`` from deep inside a pass."""
+
+    def apply(self, ctx: Context, op) -> None:
+        from xdsl.utils.exceptions import PassFailedException
+
+        from tilepipe.diagnostics import verify_module
+
+        if (diagnostic := verify_module(op)) is not None:
+            raise PassFailedException(f"{self.name}: input does not verify: {diagnostic}")
+        pass_class.apply(self, ctx, op)
+
+    return type(pass_class.__name__, (pass_class,), {"apply": apply, "__doc__": pass_class.__doc__})
+
+
+def get_verifying_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The passes for hosts that do not verify between passes (the ``xdsl.universe``
+    entry point); tile-opt and the API verify themselves and use :func:`get_all_passes`."""
+    return {
+        name: (lambda load=load: verifying(load())) for name, load in get_all_passes().items()
+    }
 
 
 def make_context() -> Context:
@@ -73,9 +133,7 @@ def make_context() -> Context:
     from xdsl.dialects import get_all_dialects as xdsl_dialects
 
     ctx = Context()
-    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
-        if name not in ctx.registered_dialect_names:
-            ctx.register_dialect(name, factory)
+    register_dialects(ctx, xdsl_dialects())
     return ctx
 
 

@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("input_file", help="the kernel (.mlir); '-' reads stdin")
     parser.add_argument("-f", "--func", help="the kernel to run (default: the only one)")
     parser.add_argument("-i", "--inputs", help=".npz with input arrays by argument name")
-    parser.add_argument("-o", "--output", help="save the outputs to this .npz")
+    parser.add_argument("-o", "--output", help="save the outputs to this .npz ('-': stdout)")
     parser.add_argument("--seed", type=int, default=0, help="seed of random inputs")
     parser.add_argument(
         "--block", type=_block, action="append", help="run only this block (repeatable)"
@@ -145,8 +145,10 @@ def run(args: argparse.Namespace) -> int:
             names = ", ".join(f"%{name}" for name in result.outputs)
             print(f"tile-run: outputs are identical ({names})")
     if args.output:
+        # '-' is stdout, as everywhere (np.savez would write a file named '-.npz').
+        target = sys.stdout.buffer if args.output == "-" else args.output
         try:
-            np.savez(args.output, **result.outputs)
+            np.savez(target, **result.outputs)
         except OSError as err:
             print(f"tile-run: error: cannot write {args.output}: {err.strerror}", file=sys.stderr)
             return EXIT_ERROR

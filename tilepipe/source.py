@@ -237,15 +237,17 @@ def redefined_symbol(module: Operation) -> Diagnostic | None:
 
 
 def functions_with_one_block(module: Operation) -> Diagnostic | None:
-    """tilepipe's passes and lowerings work on functions whose body is one block (a
-    kernel); a declaration or a function with a CFG is reported before any of them runs
-    (MLIR accepts both, so the parser and the verifier do not)."""
+    """tilepipe's passes and lowerings work on kernels whose body is one block; a
+    kernel declaration or a kernel with a CFG is reported before any of them runs
+    (MLIR accepts both, so the parser and the verifier do not).  Host functions
+    (:func:`~tilepipe.dialects.kernel_attrs.is_kernel`) may have any shape."""
     from xdsl.dialects.func import FuncOp
 
+    from tilepipe.dialects.kernel_attrs import is_kernel
     from tilepipe.diagnostics import op_diagnostic
 
     for op in module.walk():
-        if isinstance(op, FuncOp) and len(op.body.blocks) != 1:
+        if isinstance(op, FuncOp) and is_kernel(op) and len(op.body.blocks) != 1:
             what = "is a declaration" if op.is_declaration else "has several blocks"
             return op_diagnostic(
                 op, "error", f"{what}: tilepipe compiles functions whose body is one block"

@@ -1,9 +1,12 @@
-"""tilepipe's xDSL universe: lets the stock ``xdsl-opt`` see its dialects and passes."""
+"""tilepipe's xDSL universe: lets the stock ``xdsl-opt`` see its dialects, passes and
+output targets (``-t ptx``, ``-t nvvm-llvm``); its passes verify their input first."""
 
 from xdsl.universe import Universe
 
-from tilepipe.registry import get_all_dialects, get_all_passes
+from tilepipe.registry import get_all_dialects, get_all_targets, get_verifying_passes
 
 TILEPIPE_UNIVERSE = Universe(
-    all_dialects=get_all_dialects(), all_passes=get_all_passes()
+    all_dialects=get_all_dialects(),
+    all_passes=get_verifying_passes(),
+    all_targets=get_all_targets(),
 )

@@ -6,7 +6,7 @@
 // Shared operands: cooperative chunks of 4 f32 (16 bytes), 64 chunks over 64 threads;
 // each thread computes its chunk as one vector<4xf32> op between aligned 16-byte
 // vector loads and stores.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @binary_unary(
 // CHECK:         %[[X:.*]] = memref.view {{.*}} to memref<16x16xf32, 3 : i64>
 // CHECK:         %[[Y:.*]] = memref.view {{.*}} to memref<16x16xf32, 3 : i64>
 // CHECK:         %[[XV:.*]] = "vector.load"(%[[X]], %[[ROW:.*]], %[[COL:.*]]) <{alignment = 16 : i64}> : (memref<16x16xf32, 3 : i64>, index, index) -> vector<4xf32>
@@ -18,7 +18,7 @@
 // CHECK-NOT:     arith.maximumf
 // CHECK:         math.exp %{{.*}} : vector<4xf32>
 // CHECK-NOT:     math.exp
-// CHECK:       }) {sym_name = "binary_unary"
+// CHECK:         gpu.return
 func.func @binary_unary() attributes {tile.threads = 64 : i64, tile.target = "sm_80"} {
   %x = memref.alloc() : memref<16x16xf32, "shared">
   %y = memref.alloc() : memref<16x16xf32, "shared">
@@ -33,10 +33,10 @@ func.func @binary_unary() attributes {tile.threads = 64 : i64, tile.target = "sm
 // A cast between a register fragment and shared memory follows the fragment's
 // layout: 32x32 over 128 threads = 8 registers each, element by element (neighbouring
 // elements belong to neighbouring threads).
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @cast(
 // CHECK:         %[[F:.*]] = memref.alloca() {alignment = 16 : i64} : memref<8xf32>
 // CHECK-COUNT-8: arith.truncf %{{.*}} : f32 to f16
-// CHECK:       }) {sym_name = "cast"
+// CHECK:         gpu.return
 func.func @cast() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %zero = arith.constant 0.000000e+00 : f32
   %f = memref.alloc() : memref<32x32xf32, "fragment">
@@ -50,7 +50,7 @@ func.func @cast() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
 
 // A row max over shared memory: every thread owns destination elements and loops
 // over the reduced axis from -inf.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @reduce_max(
 // CHECK:         %[[NEG_INF:.*]] = arith.constant 0xff800000 : f32
 // CHECK:         %[[MAX:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEG_INF]]) -> (f32) {
 // CHECK:           %[[V:.*]] = memref.load %{{.*}} : memref<64x32xf32, 3 : i64>
@@ -71,7 +71,7 @@ func.func @reduce_max() attributes {tile.threads = 64 : i64, tile.target = "sm_8
 // its 16 registers of a row, the quad combines them with xor 1 and xor 2, and lane 0
 // of the quad writes the row.  A cooperative 32x16 fragment holds each row in 16
 // consecutive lanes: xor 8, 4, 2, 1.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @fragment_rows(
 // CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK-DAG:     %[[TWO:.*]] = arith.constant 2 : i32
 // CHECK:         "nvgpu.mma.sync"
@@ -81,7 +81,7 @@ func.func @reduce_max() attributes {tile.threads = 64 : i64, tile.target = "sm_8
 // CHECK:         "nvvm.shfl.sync"(%{{.*}}, %[[M1]], %[[TWO]], %{{.*}}) <{kind = #nvvm<shfl_kind bfly>}>
 // CHECK:         scf.if
 // CHECK:           memref.store %{{.*}} : memref<64xf32, 3 : i64>
-// CHECK:       }) {sym_name = "fragment_rows"
+// CHECK:         gpu.return
 func.func @fragment_rows() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %zero = arith.constant 0.000000e+00 : f32
   %A_s = memref.alloc() : memref<64x32xf16, "shared">
@@ -101,7 +101,7 @@ func.func @fragment_rows() attributes {tile.threads = 128 : i64, tile.target = "
 // accumulator, so it takes the accumulator's mma layout (32 registers each) and the
 // division runs on register pairs (c0,c1 and c2,c3 are row neighbours): 16
 // vector<2xf32> divisions, each between 8-byte aligned register loads.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @broadcast_rows(
 // CHECK:         %[[ACC:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32xf32>
 // CHECK:         %[[ROWS:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32xf32>
 // CHECK:         "nvgpu.mma.sync"
@@ -112,7 +112,7 @@ func.func @fragment_rows() attributes {tile.threads = 128 : i64, tile.target = "
 // CHECK-NEXT:    "vector.store"(%[[QUO]], %[[ACC]], %[[REG]]) <{alignment = 8 : i64}>
 // CHECK-COUNT-15: arith.divf %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK-NOT:     arith.divf
-// CHECK:       }) {sym_name = "broadcast_rows"
+// CHECK:         gpu.return
 func.func @broadcast_rows() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %zero = arith.constant 0.000000e+00 : f32
   %A_s = memref.alloc() : memref<64x32xf16, "shared">

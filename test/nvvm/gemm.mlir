@@ -7,7 +7,7 @@
 // (ldmatrix.x4), 4 B fragments (ldmatrix.x2.trans of the row-major KxN B) and
 // 2x4 mma.sync; 4 k steps.  The four accumulator registers of an mma (c0..c3, which
 // are neighbours in the fragment) travel as one aligned 16-byte vector.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @gemm_f16(
 // CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32xf32>
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK-COUNT-2:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = false}> : (memref<64x32xf16, 3 : i64>, index, index) -> vector<4x2xf16>
@@ -20,7 +20,7 @@
 // CHECK-COUNT-7:   "nvgpu.mma.sync"
 // CHECK-NOT:       "nvgpu.mma.sync"
 // CHECK:         }
-// CHECK:       }) {sym_name = "gemm_f16"
+// CHECK:         gpu.return
 func.func @gemm_f16(%C: memref<64x64xf32>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %A_s = memref.alloc() : memref<64x32xf16, "shared">
@@ -34,7 +34,7 @@ func.func @gemm_f16(%C: memref<64x64xf32>)
 
 // Transposed operands swap the ldmatrix flavours: A^T (KxM) is read with .trans,
 // B^T (NxK) without.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @gemm_f16_transposed(
 // CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>
 // CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = false}> : (memref<64x32xf16, 3 : i64>
 // CHECK:         "nvgpu.mma.sync"(%{{.*}}) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>)
@@ -54,7 +54,7 @@ func.func @gemm_f16_transposed()
 // row.col, bf16 multiplicands) instead of nvgpu.mma.sync, which upstream 22.1.8's
 // convert-nvgpu-to-nvvm cannot lower for bf16.  4 warps tile 32x32 as 2x2 warps of
 // 16x16: per k step one A fragment, two B fragments, two mma.sync.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @gemm_bf16(
 // CHECK-NOT:     arith.mulf
 // CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<8xf32>
 // CHECK:         scf.for
@@ -69,7 +69,7 @@ func.func @gemm_f16_transposed()
 // CHECK:           "nvvm.mma.sync"
 // CHECK-NOT:       "nvvm.mma.sync"
 // CHECK-NOT:       "nvgpu.mma.sync"
-// CHECK:       }) {sym_name = "gemm_bf16"
+// CHECK:         gpu.return
 func.func @gemm_bf16()
     attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
   %A_s = memref.alloc() : memref<32x16xbf16, "shared">
@@ -83,7 +83,7 @@ func.func @gemm_bf16()
 
 // f32 inputs have no m16n8k16 tensor-core form: every thread runs a K loop of
 // multiply-adds for each accumulator element it owns (cooperative layout).
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @gemm_f32(
 // CHECK-NOT:     nvgpu
 // CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<8xf32>
 // CHECK:         %[[INIT:.*]] = memref.load %[[C]]

@@ -9,10 +9,10 @@
 // PTX: .visible .entry subview(
 // PTX: .visible .entry reinterpret(
 
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @cast(
 // CHECK:       %[[A:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<128xi8, 3 : i64> to memref<64xf16, 3 : i64>
 // CHECK-NEXT:  "memref.cast"(%[[A]]) : (memref<64xf16, 3 : i64>) -> memref<?xf16, 3 : i64>
-// CHECK:       sym_name = "cast"
+// CHECK:       gpu.return
 func.func @cast(%G: memref<1024xf16>) attributes {tile.grid = array<i64: 1>, tile.threads = 32 : i64, tile.target = "sm_80"} {
   %c0 = arith.constant 0 : index
   %a = memref.alloc() : memref<64xf16, "shared">
@@ -24,7 +24,7 @@ func.func @cast(%G: memref<1024xf16>) attributes {tile.grid = array<i64: 1>, til
 
 // -----
 
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @subview(
 // CHECK:       memref.subview %{{.*}}[0, 0] [16, 32] [1, 1] : memref<32x32xf16, 3 : i64> to memref<16x32xf16, strided<[32, 1]>, 3 : i64>
 func.func @subview(%G: memref<32x32xf16>) attributes {tile.grid = array<i64: 1>, tile.threads = 32 : i64, tile.target = "sm_80"} {
   %c0 = arith.constant 0 : index
@@ -37,7 +37,7 @@ func.func @subview(%G: memref<32x32xf16>) attributes {tile.grid = array<i64: 1>,
 
 // -----
 
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @reinterpret(
 // CHECK:       memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [8, 8], strides: [8, 1] : memref<64xf16, 3 : i64> to memref<8x8xf16, strided<[8, 1]>, 3 : i64>
 func.func @reinterpret(%G: memref<8x8xf16>) attributes {tile.grid = array<i64: 1>, tile.threads = 32 : i64, tile.target = "sm_80"} {
   %c0 = arith.constant 0 : index

@@ -7,7 +7,7 @@
 
 // Rows of 128 bytes (64 f16, 8 units): column ^ ((row % 8) * 8).  The copy's 16-byte
 // store and the gemm's ldmatrix apply the same permutation.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @rows_of_128_bytes(
 // CHECK:         %[[A_S:.*]] = memref.view {{.*}} {tilepipe.swizzle = "col ^ ((row % 8) * 8)"} : {{.*}} to memref<64x64xf16, 3 : i64>
 // CHECK:         %[[ROW:.*]] = arith.divui %{{.*}}, %[[C64:.*]] : index
 // CHECK-NEXT:    %[[COL:.*]] = arith.remui %{{.*}}, %[[C64]] : index
@@ -19,13 +19,13 @@
 // CHECK:         nvvm.barrier0
 // CHECK:         %[[LD_COL:.*]] = arith.xori %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:    "nvgpu.ldmatrix"(%[[A_S]], %{{.*}}, %[[LD_COL]]) <{numTiles = 4 : i32, transpose = false}>
-// CHECK:       }) {sym_name = "rows_of_128_bytes"
+// CHECK:         gpu.return
 
-// OFF-LABEL:   "gpu.func"
+// OFF-LABEL:   gpu.func @rows_of_128_bytes(
 // OFF-NOT:     tilepipe.swizzle
 // OFF-NOT:     arith.xori
 // OFF:         "nvgpu.ldmatrix"
-// OFF:       }) {sym_name = "rows_of_128_bytes"
+// OFF:         gpu.return
 func.func @rows_of_128_bytes(%A: memref<64x64xf16>, %B: memref<64x64xf16>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %A_s = memref.alloc() : memref<64x64xf16, "shared">
@@ -42,7 +42,7 @@ func.func @rows_of_128_bytes(%A: memref<64x64xf16>, %B: memref<64x64xf16>)
 
 // Rows of 64 bytes (32 f16, 4 units): two rows share a 128-byte line, so the phase
 // is (row / 2) % 4 -- upstream's `col ^ ((row & 6) << 2)` for 128x32xf16.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @rows_of_64_bytes(
 // CHECK:         memref.view {{.*}} {tilepipe.swizzle = "col ^ ((row / 2 % 4) * 8)"} : {{.*}} to memref<64x32xf16, 3 : i64>
 // CHECK:         %[[ROW:.*]] = arith.divui %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:    %[[COL:.*]] = arith.remui %{{.*}}, %{{.*}} : index
@@ -52,7 +52,7 @@ func.func @rows_of_128_bytes(%A: memref<64x64xf16>, %B: memref<64x64xf16>)
 // CHECK-NEXT:    %[[MASK:.*]] = arith.muli %[[PHASE]], %[[C8:.*]] : index
 // CHECK-NEXT:    %[[SWIZZLED:.*]] = arith.xori %[[COL]], %[[MASK]] : index
 // CHECK-NEXT:    "vector.store"(%[[CHUNK]], %{{.*}}, %[[ROW]], %[[SWIZZLED]])
-// CHECK:       }) {sym_name = "rows_of_64_bytes"
+// CHECK:         gpu.return
 func.func @rows_of_64_bytes(%A: memref<64x32xf16>, %B: memref<32x64xf16>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %A_s = memref.alloc() : memref<64x32xf16, "shared">
@@ -68,10 +68,10 @@ func.func @rows_of_64_bytes(%A: memref<64x32xf16>, %B: memref<32x64xf16>)
 // -----
 
 // No swizzle where no tensor core reads the tile (f32 runs on the FMA path) ...
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @fma_path(
 // CHECK-NOT:     tilepipe.swizzle
 // CHECK-NOT:     arith.xori
-// CHECK:       }) {sym_name = "fma_path"
+// CHECK:         gpu.return
 func.func @fma_path(%A: memref<32x32xf32>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %A_s = memref.alloc() : memref<32x32xf32, "shared">
@@ -90,11 +90,11 @@ func.func @fma_path(%A: memref<32x32xf32>)
 // contiguous run, which a permutation of the row's units would break (the tensor-map
 // TMA's hardware swizzle would be the sm_90 way; tilepipe's bulk copies are the
 // non-tensor form).
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @bulk_copied(
 // CHECK-NOT:     tilepipe.swizzle
 // CHECK-NOT:     arith.xori
 // CHECK:         "nvgpu.ldmatrix"
-// CHECK:       }) {sym_name = "bulk_copied"
+// CHECK:         gpu.return
 func.func @bulk_copied(%A: memref<1024x1024xf16>) attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
   %c0 = arith.constant 0 : index
   %A_s = memref.alloc() : memref<64x64xf16, "shared">

@@ -4,7 +4,7 @@
 // RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
 
 // The kernel's integer constants come first, created once at its entry.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @cp_async_and_barriers(
 // CHECK-DAG:     %[[ID:.*]] = arith.constant 1 : i32
 // CHECK-DAG:     %[[N:.*]] = arith.constant 64 : i32
 // CHECK:         %[[COPIES:.*]] = "nvgpu.device_async_copy"(%{{.*}}) <{dstElements = 8 : index, bypassL1, operandSegmentSizes = array<i32: 1, 2, 1, 2, 0>}> : (memref<64x64xf16, 3 : i64>, index, index, memref<1024x1024xf16>, index, index) -> !nvgpu.device.async.token
@@ -27,7 +27,7 @@ func.func @cp_async_and_barriers(%A: memref<1024x1024xf16>)
 // -----
 
 // sm_80: thread 0 initialises and arrives; every thread polls test_wait.parity.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @mbarrier_sm80(
 // CHECK:         %[[BARS:.*]] = memref.view {{.*}} to memref<2xi64, 3 : i64>
 // CHECK:         scf.if
 // CHECK:           "memref.extract_aligned_pointer_as_index"(%[[BARS]])
@@ -39,7 +39,7 @@ func.func @cp_async_and_barriers(%A: memref<1024x1024xf16>)
 // CHECK:           %[[DONE:.*]] = "nvvm.mbarrier.test.wait"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, i32) -> i1
 // CHECK:           scf.condition
 // CHECK-NOT:     try_wait
-// CHECK:       }) {sym_name = "mbarrier_sm80"
+// CHECK:         gpu.return
 func.func @mbarrier_sm80() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -53,7 +53,7 @@ func.func @mbarrier_sm80() attributes {tile.threads = 128 : i64, tile.target = "
 // -----
 
 // sm_90: the parity wait is nvvm.mbarrier.try_wait.parity; expect-tx exists.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @mbarrier_sm90(
 // CHECK:         "nvvm.mbarrier.arrive"(%{{.*}}) : (!llvm.ptr<3>) -> i64
 // CHECK:         "nvvm.mbarrier.arrive.expect_tx"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, i32) -> ()
 // CHECK:         %[[PARITY:.*]] = arith.index_cast %{{.*}} : index to i32
@@ -73,7 +73,7 @@ func.func @mbarrier_sm90() attributes {tile.threads = 128 : i64, tile.target = "
 
 // sm_90 bulk copies: thread 0 issues one cp.async.bulk per 128-byte row into the
 // shared::cluster window (!llvm.ptr<7>), completing on the mbarrier.
-// CHECK-LABEL: "gpu.func"
+// CHECK-LABEL: gpu.func @bulk_copy(
 // CHECK:         scf.if
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK:             %[[DST:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<7>

@@ -1,7 +1,7 @@
 // The pipeline report of the chapter's GEMM (§7.1 observations A and B).
-// RUN: tile-opt %examples/gemm.mlir -p 'pipeline-planning,inject-software-pipeline{report=text}' | filecheck %s --check-prefix=TEXT
-// RUN: sed 's/num_stages = 3/num_stages = 1/' %examples/gemm.mlir | tile-opt -p 'pipeline-planning,inject-software-pipeline{report=text}' | filecheck %s --check-prefix=TIGHT
-// RUN: tile-opt %examples/gemm.mlir -p 'pipeline-planning,inject-software-pipeline{report=json}' | filecheck %s --check-prefix=JSON
+// RUN: tile-opt %examples/gemm.mlir -p 'pipeline-planning,inject-software-pipeline{report=text}' 2>&1 | filecheck %s --check-prefix=TEXT
+// RUN: sed 's/num_stages = 3/num_stages = 1/' %examples/gemm.mlir | tile-opt -p 'pipeline-planning,inject-software-pipeline{report=text}' 2>&1 | filecheck %s --check-prefix=TIGHT
+// RUN: tile-opt %examples/gemm.mlir -p 'pipeline-planning,inject-software-pipeline{report=json}' 2>&1 | filecheck %s --check-prefix=JSON
 // RUN: not tile-opt %examples/gemm.mlir -p 'pipeline-planning,inject-software-pipeline{report=yaml}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // TEXT:      pipeline.for at {{.*}}gemm.mlir:{{[0-9]+}}:{{[0-9]+}}: depth 3, max stage 2

@@ -165,7 +165,7 @@ def test_show_traceback_shows_the_traceback(driver, broken_parser, capsys):
     "driver, args, message",
     [
         ("tile-opt", ["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
-        ("tile-opt", ["-p", "inject-software-pipeline{"], "Expected argument name here at column 26"),
+        ("tile-opt", ["-p", "inject-software-pipeline{"], "unclosed '{' of pass options at column 25"),
         ("tile-run", ["--index-arg", "n"], "expected NAME=INTEGER"),
         ("tilepipe", ["compile", "{kernel}", "--target", "sm_75"], "invalid choice: 'sm_75'"),
         ("tilepipe", ["compile", "{kernel}", "--emit", "ascendc"], "--emit ascendc is not for target sm_80"),

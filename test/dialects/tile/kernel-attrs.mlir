@@ -51,3 +51,11 @@ func.func @fragment_cast_on_ascend(%G: memref<256xf16, "gm">) attributes {tile.t
   %v = "memref.cast"(%G) : (memref<256xf16, "gm">) -> memref<?xf16, "fragment">
   func.return
 }
+
+// -----
+
+// tile.kernel marks a function as a kernel: a unit attribute, nothing else.
+// expected-error @+1 {{'tile.kernel' must be a unit attribute}}
+func.func @bad_marker() attributes {tile.kernel = 1 : i64} {
+  func.return
+}

@@ -1,0 +1,66 @@
+"""Host-side launchers for the kernels ``lower-to-nvvm`` moved into the ``gpu.module``.
+
+With ``lower-to-nvvm{host-launch=true}`` each kernel ``func.func @k`` is replaced, where
+it stood, by a host ``func.func @k`` with the kernel's (lowered) signature whose body is
+one ``gpu.launch_func @tilepipe_kernels::@k`` with the kernel's grid, block and dynamic
+shared memory.  Host code that called ``@k`` keeps calling it, and upstream's host
+passes (``gpu-to-llvm`` and the usual ``convert-*-to-llvm``) take it from there: the
+launch shape stays a property of the compiled kernel, not something every caller must
+repeat (and get wrong: a kernel over 48 KiB of shared memory fails to launch without
+its dynamic size).
+"""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder, ImplicitBuilder
+from xdsl.dialects import arith, func, gpu
+from xdsl.dialects.builtin import IndexType, StringAttr, SymbolRefAttr, i32
+from xdsl.rewriter import InsertPoint
+
+from tilepipe.dialects.gpu_upstream import KernelFuncOp
+
+
+def host_launcher(kernel: KernelFuncOp, module_name: str, dynamic_shared_bytes: int) -> func.FuncOp:
+    """A host function that launches ``kernel`` (a ``gpu.func`` of the ``gpu.module``
+    named ``module_name``) with its known grid and block sizes."""
+    name = kernel.attributes["sym_name"]
+    assert isinstance(name, StringAttr)
+    inputs = list(kernel.function_type.inputs.data)
+    launcher = func.FuncOp(name.data, (inputs, []))
+    launcher.location = kernel.location
+    grid = _sizes(kernel.known_grid_size)
+    block = _sizes(kernel.known_block_size)
+    body = launcher.body.block
+    for arg, kernel_arg in zip(body.args, kernel.body.block.args):
+        arg.name_hint = kernel_arg.name_hint
+    with ImplicitBuilder(Builder(InsertPoint.at_end(body))):
+        constants: dict[int, arith.ConstantOp] = {}
+
+        def index(value: int) -> arith.ConstantOp:
+            if value not in constants:
+                constants[value] = arith.ConstantOp.from_int_and_width(value, IndexType())
+            return constants[value]
+
+        grid_ops = [index(v) for v in grid]
+        block_ops = [index(v) for v in block]
+        dynamic = (
+            arith.ConstantOp.from_int_and_width(dynamic_shared_bytes, i32)
+            if dynamic_shared_bytes
+            else None
+        )
+        gpu.LaunchFuncOp(
+            SymbolRefAttr(module_name, [name.data]),
+            grid_ops,
+            block_ops,
+            kernelOperands=list(body.args),
+            dynamicSharedMemorySize=dynamic,
+        )
+        func.ReturnOp()
+    for op in body.ops:
+        op.location = kernel.location
+    return launcher
+
+
+def _sizes(sizes) -> list[int]:
+    values = [int(v) for v in sizes.get_values()] if sizes is not None else []
+    return values + [1] * (3 - len(values))

@@ -1,0 +1,118 @@
+"""A generator of malformed command lines for the drivers: pass pipelines (flat and in
+MLIR's nested syntax), pass options, output targets and flags that are wrong by
+construction (never valid by accident), each a usage error the drivers must report
+as exit status 1 and exactly one line on stderr."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from tilepipe.fuzz.malformed import INPUT, OUTPUT, MalformedCase
+
+PASSES = (
+    "pipeline-validate",
+    "pipeline-planning",
+    "inject-software-pipeline{report=text}",
+    "merge-shared-memory{disable-reuse=true}",
+    "async-copy",
+    "thread-sync",
+    "lower-to-nvvm{host-launch=true}",
+)
+
+# (pass, option, value of the wrong kind)
+BAD_OPTIONS = (
+    ("merge-shared-memory", "disable-reuse", "maybe"),
+    ("lower-to-nvvm", "swizzle-shared", "2"),
+    ("lower-to-nvvm", "host-launch", "yes please"),
+    ("ascend-flag-budget", "ids-per-event", "many"),
+    ("inject-software-pipeline", "report", "yaml"),
+    ("thread-sync", "report", "xml"),
+)
+
+TARGETS = (
+    "no-such-target", "ptx{chip=sm_75}", "ptx{chip=}", "ptx{", "ptx{chip=sm_80",
+    "nvvm-llvm{bogus=1}", "ptx}", "{chip=sm_80}", "ptx{chip=sm_80}{x}", "PTX",
+)
+
+FLAGS = (
+    ["--no-such-flag"], ["--mlir-print-nothing"], ["-p"], ["-o"], ["--pass-pipeline"],
+    ["-t"], ["--split-input-file=3"], ["-z"],
+)
+
+
+def _valid_pipeline(rng: random.Random) -> list[str]:
+    return rng.sample(PASSES, rng.randint(1, 4))
+
+
+def _nested(passes: list[str]) -> str:
+    return "builtin.module(func.func(" + ",".join(passes) + "))"
+
+
+def _structural(rng: random.Random) -> str:
+    """A pipeline whose brackets or commas are wrong."""
+    passes = _valid_pipeline(rng)
+    kind = rng.randrange(10)
+    if kind == 0:  # an empty element
+        passes.insert(rng.randint(0, len(passes)), "")
+        return ",".join(passes)
+    if kind == 1:  # an unclosed option block
+        return ",".join(passes) + ",thread-sync{report=text"
+    if kind == 2:  # a stray closing bracket
+        return ",".join(passes) + rng.choice(["}", ")", "))", "]"])
+    if kind == 3:  # an unclosed nest
+        return _nested(passes)[:-1]
+    if kind == 4:  # a nest under an op tilepipe's passes do not anchor on
+        return f"builtin.module({rng.choice(['gpu.module', 'scf.for', 'foo'])}({','.join(passes)}))"
+    if kind == 5:  # options on an anchor
+        return "builtin.module{opt=1}(" + ",".join(passes) + ")"
+    if kind == 6:  # punctuation where a pass name goes
+        return ",".join(passes) + "," + rng.choice(["=", "{}", "()", "@x", "%p", "\"q\""])
+    if kind == 7:  # an unterminated quote in options
+        return ",".join(passes) + ',thread-sync{report-file="x}'
+    if kind == 8:  # a trailing or leading comma in a nest
+        return _nested([""] + passes if rng.random() < 0.5 else passes + [""])
+    return "(" + ",".join(passes) + ")"
+
+
+def _unknown_pass(rng: random.Random) -> str:
+    passes = _valid_pipeline(rng)
+    index = rng.randrange(len(passes))
+    name = passes[index].split("{")[0]
+    passes[index] = rng.choice([name + "s", name.replace("-", "_"), "x-" + name, name.upper()])
+    return _nested(passes) if rng.random() < 0.5 else ",".join(passes)
+
+
+def _bad_option(rng: random.Random) -> str:
+    passes = _valid_pipeline(rng)
+    if rng.random() < 0.5:
+        name, option, value = rng.choice(BAD_OPTIONS)
+        bad = f"{name}{{{option}={value}}}"
+    else:
+        name = rng.choice(PASSES).split("{")[0]
+        bad = f"{name}{{no-such-option-{rng.randrange(100)}=1}}"
+    passes.insert(rng.randint(0, len(passes)), bad)
+    return _nested(passes) if rng.random() < 0.5 else ",".join(passes)
+
+
+def malformed_command_lines(seed: int, count: int) -> Iterator[MalformedCase]:
+    """``count`` distinct tile-opt command lines (the same ``seed`` gives the same
+    ones)."""
+    rng = random.Random(seed)
+    seen: set[tuple[str, ...]] = set()
+    while len(seen) < count:
+        kind = rng.randrange(5)
+        pipeline_flag = rng.choice(["-p", "--pass-pipeline"])
+        if kind == 0:
+            args = [INPUT, pipeline_flag, _structural(rng)]
+        elif kind == 1:
+            args = [INPUT, pipeline_flag, _unknown_pass(rng)]
+        elif kind == 2:
+            args = [INPUT, pipeline_flag, _bad_option(rng)]
+        elif kind == 3:
+            args = [INPUT, "-p", "lower-to-nvvm", "-t", rng.choice(TARGETS)]
+        else:
+            args = [INPUT, "-o", OUTPUT, *rng.choice(FLAGS)]
+        if tuple(args) not in seen:
+            seen.add(tuple(args))
+            yield MalformedCase(f"{len(seen)}:command-line", b"", "tile-opt", args)

@@ -1,0 +1,78 @@
+"""lit configuration for projects that test with tilepipe (docs/api.md).
+
+A downstream ``lit.cfg.py`` needs two lines::
+
+    import tilepipe.lit_support
+    tilepipe.lit_support.configure(config, lit_config)
+
+and its ``.mlir`` tests can then use ``%tile-opt``, ``%tile-run``, ``%tilepipe``,
+``%filecheck`` (and plain ``FileCheck``, as upstream MLIR's tests spell it) and the
+pipeline presets ``%{cuda}``, ``%{cuda-sm90}``, ``%{cuda-nvvm}`` and ``%{ascend}``.
+tilepipe's own ``lit.cfg.py`` uses the same function.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+CUDA = "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
+"""The CUDA passes up to sync insertion (sm_80)."""
+
+CUDA_SM90 = (
+    "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
+    "merge-shared-memory,async-copy,thread-sync"
+)
+"""The same for sm_90: validation first, global -> shared copies as bulk (TMA) copies."""
+
+TOOLS = ("tile-opt", "tile-run", "tilepipe")
+
+
+def _tool(name: str, lit_config) -> str:
+    # PATH first (the environment the suite is run from), then next to the Python
+    # running lit (a virtual environment that is not activated).
+    beside = os.path.join(os.path.dirname(sys.executable), name)
+    found = shutil.which(name) or (beside if os.access(beside, os.X_OK) else None)
+    if found is None and lit_config is not None:
+        lit_config.fatal(f"{name} not found (pip install tilepipe)")
+    return found or name
+
+
+def substitutions(lit_config=None) -> list[tuple[str, str]]:
+    """The substitutions :func:`configure` adds, in the order lit must apply them
+    (longer names first: ``%tile-opt`` before ``%tile``-anything)."""
+    from tilepipe.lowering.ascend_pipeline import ascend_pipeline_spec
+
+    filecheck = _tool("filecheck", lit_config)
+    return [
+        *((f"%{tool}", _tool(tool, lit_config)) for tool in TOOLS),
+        ("%filecheck", filecheck),
+        ("%{cuda-sm90}", CUDA_SM90),
+        ("%{cuda-nvvm}", CUDA + ",lower-to-nvvm"),
+        ("%{cuda}", CUDA),
+        ("%{ascend}", ascend_pipeline_spec()),
+        ("%python", _tool("python3", lit_config)),
+    ]
+
+
+def configure(config, lit_config=None, *, suffixes=(".mlir",)) -> None:
+    """Make ``config`` a tilepipe test suite: shell tests over ``suffixes``, the
+    substitutions above, and the environment the tools need."""
+    import lit.formats
+
+    if getattr(config, "test_format", None) is None:
+        config.test_format = lit.formats.ShTest()
+    if not getattr(config, "suffixes", None):
+        config.suffixes = list(suffixes)
+    config.environment["PATH"] = os.environ.get("PATH", "")
+    for var in ("PYTHONPATH", "HOME", "TILEPIPE_PTXAS"):
+        if var in os.environ:
+            config.environment[var] = os.environ[var]
+    config.substitutions.extend(substitutions(lit_config))
+    if shutil.which("FileCheck") is None:
+        # Upstream MLIR's tests say FileCheck; the Python port is filecheck.
+        config.substitutions.append(("FileCheck", _tool("filecheck", lit_config)))
+
+
+__all__ = ["CUDA", "CUDA_SM90", "configure", "substitutions"]
