@@ -45,6 +45,10 @@ def convert(value: SSAValue, to: Attribute) -> SSAValue:
     source = scalar_type(value.type)
     if source == to:
         return value
+    if to.bitwidth == source.bitwidth:
+        # f16 <-> bf16: no arith op converts between two formats of one width; the
+        # f32 step is exact, so the one rounding is the final truncation's.
+        return convert(convert(value, f32), to)
     if isinstance(value.type, VectorType):
         result_type: Attribute = VectorType(to, value.type.get_shape())
     else:

@@ -96,7 +96,7 @@ class LowerToNVVM(ModulePass):
 
     host_launch: bool = False
     """Replace each kernel by a host function of the same name that
-    ``gpu.launch_func``\ s it with its grid, block and dynamic shared memory
+    ``gpu.launch_func``-s it with its grid, block and dynamic shared memory
     (``nvvm_launch``); without it the kernels just leave the host module."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -57,6 +57,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from xdsl.utils.exceptions import DiagnosticException
 
+from mlir import ir
+
+from tilepipe.lowering.upstream import generic_text
 from tilepipe.semantics import run_kernel
 from tilepipe.semantics.nvvm_interp import run_nvvm_kernel
 
@@ -292,3 +295,38 @@ def test_gemm_operand_at_an_unaligned_column():
     run = run_nvvm_kernel(module, args, check_races=True)
     assert run.races == []
     np.testing.assert_allclose(run.outputs[2], a.astype(np.float32) @ b.astype(np.float32), atol=1e-4)
+
+
+F16_BF16_ROUND_TRIP = """
+func.func @f16_bf16(%X: memref<16x32xf16>, %Y: memref<16x32xf16>)
+    attributes {tile.threads = 32 : i64, tile.target = "sm_80"} {
+  %S = memref.alloc() : memref<16x32xf16, "shared">
+  %B = memref.alloc() : memref<16x32xbf16, "shared">
+  tile.copy<16x32> %X -> %S : memref<16x32xf16> -> memref<16x32xf16, "shared">
+  pipeline.barrier
+  tile.cast<16x32> %S -> %B : memref<16x32xf16, "shared"> -> memref<16x32xbf16, "shared">
+  pipeline.barrier
+  tile.cast<16x32> %B -> %S : memref<16x32xbf16, "shared"> -> memref<16x32xf16, "shared">
+  pipeline.barrier
+  tile.copy<16x32> %S -> %Y : memref<16x32xf16, "shared"> -> memref<16x32xf16>
+  func.return
+}
+"""
+
+
+def test_casts_between_f16_and_bf16():
+    """Found by the differential fuzzer: a cast between the two 16-bit formats became
+    one ``arith.truncf f16 -> bf16``, which upstream rejects (same width); it goes
+    through f32, exactly, and rounds once to nearest even."""
+    x = np.random.default_rng(1).uniform(-4, 4, (16, 32)).astype(np.float16)
+    bits = x.astype(np.float32).view(np.uint32)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).view(np.float32)
+    inputs = {"X": x, "Y": np.zeros_like(x)}
+    tile = run_kernel(F16_BF16_ROUND_TRIP, inputs=inputs)
+    np.testing.assert_array_equal(tile["Y"], rounded.astype(np.float16))
+    module = lower(F16_BF16_ROUND_TRIP)
+    run = run_nvvm_kernel(module, list(inputs.values()), check_races=True)
+    assert run.races == []
+    np.testing.assert_array_equal(run.outputs[1], tile["Y"])
+    with ir.Context():
+        assert ir.Module.parse(generic_text(module)).operation.verify()
