@@ -112,15 +112,54 @@ def _wait(ex, op, mask):
 
 @handles("nvvm.barrier0", "nvvm.barrier")
 def _barrier(ex, op, mask):
-    participants = None
-    if op.name == "nvvm.barrier" and len(op.operands) == 2:
-        participants = np.arange(ex.uniform(op, op.operands[1]))
-    if not mask[participants if participants is not None else slice(None)].all():
-        raise NvvmExecutionError(op, "not reached by all its participating threads")
+    participants = _barrier_participants(ex, op, mask)
+    if participants is not None and participants.size == 0:
+        return  # no fixed grouping of the arriving warps: it orders nothing
     if ex.races is not None:
         ex.races.barrier(participants)
     for detector in ex.global_races.values():
         detector.barrier(participants)
+
+
+def _barrier_participants(ex: BlockExecution, op: Operation, mask: np.ndarray):
+    """The threads a ``bar.sync`` orders with each other (None: the whole block).
+
+    The hardware counts arriving warps, not thread ids (PTX ISA, "bar, barrier"):
+    ``bar.sync id, N`` completes each time N/32 warps have arrived, and ``.aligned``
+    wants every thread of an arriving warp there.  So the warps that execute it must
+    be whole and, with a count, a multiple of N/32 of them: otherwise the last
+    warps wait forever.  Exactly N/32 warps are ordered with each other; more are
+    grouped by arrival order, which nothing fixes, so no two warps are known to be
+    ordered (an empty participant set)."""
+    warp_of = np.arange(mask.size) // WARP  # the last warp of a block may be short
+    active = np.bincount(warp_of, weights=mask)
+    arriving = active > 0
+    partial = np.flatnonzero(arriving & (active < np.bincount(warp_of)))
+    if partial.size:
+        raise NvvmExecutionError(
+            op, f"executed by part of warp {int(partial[0])}: a barrier counts whole warps"
+        )
+    count = None
+    if op.name == "nvvm.barrier" and len(op.operands) == 2:
+        count = ex.uniform(op, op.operands[1])
+    arrived = int(arriving.sum())
+    if count is None:
+        if not arriving.all():
+            raise NvvmExecutionError(op, "not reached by all threads of the block")
+        return None
+    if count % WARP or count <= 0:
+        raise NvvmExecutionError(op, f"thread count {count} is not a multiple of {WARP}")
+    per_completion = count // WARP
+    if arrived % per_completion:
+        raise NvvmExecutionError(
+            op,
+            f"{arrived} warps arrive at a barrier that completes every "
+            f"{per_completion} warps ({count} threads): the last "
+            f"{arrived % per_completion} wait forever",
+        )
+    if arrived > per_completion:
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(arriving[warp_of])
 
 
 # ------------------------------------------------------------------ warp collectives
