@@ -38,6 +38,14 @@ class SharedRaceDetector:
         self.writer_op = np.full(self.size, -1, np.int32)  # index into self.ops
         self.ops: list[Operation] = []
         self.readers = np.zeros((self.size, self.threads), bool)
+        # Bytes holding an initialised mbarrier: until an mbarrier.inval (which
+        # tilepipe never emits: the arena keeps mbarriers live for the whole kernel)
+        # no other write may reuse them (PTX ISA, "mbarrier.inval").
+        self.mbarrier = np.zeros(self.size, bool)
+        # Bytes a cp.async has been issued to and not yet landed (its issuing thread
+        # has not waited for its group): the write is still happening, so no barrier
+        # orders it, and every access to them -- the issuing thread's too -- races.
+        self.in_flight = np.zeros(self.size, bool)
 
     def access(
         self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
@@ -48,8 +56,11 @@ class SharedRaceDetector:
         byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
         thread = np.repeat(threads, nbytes)
         writer = self.writer[byte]
-        against_write = (writer >= 0) & (writer != thread)
+        against_write = (writer >= 0) & ((writer != thread) | self.in_flight[byte])
         against_read = np.zeros_like(against_write)
+        if write and op.name != "nvvm.mbarrier.init" and self.mbarrier[byte].any():
+            i = int(np.flatnonzero(self.mbarrier[byte])[0])
+            self._report(op, int(byte[i]), None, "overwrites a live mbarrier (no mbarrier.inval)")
         if write:
             others = self.readers[byte]
             others[np.arange(byte.size), thread] = False
@@ -91,111 +102,17 @@ class SharedRaceDetector:
         """Writes of an engine whose completion the current threads waited for."""
         self.writer[start : start + size] = -1
 
+    def async_write(self, starts: np.ndarray, nbytes: int, in_flight: bool) -> None:
+        """A cp.async to ``starts[i] .. + nbytes`` is issued (True) or lands (False)."""
+        self.in_flight[(starts.reshape(-1, 1) + np.arange(nbytes)).ravel()] = in_flight
+
     def barrier(self, threads: np.ndarray | None) -> None:
+        done = ~self.in_flight
         if threads is None:
-            self.writer[:] = -1
+            self.writer[done] = -1
             self.readers[:] = False
             return
-        self.writer[np.isin(self.writer, threads)] = -1
-        self.readers[:, threads] = False
-
-
-class GlobalRaceDetector:
-    """Last writer and reader(s) of each byte of one global argument in the current
-    barrier interval of the current block."""
-
-    def __init__(self, name: str, size: int):
-        self.name = name
-        self.epoch = 1
-        self.writer = np.full(size, -1, np.int32)
-        self.writer_op = np.full(size, -1, np.int32)
-        self.writer_epoch = np.zeros(size, np.int32)
-        self.reader = np.full(size, -1, np.int32)
-        self.reader_epoch = np.zeros(size, np.int32)
-        self.ops: list[Operation] = []
-        self.races: list[str] = []
-        self.reported: set = set()
-
-    def begin_block(self) -> None:
-        """A new block: nothing it does is ordered against its predecessor's accesses
-        here (that is ``grid_races``' question)."""
-        self.epoch += 1
-
-    def barrier(self, threads: np.ndarray | None) -> None:
-        if threads is None:
-            self.epoch += 1
-            return
-        # A partial barrier: forget its participants' accesses (several readers are
-        # forgotten too -- this can only miss races, as for shared memory).
-        live = self.writer_epoch == self.epoch
-        self.writer_epoch[live & np.isin(self.writer, threads)] = 0
-        live = self.reader_epoch == self.epoch
-        self.reader_epoch[live & (np.isin(self.reader, threads) | (self.reader == SEVERAL))] = 0
-
-    def access(
-        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
-    ) -> None:
-        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes``."""
-        if threads.size == 0:
-            return
-        byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
-        thread = np.repeat(threads, nbytes)
-        writer = np.where(self.writer_epoch[byte] == self.epoch, self.writer[byte], -1)
-        reader = np.where(self.reader_epoch[byte] == self.epoch, self.reader[byte], -1)
-        against_write = (writer >= 0) & (writer != thread)
-        if against_write.any():
-            i = int(np.flatnonzero(against_write)[0])
-            previous = self.ops[self.writer_op[byte[i]]]
-            self._report(op, int(byte[i]), f"thread {thread[i]} vs a write by thread "
-                         f"{writer[i]} in '{previous.name}' at {op_location(previous)}")
-        elif write and ((reader == SEVERAL) | ((reader >= 0) & (reader != thread))).any():
-            against = (reader == SEVERAL) | ((reader >= 0) & (reader != thread))
-            i = int(np.flatnonzero(against)[0])
-            self._report(op, int(byte[i]), f"thread {thread[i]} writes what another thread read")
-        if write:
-            if (both := written_twice(byte, thread)) is not None:
-                self._report(op, both, "two threads write it at once")
-            self.ops.append(op)
-            self.writer[byte] = thread
-            self.writer_op[byte] = len(self.ops) - 1
-            self.writer_epoch[byte] = self.epoch
-            return
-        # Readers: one thread, or SEVERAL once a second thread reads the byte (in this
-        # access or before it in the interval).
-        order = np.argsort(byte, kind="stable")
-        byte, thread, reader = byte[order], thread[order], reader[order]
-        starts_of = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]])
-        low = np.minimum.reduceat(thread, starts_of)
-        high = np.maximum.reduceat(thread, starts_of)
-        before = reader[starts_of]
-        one = (low == high) & ((before == -1) | (before == low))
-        touched = byte[starts_of]
-        self.reader[touched] = np.where(one, low, SEVERAL)
-        self.reader_epoch[touched] = self.epoch
-
-    def _report(self, op: Operation, byte: int, other: Operation | None, message: str) -> None:
-        key = (
-            str(op_location(op)),
-            op.name,
-            str(op_location(other)) if other is not None else message.split(" ", 2)[-1],
-        )
-        if key in self.reported:
-            return  # one report per pair of source ops
-        self.reported.add(key)
-        self.races.append(
-            f"{op_location(op) or '<unknown>'}: race on shared byte {byte} in '{op.name}': {message}"
-        )
-
-    def forget_writes(self, start: int, size: int) -> None:
-        """Writes of an engine whose completion the current threads waited for."""
-        self.writer[start : start + size] = -1
-
-    def barrier(self, threads: np.ndarray | None) -> None:
-        if threads is None:
-            self.writer[:] = -1
-            self.readers[:] = False
-            return
-        self.writer[np.isin(self.writer, threads)] = -1
+        self.writer[np.isin(self.writer, threads) & done] = -1
         self.readers[:, threads] = False
 
 
