@@ -43,37 +43,33 @@ def loosened_waits(module):
         yield f"wait_group {wait.pending_groups - 1} -> {wait.pending_groups}", mutant
 
 
+EXAMPLE_TARGETS = [
+    (name, target)
+    for name in ("gemm.mlir", "gemm_epilogue.mlir", "flash_attention.mlir")
+    for target in ("sm_80", "sm_90")
+]
+
+
+# At depth 4 thread-sync lands all of flash attention's prologue groups before the
+# loop (wait_group 0 where 2 would do), so no wait tells the first groups apart and
+# merging their commits goes unnoticed: a wait-count weakness, not a needless commit.
+WAITS_MERGE_GROUPS = {("flash_attention.mlir", "sm_80", 4)}
+
+
 @pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
-@pytest.mark.parametrize(
-    "name, target",
-    [(name, None) for name in EXAMPLES_CUDA] + [("gemm.mlir", "sm_90")],
-)
+@pytest.mark.parametrize("name, target", EXAMPLE_TARGETS)
 def test_examples_are_race_free_equivalent_and_every_sync_is_needed(name, target, num_stages):
+    """Every sync op, commit groups included (flash attention's pre-loop Q copy
+    joins the prologue's first group rather than committing a group of its own)."""
     original, module = compiled(name, num_stages, target=target)
     assert find_races(module, blocks=ONE_BLOCK) == []
     assert_equivalent(original, module, blocks=ONE_BLOCK)
+    commits_told_apart = (name, target, num_stages) not in WAITS_MERGE_GROUPS
     unnoticed = [
         description
         for description, mutant in [*sync_mutants(module), *loosened_waits(module)]
-        if not find_races(mutant, blocks=ONE_BLOCK)
-    ]
-    assert unnoticed == []
-
-
-
-
-@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
-def test_flash_attention_is_race_free_equivalent_and_every_sync_is_needed(num_stages):
-    """As above, over four K/V blocks.  Commit groups are left out: async-copy commits
-    the pre-loop Q copy as its own group, which is structural (one group per time
-    slot of copies), not hazard-driven, and merges harmlessly into the next one."""
-    original, module = compiled("flash_attention.mlir", num_stages, trip_count=4)
-    assert find_races(module, blocks=ONE_BLOCK) == []
-    assert_equivalent(original, module, blocks=ONE_BLOCK)
-    unnoticed = [
-        description
-        for description, mutant in [*sync_mutants(module), *loosened_waits(module)]
-        if "commit_group" not in description and not find_races(mutant, blocks=ONE_BLOCK)
+        if (commits_told_apart or "commit_group" not in description)
+        and not find_races(mutant, blocks=ONE_BLOCK)
     ]
     assert unnoticed == []
 
