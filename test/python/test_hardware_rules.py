@@ -82,3 +82,44 @@ def test_a_partial_barrier_executed_by_more_warps_orders_nothing():
 def test_a_partial_barrier_whose_warps_do_not_divide_hangs():
     with pytest.raises(NvvmExecutionError, match="4 warps arrive .* every 3 warps"):
         run(unguarded(lowered(PARTIAL), 96))
+
+
+# An arena laid out by hand with data over the mbarrier, the overlay issue 14 found
+# (merge-shared-memory itself keeps mbarrier storage live for the whole kernel).
+OVERLAY = """
+func.func @overlay(%O: memref<64xf32>) attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %arena = memref.alloc() : memref<256xi8, "shared">
+  %bars = memref.view %arena[%c0][] : memref<256xi8, "shared"> to memref<2xi64, "shared">
+  %data = memref.view %arena[%c0][] : memref<256xi8, "shared"> to memref<64xf32, "shared">
+  pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<2xi64, "shared">
+  pipeline.barrier
+  pipeline.mbarrier_arrive %bars[%c0] : memref<2xi64, "shared">
+  pipeline.mbarrier_wait_parity %bars[%c0], %c0 : memref<2xi64, "shared">
+  pipeline.barrier
+  tile.fill<64> %zero -> %data : f32 -> memref<64xf32, "shared">
+  pipeline.barrier
+  tile.copy<64> %data -> %O : memref<64xf32, "shared"> -> memref<64xf32>
+  func.return
+}
+"""
+
+
+def test_a_write_over_a_live_mbarrier_is_reported():
+    """Barriers order the fill after every wait, but the bytes still hold an
+    initialised mbarrier: reusing them needs mbarrier.inval first."""
+    module = lowered(OVERLAY, passes=("lower-to-nvvm",))
+    result = run_nvvm_kernel(module, [np.ones(64, np.float32)], check_races=True)
+    assert any("overwrites a live mbarrier" in race for race in result.races)
+
+
+def test_an_mbarrier_init_is_a_shared_write_others_must_not_race_with():
+    """Without the barrier that publishes the init, the other threads' waits read
+    the object unordered with thread 0's init."""
+    unpublished = OVERLAY.replace(
+        "  pipeline.barrier\n  pipeline.mbarrier_arrive", "  pipeline.mbarrier_arrive", 1
+    )
+    module = lowered(unpublished, passes=("lower-to-nvvm",))
+    result = run_nvvm_kernel(module, [np.ones(64, np.float32)], check_races=True)
+    assert any("in 'nvvm.mbarrier" in race for race in result.races)
