@@ -1,7 +1,8 @@
 """The scheduled-level sync ops (``dialects/pipeline_sync.py``) as NVVM ops.
 
 * ``pipeline.barrier`` -> ``nvvm.barrier0`` (``bar.sync 0``); with ``id``/``threads``
-  -> ``nvvm.barrier id, threads`` (``bar.sync id, threads``);
+  -> ``nvvm.barrier id, threads`` (``bar.sync id, threads``) executed only by the
+  participating warps ``0 .. threads/32 - 1`` (see :class:`LowerBarrier`);
 * ``pipeline.commit_group`` / ``wait_group N`` -> ``nvvm.cp.async.commit.group`` /
   ``nvvm.cp.async.wait.group N`` (tokens are a scheduling-level notion; cp.async
   groups are per thread and implicit);
@@ -45,16 +46,33 @@ def _at(source: Operation, new: Operation) -> Operation:
 
 
 class LowerBarrier(RewritePattern):
+    """``bar.sync id, N`` counts arriving *warps* (N/32 of them complete it), not
+    thread ids (PTX ISA, "bar, barrier").  Executed by every warp of a larger block,
+    the first N/32 warps to arrive would complete it among themselves, in no fixed
+    grouping, and a remainder of warps would wait forever.  So a partial barrier is
+    executed only by its participants, warps ``0 .. N/32 - 1``, behind a warp-uniform
+    guard ``tid < N`` (N is a multiple of 32, checked by the op's verifier)."""
+
+    def __init__(self, context: KernelContext):
+        self.context = context
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BarrierOp, rewriter: PatternRewriter) -> None:
         threads = op.thread_count
         if threads is None and op.barrier_id == 0:
             rewriter.replace(op, _at(op, nvvm.Barrier0Op()))
             return
-        with emit.emitting(rewriter, op):
+
+        def barrier() -> None:
             barrier_id = emit.const_i32(op.barrier_id)
             count = emit.const_i32(threads) if threads is not None else None
             nvvm.BarrierOp(barrier_id, count)
+
+        with emit.emitting(rewriter, op):
+            if threads is None or threads >= self.context.threads:
+                barrier()
+            else:
+                emit.if_then(emit.less_than(self.context.ids.thread, threads), barrier)
         rewriter.erase(op)
 
 

@@ -52,7 +52,7 @@ from .nvvm_sync import (
 
 def sync_patterns(context: KernelContext) -> list[RewritePattern]:
     return [
-        LowerBarrier(),
+        LowerBarrier(context),
         LowerCommitGroup(),
         LowerWaitGroup(),
         LowerMBarrierUpdate(context),

@@ -40,7 +40,7 @@ from xdsl.traits import IsTerminator, is_side_effect_free
 
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline_sync import AsyncCopyOp, CommitGroupOp
-from tilepipe.dialects.tile import CopyOp
+from tilepipe.dialects.tile import CopyOp, TileOp
 from tilepipe.targets import CudaTarget, target_of
 
 from .arena_aliasing import may_alias
@@ -131,7 +131,7 @@ def _is_loop(op: Operation) -> bool:
     return isinstance(op, LoopOp)
 
 
-def insert_commit_groups(block: Block) -> int:
+def insert_commit_groups(block: Block, in_loop: bool = False) -> int:
     """Commit after every run of async-copy statements of ``block`` (recursively into
     loop bodies); returns the number of commits inserted.
 
@@ -140,7 +140,11 @@ def insert_commit_groups(block: Block) -> int:
     next version of the same buffer, as in an unrolled prologue, or a buffer the
     arena placed on another's bytes).  A guard with other effects before its copies
     (``SplitGuardAfterCopies`` leaves none after them) ends the run before it and
-    starts the next one."""
+    starts the next one.  Outside loops, copies before the pipeline's prologue (flash
+    attention's Q) belong to no slot: their run stays open across statements that
+    neither touch its bytes nor synchronize, up to the prologue's first slot, whose
+    group they join -- their consumers come no earlier than that slot's, so a group
+    of their own would only be one more commit."""
     inserted = 0
     run: list[Operation] = []
     written: list[SSAValue] = []
@@ -148,7 +152,7 @@ def insert_commit_groups(block: Block) -> int:
         if _is_loop(op):
             for region in op.regions:
                 for inner in region.blocks:
-                    inserted += insert_commit_groups(inner)
+                    inserted += insert_commit_groups(inner, in_loop=True)
         if _issues_async_copies(op):
             destinations = _async_destinations(op)
             rewrites = any(may_alias(d, w) for d in destinations for w in written)
@@ -160,12 +164,26 @@ def insert_commit_groups(block: Block) -> int:
             continue
         if _is_pure(op):
             continue  # index math between the copies of one slot does not end the run
+        if run and not in_loop and _independent_of(op, written):
+            continue
         if run:
             inserted += _commit_after(run)
             run, written = [], []
     if run:
         inserted += _commit_after(run)
     return inserted
+
+
+def _independent_of(op: Operation, written: list[SSAValue]) -> bool:
+    """A tile statement without regions that touches none of the ``written`` bytes
+    (neither a consumer of the open run nor a sync op)."""
+    return (
+        isinstance(op, TileOp) and not op.regions
+        and not any(
+            isinstance(v.type, MemRefType) and may_alias(v, w)
+            for v in op.operands for w in written
+        )
+    )
 
 
 def _async_destinations(op: Operation) -> list[SSAValue]:

@@ -147,8 +147,12 @@ class SyncPlanner:
     def plan(self) -> SyncPlan:
         plan = SyncPlan()
         plan.uncovered.extend(h for h in self.hazards if h.needs_mbarrier_wait)
+        # A barrier already in the program (e.g. the one publishing mbarrier inits)
+        # orders every hazard it separates; one that also needs a wait gets it placed
+        # right before that barrier instead of a barrier of its own.
         barrier_hazards = [
-            h for h in self.hazards if h.needs_barrier and not self._covered_by_existing(h)
+            h for h in self.hazards
+            if h.needs_barrier and not self.points(h) & self.existing_barriers
         ]
         for hazard in barrier_hazards:
             if not {p for p in self.points(hazard) if self.allowed_point(p)}:
@@ -159,8 +163,9 @@ class SyncPlanner:
             covered = [h for h in coverable if point in self.points(h)]
             plan.barriers[point] = covered
             plan.barrier_threads[point] = max(h.threads for h in covered)
-        self._place_waits(plan, chosen)
-        self._relax_waits(plan, chosen)
+        barriers = chosen | self.existing_barriers
+        self._place_waits(plan, barriers)
+        self._relax_waits(plan, barriers)
         return plan
 
     def _covered_by_existing(self, hazard: Hazard) -> bool:

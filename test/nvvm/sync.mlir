@@ -11,7 +11,12 @@
 // CHECK:         nvvm.cp.async.commit.group
 // CHECK-NEXT:    nvvm.cp.async.wait.group 1
 // CHECK-NEXT:    nvvm.barrier0
-// CHECK-NEXT:    "nvvm.barrier"(%[[ID]], %[[N]]) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i32, i32) -> ()
+// A partial barrier counts arriving warps: only its warps 0..1 execute it.
+// CHECK-NEXT:    %[[TID:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+// CHECK-NEXT:    %[[LT:.*]] = arith.cmpi ult, %[[TID]], %{{.*}} : index
+// CHECK-NEXT:    scf.if %[[LT]] {
+// CHECK-NEXT:      "nvvm.barrier"(%[[ID]], %[[N]]) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i32, i32) -> ()
+// CHECK-NEXT:    }
 func.func @cp_async_and_barriers(%A: memref<1024x1024xf16>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %c0 = arith.constant 0 : index

@@ -64,6 +64,7 @@ def land(ex: BlockExecution, op: Operation, threads: np.ndarray, keep_newest: in
             copy.target.array[index] = copy.target.stored(copy.values[done])
             if ex.races is not None:
                 starts = ex.shared_bytes_of(copy.target, index)
+                ex.races.async_write(starts, copy.target.array.itemsize, in_flight=False)
                 ex.races.access(op, copy.threads[done], starts, copy.target.array.itemsize, True)
         if not done.all():
             keep = ~done
@@ -88,6 +89,8 @@ def _async_copy(ex, op, mask):
     dst_index = ex.element_index(dst, dst_idx, count, mask)
     ex.shared_access(op, dst, dst_index, mask, write=True)  # at issue: until it lands
     index = tuple(i[mask] for i in np.broadcast_arrays(*dst_index))
+    if ex.races is not None and dst.space == "shared":
+        ex.races.async_write(ex.shared_bytes_of(dst, index), dst.array.itemsize, in_flight=True)
     threads = np.repeat(np.flatnonzero(mask), count)
     flat_index = tuple(i.ravel() for i in index)
     ex.pending.append(PendingCopy(threads, np.full(threads.size, -1), dst, flat_index, values.ravel(), op))
@@ -112,15 +115,54 @@ def _wait(ex, op, mask):
 
 @handles("nvvm.barrier0", "nvvm.barrier")
 def _barrier(ex, op, mask):
-    participants = None
-    if op.name == "nvvm.barrier" and len(op.operands) == 2:
-        participants = np.arange(ex.uniform(op, op.operands[1]))
-    if not mask[participants if participants is not None else slice(None)].all():
-        raise NvvmExecutionError(op, "not reached by all its participating threads")
+    participants = _barrier_participants(ex, op, mask)
+    if participants is not None and participants.size == 0:
+        return  # no fixed grouping of the arriving warps: it orders nothing
     if ex.races is not None:
         ex.races.barrier(participants)
     for detector in ex.global_races.values():
         detector.barrier(participants)
+
+
+def _barrier_participants(ex: BlockExecution, op: Operation, mask: np.ndarray):
+    """The threads a ``bar.sync`` orders with each other (None: the whole block).
+
+    The hardware counts arriving warps, not thread ids (PTX ISA, "bar, barrier"):
+    ``bar.sync id, N`` completes each time N/32 warps have arrived, and ``.aligned``
+    wants every thread of an arriving warp there.  So the warps that execute it must
+    be whole and, with a count, a multiple of N/32 of them: otherwise the last
+    warps wait forever.  Exactly N/32 warps are ordered with each other; more are
+    grouped by arrival order, which nothing fixes, so no two warps are known to be
+    ordered (an empty participant set)."""
+    warp_of = np.arange(mask.size) // WARP  # the last warp of a block may be short
+    active = np.bincount(warp_of, weights=mask)
+    arriving = active > 0
+    partial = np.flatnonzero(arriving & (active < np.bincount(warp_of)))
+    if partial.size:
+        raise NvvmExecutionError(
+            op, f"executed by part of warp {int(partial[0])}: a barrier counts whole warps"
+        )
+    count = None
+    if op.name == "nvvm.barrier" and len(op.operands) == 2:
+        count = ex.uniform(op, op.operands[1])
+    arrived = int(arriving.sum())
+    if count is None:
+        if not arriving.all():
+            raise NvvmExecutionError(op, "not reached by all threads of the block")
+        return None
+    if count % WARP or count <= 0:
+        raise NvvmExecutionError(op, f"thread count {count} is not a multiple of {WARP}")
+    per_completion = count // WARP
+    if arrived % per_completion:
+        raise NvvmExecutionError(
+            op,
+            f"{arrived} warps arrive at a barrier that completes every "
+            f"{per_completion} warps ({count} threads): the last "
+            f"{arrived % per_completion} wait forever",
+        )
+    if arrived > per_completion:
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(arriving[warp_of])
 
 
 # ------------------------------------------------------------------ warp collectives
@@ -237,10 +279,27 @@ def _mbarrier(ex: BlockExecution, op: Operation) -> tuple[int, MBarrierState | N
     return address, ex.mbarriers.get(address)
 
 
+MBARRIER_BYTES = 8
+
+
+def _mbarrier_access(ex: BlockExecution, op: Operation, mask: np.ndarray, write: bool) -> None:
+    """An mbarrier object is shared memory: init writes it, so the threads that later
+    arrive on it or wait on it (which read it) must be ordered after the init by a
+    barrier, as for any other shared write; a re-init must follow every use."""
+    if ex.races is None:
+        return
+    threads = np.flatnonzero(mask)
+    offset = ex.uniform(op, op.operands[0]) - SHARED_ADDRESS_BASE
+    ex.races.access(op, threads, np.full(threads.size, offset), MBARRIER_BYTES, write)
+    if write:
+        ex.races.mbarrier[offset : offset + MBARRIER_BYTES] = True
+
+
 @handles("nvvm.mbarrier.init")
 def _mbarrier_init(ex, op, mask):
     address, _ = _mbarrier(ex, op)
     count = ex.uniform(op, op.operands[1])
+    _mbarrier_access(ex, op, mask, write=True)
     ex.mbarriers[address] = MBarrierState(count, count)
 
 
@@ -248,6 +307,9 @@ def _arrive(ex, op, mask, tx_bytes: int = 0) -> None:
     _, state = _mbarrier(ex, op)
     if state is None:
         raise NvvmExecutionError(op, "arrives on an uninitialised mbarrier")
+    # An atomic update: it reads the object as initialised (ordered after the init),
+    # and arrivals do not race with each other or with waits.
+    _mbarrier_access(ex, op, mask, write=False)
     state.tx_bytes += tx_bytes
     state.pending -= int(mask.sum())
     state.maybe_complete()
@@ -264,12 +326,13 @@ def _mbarrier_expect_tx(ex, op, mask):
     _arrive(ex, op, mask, ex.uniform(op, op.operands[1]))
 
 
-def _phase_completed(ex, op) -> bool:
+def _phase_completed(ex, op, mask) -> bool:
     """Has the phase of the given parity completed?  A completed wait orders the bulk
     copies that completed that phase before the waiting threads' later accesses."""
     _, state = _mbarrier(ex, op)
     if state is None:
         raise NvvmExecutionError(op, "waits on an uninitialised mbarrier")
+    _mbarrier_access(ex, op, mask, write=False)
     parity = ex.uniform(op, op.operands[1])
     done = state.phase % 2 != parity % 2
     if done and ex.races is not None:
@@ -280,12 +343,12 @@ def _phase_completed(ex, op) -> bool:
 
 @handles("nvvm.mbarrier.test.wait")
 def _mbarrier_test_wait(ex, op, mask):
-    return [np.full(ex.threads, _phase_completed(ex, op))]
+    return [np.full(ex.threads, _phase_completed(ex, op, mask))]
 
 
 @handles("nvvm.mbarrier.try_wait.parity")
 def _mbarrier_try_wait(ex, op, mask):
-    if not _phase_completed(ex, op):
+    if not _phase_completed(ex, op, mask):
         raise NvvmExecutionError(op, "waits for a phase that can never complete (deadlock)")
 
 

@@ -38,6 +38,14 @@ class SharedRaceDetector:
         self.writer_op = np.full(self.size, -1, np.int32)  # index into self.ops
         self.ops: list[Operation] = []
         self.readers = np.zeros((self.size, self.threads), bool)
+        # Bytes holding an initialised mbarrier: until an mbarrier.inval (which
+        # tilepipe never emits: the arena keeps mbarriers live for the whole kernel)
+        # no other write may reuse them (PTX ISA, "mbarrier.inval").
+        self.mbarrier = np.zeros(self.size, bool)
+        # Bytes a cp.async has been issued to and not yet landed (its issuing thread
+        # has not waited for its group): the write is still happening, so no barrier
+        # orders it, and every access to them -- the issuing thread's too -- races.
+        self.in_flight = np.zeros(self.size, bool)
 
     def access(
         self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
@@ -48,8 +56,11 @@ class SharedRaceDetector:
         byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
         thread = np.repeat(threads, nbytes)
         writer = self.writer[byte]
-        against_write = (writer >= 0) & (writer != thread)
+        against_write = (writer >= 0) & ((writer != thread) | self.in_flight[byte])
         against_read = np.zeros_like(against_write)
+        if write and op.name != "nvvm.mbarrier.init" and self.mbarrier[byte].any():
+            i = int(np.flatnonzero(self.mbarrier[byte])[0])
+            self._report(op, int(byte[i]), None, "overwrites a live mbarrier (no mbarrier.inval)")
         if write:
             others = self.readers[byte]
             others[np.arange(byte.size), thread] = False
@@ -91,12 +102,17 @@ class SharedRaceDetector:
         """Writes of an engine whose completion the current threads waited for."""
         self.writer[start : start + size] = -1
 
+    def async_write(self, starts: np.ndarray, nbytes: int, in_flight: bool) -> None:
+        """A cp.async to ``starts[i] .. + nbytes`` is issued (True) or lands (False)."""
+        self.in_flight[(starts.reshape(-1, 1) + np.arange(nbytes)).ravel()] = in_flight
+
     def barrier(self, threads: np.ndarray | None) -> None:
+        done = ~self.in_flight
         if threads is None:
-            self.writer[:] = -1
+            self.writer[done] = -1
             self.readers[:] = False
             return
-        self.writer[np.isin(self.writer, threads)] = -1
+        self.writer[np.isin(self.writer, threads) & done] = -1
         self.readers[:, threads] = False
 
 
