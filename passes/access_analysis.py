@@ -37,7 +37,7 @@ from xdsl.ir import Operation, SSAValue
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.pipeline_sync import ARRIVING_OPS, mbarrier_operands
 from tilepipe.dialects.tile import TileOp, constant_index
-from tilepipe.passes.symbolic_index import SOLVER_RESOURCES
+from tilepipe.passes.symbolic_index import satisfiable
 
 
 # --------------------------------------------------------------------------- affine forms
@@ -328,17 +328,15 @@ class LoopAccessAnalysis:
             if exact is not None:
                 return exact
         encoder = _Z3Encoder(self.loop, step)
-        solver = z3.Solver()
-        solver.set(rlimit=SOLVER_RESOURCES)  # "unknown" counts as may-intersect
         lag, lag_constraints = encoder.lag(distance)
-        solver.add(*lag_constraints, *encoder.iteration_bounds(lag))
+        constraints = [*lag_constraints, *encoder.iteration_bounds(lag)]
         for off_a, size_a, off_b, size_b in zip(
             first.offsets, first.sizes, second.offsets, second.sizes
         ):
             a = encoder.encode(off_a, instance=0, lag=0)
             b = encoder.encode(off_b, instance=1 if distance != 0 else 0, lag=lag)
-            solver.add(a < b + size_b, b < a + size_a)
-        return solver.check() != z3.unsat
+            constraints += [a < b + size_b, b < a + size_a]
+        return satisfiable(constraints)  # "unknown" counts as may-intersect
 
     def covers(self, outer: RegionAccess, inner: RegionAccess) -> bool:
         """Is ``inner``'s region provably inside ``outer``'s (same iteration)?"""

@@ -9,7 +9,10 @@ From ``num_stages`` the plan is TileLang's ``PipelinePlanning`` (docs/pipelining
    (stage 0);
 3. when every copy ends up ordered after every other statement and
    ``num_stages >= 2``, orders rotate so the copies come first and the other
-   statements move to stage ``num_stages - 1``.
+   statements move to stage ``num_stages - 1``;
+4. a copy hoisted against its dependences (its buffer still read or written by an
+   earlier statement, or overwritten before the next iteration's copy) is planned as
+   an ordinary statement instead, until the plan passes pipeline-validate's rules.
 
 So copy, copy, gemm plans to stage [0, 0, 2], order [0, 1, 2] at 3 stages and to
 stage [0, 0, 1], order [1, 2, 0] at 1 stage.  Explicit ``stage``/``order`` arrays pass
@@ -49,7 +52,9 @@ from tilepipe.dialects.pipeline_sync import AsyncTileCopy
 from tilepipe.dialects.tile import CopyOp
 from tilepipe.diagnostics import op_error
 from tilepipe.passes.access_analysis import LoopAccessAnalysis
-from tilepipe.passes.pipeline_schedule import pipeline_depth, read_schedule
+from tilepipe.passes.buffer_versions import compute_buffer_versions
+from tilepipe.passes.pipeline_schedule import LoopSchedule, pipeline_depth, read_schedule
+from tilepipe.passes.pipeline_validate import schedule_violations
 
 OFF_CHIP = frozenset({MemorySpace.GLOBAL, MemorySpace.GM})
 STAGING = frozenset({MemorySpace.SHARED, MemorySpace.L1, MemorySpace.UB})
@@ -93,10 +98,43 @@ def _uses_transitively(consumer: Operation, value: SSAValue) -> bool:
 def plan_from_num_stages(
     analysis: LoopAccessAnalysis, num_stages: int
 ) -> tuple[list[int], list[int]]:
-    """TileLang's stage/order plan for the loop's statements."""
+    """TileLang's stage/order plan for the loop's statements, legal by construction.
+
+    Hoisting a copy to stage 0 is only sound when its dependences allow it: a copy
+    into a buffer that an earlier statement of the iteration still reads or writes
+    (write-after-read/-write), or that a later statement overwrites before the next
+    iteration's copy (loop-carried write-after-write), cannot run ahead of them.  Such
+    a copy (with what was hoisted only to feed it) is planned as an ordinary statement
+    instead, until the plan breaks no rule of pipeline-validate.  With nothing
+    hoisted, every statement is in one stage in source order, which is always legal.
+    """
+    statements = analysis.statements
+    pinned: set[Operation] = set()  # statements that may not be hoisted
+    while True:
+        stages, orders, hoisted = _plan(analysis, num_stages, pinned)
+        schedule = LoopSchedule(
+            analysis.loop, statements, stages, orders, pipeline_depth(analysis.loop, stages)
+        )
+        versions = compute_buffer_versions(schedule, analysis)
+        violation = next(schedule_violations(schedule, analysis, versions), None)
+        if violation is None:
+            return stages, orders
+        blamed = [op for op in violation.statements if hoisted[statements.index(op)]]
+        if not blamed:
+            raise AssertionError(
+                f"pipeline-planning made a plan it cannot repair: {violation.message}"
+            )
+        pinned.update(blamed)
+
+
+def _plan(
+    analysis: LoopAccessAnalysis, num_stages: int, pinned: set[Operation]
+) -> tuple[list[int], list[int], list[bool]]:
+    """TileLang's plan, with the ``pinned`` statements never copy stages: stages,
+    orders, and which statements were hoisted as copy stages."""
     statements = analysis.statements
     n = len(statements)
-    copy_like = [is_staging_copy(op) for op in statements]
+    copy_like = [is_staging_copy(op) and op not in pinned for op in statements]
     # Earlier producers of what a copy reads are planned with the copies.
     changed = True
     while changed:
@@ -105,7 +143,11 @@ def plan_from_num_stages(
             if not copy_like[j]:
                 continue
             for i in range(j):
-                if not copy_like[i] and _feeds(analysis, statements[i], consumer):
+                if (
+                    not copy_like[i]
+                    and statements[i] not in pinned
+                    and _feeds(analysis, statements[i], consumer)
+                ):
                     copy_like[i] = changed = True
     # The last non-copy statement consuming a copy's data (directly or via copies).
     last_use = [-1] * n
@@ -138,7 +180,7 @@ def plan_from_num_stages(
         orders = [(order + len(copies)) % n for order in orders]
         for o in others:
             stages[o] -= 1
-    return stages, orders
+    return stages, orders, copy_like
 
 
 def to_plain_loop(loop: ForOp, rewriter: PatternRewriter) -> None:

@@ -21,6 +21,7 @@ sequential semantics, so the transformation validates before it rewrites.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -36,6 +37,16 @@ from tilepipe.passes.access_analysis import LoopAccessAnalysis, RegionAccess
 from tilepipe.passes.barrier_expansion import is_mbarrier_array
 from tilepipe.passes.buffer_versions import BufferVersions, compute_buffer_versions
 from tilepipe.passes.pipeline_schedule import LoopSchedule, read_schedule
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: where and what to report, and the statements whose stage and
+    order break it (what ``pipeline-planning`` may re-plan)."""
+
+    op: Operation
+    message: str
+    statements: tuple[Operation, ...]
 
 
 @dataclass
@@ -67,18 +78,29 @@ def validate_pipeline_loop(loop: ForOp) -> ValidatedLoop | None:
         return None
     check_step(loop)
     _check_unique_orders(schedule)
-    _check_value_uses(schedule)
     analysis = LoopAccessAnalysis(loop)
     versions = compute_buffer_versions(schedule, analysis)
+    violation = next(schedule_violations(schedule, analysis, versions), None)
+    if violation is not None:
+        raise op_error(violation.op, violation.message)
+    return ValidatedLoop(schedule, analysis, versions)
+
+
+def schedule_violations(
+    schedule: LoopSchedule, analysis: LoopAccessAnalysis, versions: list[BufferVersions]
+) -> Iterator[Violation]:
+    """Every rule ``schedule`` breaks (orders assumed unique), in a fixed order: value
+    uses, multi-buffered buffers, then dependences in program order."""
+    yield from _value_use_violations(schedule)
     for info in versions:
         if info.is_multi_buffered:
-            _check_multi_buffered(schedule, analysis, info)
+            yield from _multi_buffer_violations(schedule, analysis, info)
     slots = {v.buffer: v.versions for v in versions}
-    for array in {a.buffer for a in analysis.all_accesses() if a.buffer is not None}:
-        if is_mbarrier_array(array, loop):
+    for access in analysis.all_accesses():
+        array = access.buffer
+        if array is not None and array not in slots and is_mbarrier_array(array, schedule.loop):
             slots[array] = schedule.depth
-    _check_dependences(schedule, analysis, slots)
-    return ValidatedLoop(schedule, analysis, versions)
+    yield from _dependence_violations(schedule, analysis, slots)
 
 
 def _check_unique_orders(schedule: LoopSchedule) -> None:
@@ -114,51 +136,60 @@ def _statement_users(value: SSAValue, loop: ForOp, statements: set[Operation]):
                 yield from _statement_users(result, loop, statements)
 
 
-def _check_value_uses(schedule: LoopSchedule) -> None:
+def _value_use_violations(schedule: LoopSchedule) -> Iterator[Violation]:
     statements = set(schedule.statements)
     for producer in schedule.statements:
         for result in producer.results:
             for user in _statement_users(result, schedule.loop, statements):
+                pair = (producer, user)
                 if schedule.stage(user) != schedule.stage(producer):
-                    raise op_error(
+                    yield Violation(
                         user,
                         f"{schedule.describe(user)} uses a value produced by "
                         f"{schedule.describe(producer)}; values cannot cross stages",
+                        pair,
                     )
-                if schedule.order(user) < schedule.order(producer):
-                    raise op_error(
+                elif schedule.order(user) < schedule.order(producer):
+                    yield Violation(
                         user,
                         f"{schedule.describe(user)} uses a value produced by "
                         f"{schedule.describe(producer)}, which is ordered after it",
+                        pair,
                     )
 
 
-def _check_multi_buffered(
+def _multi_buffer_violations(
     schedule: LoopSchedule, analysis: LoopAccessAnalysis, info: BufferVersions
-) -> None:
+) -> Iterator[Violation]:
+    """A buffer needing versions that cannot be versioned; the statements to blame are
+    all that touch it (their stages are what made it multi-buffered)."""
     buffer, loop = info.buffer, schedule.loop
     what = (
         f"{_name(buffer)}, which needs {info.versions} versions (written in stage "
         f"{info.def_stage}, read in stage {info.use_stage}),"
     )
     accesses = analysis.accesses_of(buffer)
+    blamed = tuple(dict.fromkeys(_statement_of(a.op, loop) for a in accesses))
     if not isinstance(buffer.owner, memref.AllocOp):
-        raise op_error(
-            accesses[0].op, f"writes {what} but it is not a memref.alloc, so it cannot be multi-buffered"
+        yield Violation(
+            accesses[0].op,
+            f"writes {what} but it is not a memref.alloc, so it cannot be multi-buffered",
+            blamed,
         )
     for use in buffer.uses:
         user = use.operation
         if not loop.is_ancestor(user):
             if not isinstance(user, memref.DeallocOp):
-                raise op_error(
+                yield Violation(
                     user,
                     f"uses {what} outside the pipelined loop; multi-buffering keeps "
                     "one version per in-flight iteration only",
+                    blamed,
                 )
         elif user.parent_op() is not loop or not isinstance(
             user, TileOp | memref.LoadOp | memref.StoreOp
         ):
-            raise op_error(user, f"touches {what} in a way the pipeliner cannot version")
+            yield Violation(user, f"touches {what} in a way the pipeliner cannot version", blamed)
     for read in (a for a in accesses if a.reads):
         if not any(
             w.writes
@@ -167,10 +198,11 @@ def _check_multi_buffered(
             and analysis.covers(w, read)
             for w in accesses
         ):
-            raise op_error(
+            yield Violation(
                 read.op,
                 f"reads {what} before the iteration fully wrote it; its versions "
                 "cannot carry values between iterations",
+                blamed,
             )
 
 
@@ -178,57 +210,64 @@ def _name(buffer: SSAValue) -> str:
     return f"%{buffer.name_hint}" if buffer.name_hint else "a buffer"
 
 
-def _check_dependences(
+def _dependence_violations(
     schedule: LoopSchedule, analysis: LoopAccessAnalysis, slots: dict[SSAValue, int]
-) -> None:
+) -> Iterator[Violation]:
     for source in schedule.statements:
         for target in schedule.statements:
             for a in analysis.accesses(source):
                 for b in analysis.accesses(target):
                     if a.conflicts_with(b):
-                        _check_pair(schedule, analysis, slots, a, b)
+                        violation = _pair_violation(schedule, analysis, slots, a, b)
+                        if violation is not None:
+                            yield violation
 
 
-def _check_pair(
+def _pair_violation(
     schedule: LoopSchedule,
     analysis: LoopAccessAnalysis,
     slots: dict[SSAValue, int],
     a: RegionAccess,
     b: RegionAccess,
-) -> None:
+) -> Violation | None:
     """``a`` of iteration k precedes ``b`` of iteration k + d sequentially; in the
     pipelined loop they run in time slots k + stage(a) and k + d + stage(b)."""
     if a.buffer is not b.buffer and not (a.is_opaque or b.is_opaque):
-        return
+        return None
     source, target = a.op, b.op
+    pair = (source, target)
     stage_a, order_a = schedule.stage(source), schedule.order(source)
     stage_b, order_b = schedule.stage(target), schedule.order(target)
     through = _through(a, b)
     if source is not target and analysis.program_order_precedes(source, target):
         if analysis.may_intersect(a, b, 0):
             if stage_a > stage_b:
-                raise op_error(
+                return Violation(
                     target,
                     f"{schedule.describe(target)} depends on "
                     f"{schedule.describe(source)} in a later stage ({through})",
+                    pair,
                 )
             if stage_a == stage_b and order_a > order_b:
-                raise op_error(
+                return Violation(
                     target,
                     f"{schedule.describe(target)} depends on "
                     f"{schedule.describe(source)} in the same stage but is ordered "
                     f"before it ({through})",
+                    pair,
                 )
     period = 1 if a.is_opaque or b.is_opaque else slots.get(a.buffer, 1)
     for distance in range(period, stage_a - stage_b + 1, period):
         inverted = distance + stage_b < stage_a or order_b < order_a
         if inverted and analysis.may_intersect(a, b, distance):
-            raise op_error(
+            return Violation(
                 target,
                 f"{schedule.describe(target)} of iteration k+{distance} would run "
                 f"before {schedule.describe(source)} of iteration k, which it depends "
                 f"on ({through}, loop-carried)",
+                pair,
             )
+    return None
 
 
 def _through(a: RegionAccess, b: RegionAccess) -> str:

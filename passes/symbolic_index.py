@@ -261,7 +261,13 @@ SOLVER_RESOURCES = 5_000_000
 def satisfiable(constraints: Iterable[z3.BoolRef]) -> bool:
     """True unless Z3 proves the constraints unsatisfiable (unknown counts as sat:
     the conservative answer for "may these accesses conflict?")."""
-    solver = z3.Solver()
+    # The query runs in a context of its own.  In z3's shared main context, every term
+    # ever built (earlier queries, earlier compiles of this process) shifts the ids
+    # that z3's heuristics order by, so how far a search gets within the resource limit
+    # -- unsat or unknown -- and with it the syncs placed, would depend on what the
+    # process compiled before.  Translating gives the same ids for the same query.
+    context = z3.Context()
+    solver = z3.Solver(ctx=context)
     solver.set(rlimit=SOLVER_RESOURCES)
-    solver.add(*constraints)
+    solver.add(*(c.translate(context) for c in constraints))
     return solver.check() != z3.unsat

@@ -205,9 +205,13 @@ class SyncPlanner:
     ) -> set[Point] | None:
         """The cheapest set of candidate points hitting every hazard, or None when z3
         gives up within TIE_BREAK_RESOURCES."""
-        chosen = z3.Optimize()
+        # A context of its own, so that whether z3 finishes within the resource limit
+        # does not depend on what earlier queries left in the main context (see
+        # symbolic_index.satisfiable).
+        context = z3.Context()
+        chosen = z3.Optimize(ctx=context)
         chosen.set(rlimit=TIE_BREAK_RESOURCES)
-        var = {p: z3.Bool(f"p{i}") for i, p in enumerate(candidates)}
+        var = {p: z3.Bool(f"p{i}", ctx=context) for i, p in enumerate(candidates)}
         # Clauses list points in program order: z3's answer (and whether it fits the
         # resource limit) depends on the order, and a set of points has none.
         for h in hazards:

@@ -246,3 +246,71 @@ func.func @tma_copy_plan(%A: memref<256x64xf32>, %C: memref<256x64xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A copy is hoisted to stage 0 only where its dependences allow it.  The copy into
+// %D_s would overwrite what the cast before it reads in the same iteration (write-
+// after-read), so it stays behind the cast, in the cast's stage; the copies feeding
+// the gemm keep TileLang's plan.
+
+// CHECK-LABEL: func.func @copy_after_reader
+// CHECK:       depth = 3
+// CHECK:         tile.cast{{.*}} {pipeline.stage = 3 : i64, pipeline.order = 0 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} -> %A_s {pipeline.stage = 0 : i64, pipeline.order = 2 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} -> %B_s {pipeline.stage = 0 : i64, pipeline.order = 3 : i64}
+// CHECK-NEXT:    tile.gemm{{.*}} {pipeline.stage = 3 : i64, pipeline.order = 1 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} -> %D_s {pipeline.stage = 3 : i64, pipeline.order = 4 : i64}
+func.func @copy_after_reader(%A: memref<256x256xf16>, %B: memref<256x256xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x64xf16, "shared">
+  %D_s = memref.alloc() : memref<64x64xf16, "shared">
+  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
+  %D_f = memref.alloc() : memref<64x64xf32, "fragment">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 3 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.cast<64x64> %D_s -> %D_f : memref<64x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+    tile.copy<64x64> %A[%c0, %k0] -> %A_s : memref<256x256xf16> -> memref<64x64xf16, "shared">
+    tile.copy<64x64> %B[%k0, %c0] -> %B_s : memref<256x256xf16> -> memref<64x64xf16, "shared">
+    tile.gemm<64x64x64> %A_s, %B_s -> %C_f : memref<64x64xf16, "shared">, memref<64x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+    tile.copy<64x64> %B[%c0, %k0] -> %D_s : memref<256x256xf16> -> memref<64x64xf16, "shared">
+  }
+  func.return
+}
+
+// -----
+
+// A copy into a buffer that a later statement of the iteration overwrites is not
+// hoisted either: with one version of %A_s (nothing reads it), the copy of iteration
+// k+1 in stage 0 would run before the fill of iteration k in stage 1 (loop-carried
+// write-after-write).  The copy into %B_s, read by the exp, is still hoisted, and the
+// orders rotate so that it is issued first.
+
+// CHECK-LABEL: func.func @copy_then_overwrite
+// CHECK:       depth = 2
+// CHECK:         tile.copy{{.*}} -> %A_s {pipeline.stage = 1 : i64, pipeline.order = 1 : i64}
+// CHECK-NEXT:    tile.copy{{.*}} -> %B_s {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
+// CHECK-NEXT:    tile.fill{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 2 : i64}
+// CHECK-NEXT:    tile.exp{{.*}} {pipeline.stage = 1 : i64, pipeline.order = 3 : i64}
+func.func @copy_then_overwrite(%A: memref<256x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.000000e+00 : f16
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x64xf16, "shared">
+  %B_f = memref.alloc() : memref<64x64xf16, "fragment">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 2 {
+    %k0 = arith.muli %k, %c64 : index
+    tile.copy<64x64> %A[%k0, %c0] -> %A_s : memref<256x64xf16> -> memref<64x64xf16, "shared">
+    tile.copy<64x64> %A[%k0, %c0] -> %B_s : memref<256x64xf16> -> memref<64x64xf16, "shared">
+    tile.fill<64x64> %zero -> %A_s : f16 -> memref<64x64xf16, "shared">
+    tile.exp<64x64> %B_s -> %B_f : memref<64x64xf16, "shared"> -> memref<64x64xf16, "fragment">
+  }
+  func.return
+}

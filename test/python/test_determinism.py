@@ -6,7 +6,8 @@ with) compiles to the same bytes under two PYTHONHASHSEEDs.
 Iterating over a set or a dict keyed by ops, values or points in the passes would
 make barrier placement or wait counts vary between runs; so would z3 timeouts.  One
 subprocess per seed compiles everything and prints a digest per kernel (run as a
-script: ``python test/python/test_determinism.py``)."""
+script: ``python test/python/test_determinism.py``).  Nor does it depend on what the
+process compiled before: two compiles of one text in one process agree."""
 
 from __future__ import annotations
 
@@ -123,6 +124,23 @@ def test_compiler_output_does_not_depend_on_the_hash_seed():
     assert len(first) == len(second) == len(kernels())
     differing = [a.rsplit(" ", 1)[0] for a, b in zip(first, second) if a != b]
     assert differing == [], f"output depends on PYTHONHASHSEED: {differing}"
+
+
+IN_PROCESS = (
+    ROOT / "test" / "regressions" / "nondeterministic_in_process.mlir",
+    ROOT / "test" / "regressions" / "nondeterministic_in_process_2.mlir",
+)
+
+
+def test_two_compiles_in_one_process_agree():
+    # Every kernel compiled twice, the other kernel in between: nothing a compile
+    # leaves behind in the process (z3's context, caches) may change the next one.
+    texts = [path.read_text() for path in IN_PROCESS]
+    first = [_pipeline(text, path.name) for text, path in zip(texts, IN_PROCESS)]
+    second = [_pipeline(text, path.name) for text, path in zip(texts, IN_PROCESS)]
+    for path, a, b in zip(IN_PROCESS, first, second):
+        assert a == b, f"two compiles of {path.name} in one process differ"
+        assert "error" not in a.split("\n", 1)[0], a[:2000]
 
 
 if __name__ == "__main__":
