@@ -19,7 +19,6 @@ from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     VectorType,
     i32,

@@ -18,7 +18,7 @@ import inspect
 import sys
 import time
 from importlib.util import find_spec
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from io import StringIO
 
 from xdsl.dialects.builtin import ModuleOp
