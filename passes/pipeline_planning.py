@@ -191,10 +191,10 @@ def to_plain_loop(loop: ForOp, rewriter: PatternRewriter) -> None:
         op.attributes.pop(ORDER_ATTR, None)
     terminator = body.last_op
     assert isinstance(terminator, YieldOp)
-    rewriter.replace_op(terminator, scf.YieldOp())
+    rewriter.replace(terminator, scf.YieldOp())
     body_region = rewriter.move_region_contents_to_new_regions(loop.body)
     new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, [], body_region)
-    rewriter.replace_op(loop, new_loop)
+    rewriter.replace(loop, new_loop)
 
 
 class PlanPipelinedLoop(RewritePattern):
