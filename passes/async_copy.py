@@ -15,7 +15,9 @@ would come too late -- no ``wait_group`` can land a copy whose group is still op
 so such a guard is first split, under the same condition, after its copies: the
 commit goes between the halves, outside any guard.  A run also ends at a copy into
 bytes the run already wrote, through the same buffer or another one the arena packed
-into them, so that ``thread-sync`` can order the two copies with a wait.
+into them, so that ``thread-sync`` can order the two copies with a wait; inside a
+guard that is a split point too (the first copy's group must be committed, outside
+the guard, before a wait can land it ahead of the second copy).
 
 The waits themselves, and the barriers after them, are placed by ``thread-sync``.
 """
@@ -85,29 +87,42 @@ class ConvertCopyToAsync(RewritePattern):
 class SplitGuardAfterCopies(RewritePattern):
     """``scf.if c { copies; reader; ... }`` -> ``scf.if c { copies }; scf.if c {
     reader; ... }``, so that the copies' group can be committed before the reader.
+    Likewise ``scf.if c { copy to X; copy to X }`` is split between the copies: the
+    guard's run of copies ends where a run outside a guard would (``_ends_run``).
 
     Only what ``guard_split.can_split`` allows is split (the pipeline's stage guards:
     no results, no else branch, only index math crossing)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: scf.IfOp, rewriter: PatternRewriter) -> None:
-        split = _first_effect_after_copy(op.true_region.blocks.first)
+        split = _end_of_first_run(op.true_region.blocks.first)
         if split is not None and can_split(op, split):
             split_guard(op, split, rewriter)
 
 
-def _first_effect_after_copy(block: Block | None) -> int | None:
-    """Index of the first statement with effects other than async copies that follows
-    an async copy of ``block``; None when there is none."""
-    seen_copy = False
+def _end_of_first_run(block: Block | None) -> int | None:
+    """Index of the statement of ``block`` that ends its first run of async-copy
+    statements (see ``_ends_run``); None when no run ends before the terminator."""
+    written: list[SSAValue] = []
     for index, op in enumerate(block.ops if block is not None else ()):
         if op.has_trait(IsTerminator):
             break
-        if _issues_async_copies(op) and not _has_other_effects(op):
-            seen_copy = True
-        elif not _is_pure(op) and seen_copy:
+        if written and _ends_run(op, written):
             return index
+        if _issues_async_copies(op) and not _has_other_effects(op):
+            written.extend(_async_destinations(op))
     return None
+
+
+def _ends_run(op: Operation, written: list[SSAValue]) -> bool:
+    """Whether ``op`` ends a non-empty run of async copies that wrote ``written``: it
+    has effects besides issuing async copies, or it copies into bytes the run already
+    wrote (the two copies would be in flight together, completing in either order)."""
+    if _issues_async_copies(op):
+        return _has_other_effects(op) or any(
+            may_alias(d, w) for d in _async_destinations(op) for w in written
+        )
+    return not _is_pure(op)
 
 
 def _has_other_effects(op: Operation) -> bool:
@@ -153,22 +168,15 @@ def insert_commit_groups(block: Block, in_loop: bool = False) -> int:
             for region in op.regions:
                 for inner in region.blocks:
                     inserted += insert_commit_groups(inner, in_loop=True)
-        if _issues_async_copies(op):
-            destinations = _async_destinations(op)
-            rewrites = any(may_alias(d, w) for d in destinations for w in written)
-            if run and (rewrites or _has_other_effects(op)):
-                inserted += _commit_after(run)
-                run, written = [], []
-            run.append(op)
-            written.extend(destinations)
-            continue
-        if _is_pure(op):
-            continue  # index math between the copies of one slot does not end the run
-        if run and not in_loop and _independent_of(op, written):
-            continue
-        if run:
+        keeps_run_open = (
+            not in_loop and not _issues_async_copies(op) and _independent_of(op, written)
+        )
+        if run and _ends_run(op, written) and not keeps_run_open:
             inserted += _commit_after(run)
             run, written = [], []
+        if _issues_async_copies(op):
+            run.append(op)
+            written.extend(_async_destinations(op))
     if run:
         inserted += _commit_after(run)
     return inserted

@@ -14,13 +14,19 @@ from xdsl.dialects import scf
 
 from conftest import ROOT
 from tilepipe.compile import compile_kernel, make_context, parse_kernel
-from tilepipe.dialects.pipeline_sync import BarrierOp, CommitGroupOp, WaitGroupOp
+from tilepipe.dialects.pipeline_sync import (
+    AsyncCopyOp,
+    BarrierOp,
+    CommitGroupOp,
+    WaitGroupOp,
+)
 from tilepipe.dialects.tile import CopyOp, GemmOp
 from tilepipe.lowering.ptxas import find_ptxas
 from tilepipe.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.nvvm_interp import run_nvvm_kernel
 from tilepipe.testing import (
+    SYNC_OPS,
     assert_equivalent,
     assert_every_sync_needed,
     assert_race_free,
@@ -40,6 +46,8 @@ TRIP_COUNTS = {
     "arena_dead_async_waw.mlir": None,
     "negative_wait_group.mlir": [0, 1, 2, 3, 5, 8],
     "nondeterministic_sync.mlir": [0, 1],
+    "async_waw_in_guard.mlir": [0, 1, 2, 3, 5, 7],
+    "async_waw_in_guard_three.mlir": [0, 1, 2, 3, 5, 7],
 }
 
 
@@ -90,6 +98,64 @@ def test_split_guard_commit_and_wait_are_needed(name, reader):
         ), f"{description} goes unnoticed"
 
 
+# Two cp.async copies into the same bytes in one stage guard (fuzz-findings2) and the
+# neighbours: kernel -> (passes, trip counts).
+ASYNC_WAW_IN_GUARD = {
+    "async_waw_in_guard.mlir": (CUDA, [0, 1, 2, 3, 5, 7]),
+    "async_waw_in_guard_three.mlir": (CUDA, [0, 1, 2, 3, 5, 7]),
+    "async_waw_in_guard_arena.mlir": ("async-copy,thread-sync", [0, 1]),
+    "async_waw_in_guard_sm90.mlir": (
+        "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
+        "merge-shared-memory,async-copy,thread-sync",
+        [0, 1, 2, 3, 5, 7],
+    ),
+}
+
+
+def _guard_split_between_copies(module):
+    """The (commit, wait) pairs the guard split between two copies into the same bytes
+    yields: a commit right after a guard ending in an async copy, followed by a guard
+    whose wait_group comes right before the next async copy."""
+    pairs = []
+    for op in module.walk():
+        if not (isinstance(op, scf.IfOp) and isinstance(op.next_op, CommitGroupOp)):
+            continue
+        following = op.next_op.next_op
+        if not isinstance(following, scf.IfOp):
+            continue
+        last = list(op.true_region.block.ops)[-2]  # before the yield
+        waits = [
+            w for w in following.true_region.block.ops
+            if isinstance(w, WaitGroupOp) and isinstance(w.next_op, AsyncCopyOp)
+        ]
+        if isinstance(last, AsyncCopyOp) and waits:
+            pairs.append((op.next_op, waits[0]))
+    return pairs
+
+
+@pytest.mark.parametrize("name", sorted(ASYNC_WAW_IN_GUARD))
+def test_async_waw_in_guard_is_race_free_equivalent_and_split_syncs_needed(name):
+    """Each later copy into the bytes of an earlier one in the same guard starts a new
+    guard half: the earlier copy's commit between the halves and the wait before the
+    later copy are each needed (the kernels' other syncs are not this fix's: e.g. the
+    steady-state loop's first wait, which the prologue's guarded wait already serves
+    but thread-sync does not match guarded waits to cp.async groups)."""
+    passes, trips = ASYNC_WAW_IN_GUARD[name]
+    original = (REGRESSIONS / name).read_text()
+    module = apply_passes(original, passes)
+    assert_race_free(module, trip_counts=trips)
+    assert_equivalent(original, module, trip_counts=trips)
+    pairs = _guard_split_between_copies(module)
+    assert len(pairs) == (2 if "three" in name else 1)
+    syncs = [op for op in module.walk() if isinstance(op, SYNC_OPS)]
+    mutants = dict(zip(syncs, sync_mutants(module)))
+    for sync in (s for pair in pairs for s in pair):
+        description, mutant = mutants[sync]
+        assert any(
+            find_races(mutant, index_args={"n": n}) for n in trips
+        ), f"{description} goes unnoticed"
+
+
 @pytest.fixture(scope="module")
 def ptxas_available():
     try:
@@ -105,6 +171,8 @@ def ptxas_available():
         "sm80_missing_wait_raw_2.mlir",
         "arena_dead_async_waw.mlir",
         "negative_wait_group.mlir",
+        "async_waw_in_guard.mlir",
+        "async_waw_in_guard_three.mlir",
     ],
 )
 def test_fixed_regression_compiles_to_ptx(name, ptxas_available):
