@@ -24,8 +24,8 @@ from pathlib import Path
 from xdsl.dialects.func import FuncOp
 from xdsl.parser import Parser
 
-from tilepipe.passes.arena_packing import Interval, pack
-from tilepipe.passes.merge_shared_memory import plan_arenas
+from tilepipe.passes.memory.arena_packing import Interval, pack
+from tilepipe.passes.memory.merge_shared_memory import plan_arenas
 from tilepipe.registry import make_context
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -31,10 +31,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import PassPipeline
 
-from tilepipe.lowering.ascend_pipeline import ASCEND_PASSES, compile_ascend
+from tilepipe.lowering.ascend.pipeline import ASCEND_PASSES, compile_ascend
 from tilepipe.registry import get_all_passes
 from tilepipe.semantics import load_module
-from tilepipe.semantics.ascend_sim import numpy_dtype, simulate
+from tilepipe.semantics.ascend.sim import numpy_dtype, simulate
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 KERNELS = ("ascend_vadd.mlir", "ascend_matmul.mlir")

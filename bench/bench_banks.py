@@ -5,7 +5,7 @@
 Runs one block of the example GEMM (K shrunk to 256) and of the flash-attention
 example (3 K/V blocks) through the whole CUDA flow, for sm_80 and sm_90, with
 ``lower-to-nvvm``'s shared-tile swizzle on and off, in the NVVM interpreter with the
-bank model on (``tilepipe/semantics/nvvm_banks.py``).  For every op that touches
+bank model on (``tilepipe/semantics/nvvm/banks.py``).  For every op that touches
 shared memory it prints the wavefronts the accesses take against the ideal (one per
 phase); a ratio above 1 is bank conflicts.  It also prints what the model costs the
 interpreter.
@@ -21,7 +21,7 @@ import numpy as np
 
 from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
 from tilepipe.registry import get_all_passes
-from tilepipe.semantics.nvvm_interp import run_nvvm_kernel
+from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 RNG = np.random.default_rng(0)

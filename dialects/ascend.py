@@ -30,11 +30,11 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from .ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, ascend_space, core_of
-from .ascend_sync import ASCEND_SYNC_OPS
-from .memory_space import MemorySpace
-from .tile import BinaryElementwiseOp, TileOp, UnaryElementwiseOp
-from .tile_forms import MatmulForm, SrcDstForm, ValueDstForm, shape_property
+from tilepipe.dialects.ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, ascend_space, core_of
+from tilepipe.dialects.ascend_sync import ASCEND_SYNC_OPS
+from tilepipe.dialects.memory_space import MemorySpace
+from tilepipe.dialects.tile import BinaryElementwiseOp, TileOp, UnaryElementwiseOp
+from tilepipe.dialects.tile_forms import MatmulForm, SrcDstForm, ValueDstForm, shape_property
 
 UB_ONLY = frozenset({MemorySpace.UB})
 
@@ -99,7 +99,7 @@ class DataCopyNd2NzOp(MoveOp):
     """``DataCopy`` with ``Nd2NzParams``: GM (ND, row-major) -> L1 in the fractal NZ
     layout the cube reads (MTE2).  A plain ``data_copy`` into L1 writes it ND: what
     ``load_data`` then reads is not the tile (the pipe simulator models both layouts,
-    see :mod:`tilepipe.semantics.ascend_layout`)."""
+    see :mod:`tilepipe.semantics.ascend.layout`)."""
 
     name = "ascend.data_copy_nd2nz"
     MOVE_PIPES: ClassVar = frozenset({Pipe.MTE2})

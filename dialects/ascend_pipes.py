@@ -28,7 +28,7 @@ from xdsl.utils.str_enum import StrEnum
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Attribute
 
-from .memory_space import MemorySpace, memory_space
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
 
 
 class Pipe(StrEnum):

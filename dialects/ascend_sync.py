@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tilepipe.targets import ASCEND_910B, AscendTarget, UnknownTarget, target_of
 
-from .ascend_pipes import (
+from tilepipe.dialects.ascend_pipes import (
     CROSS_CORE_MODES,
     Core,
     HardEvent,

@@ -3,7 +3,7 @@
 The ops work on memrefs and vectors, one level above ``nvvm``; upstream's
 ``convert-nvgpu-to-nvvm`` turns them into ``cp.async``, ``ldmatrix`` and ``mma.sync``.
 Names, operand/property names and types are those of MLIR 22.1.8 so that the generic
-form xDSL prints is what upstream parses (checked by ``test/python/test_nvvm_dialects.py``).
+form xDSL prints is what upstream parses (checked by ``test/python/cuda/test_nvvm_dialects.py``).
 
 Shared-memory operands must live in address space 3 (or ``#gpu.address_space<workgroup>``):
 that is how upstream recognises shared memory.
@@ -40,7 +40,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from .nvvm import verify_cp_async_bytes
+from tilepipe.dialects.nvvm import verify_cp_async_bytes
 
 # The mma.sync shape tilepipe emits (16-bit inputs, f32 accumulators).
 MMA_M16N8K16 = (16, 8, 16)

@@ -2,7 +2,7 @@
 
 Every op mirrors MLIR 22.1.8 exactly -- op name, operand and property names, operand
 segment sizes, types -- so that the *generic* form xDSL prints is what upstream parses
-(``test/python/test_nvvm_dialects.py`` checks each one against the real bindings).
+(``test/python/cuda/test_nvvm_dialects.py`` checks each one against the real bindings).
 Properties upstream gives a default (``scope = #nvvm.mem_scope<cta>``, ``relaxed =
 false`` on the mbarrier ops) are left out: upstream fills in the default when it parses
 the generic form.

@@ -271,7 +271,7 @@ PIPELINE_LOOP_OPS: list[type[IRDLOperation]] = [ForOp, YieldOp]
 
 def _all_pipeline_ops() -> list[type[IRDLOperation]]:
     # The scheduled-level async/sync ops live in their own module.
-    from .pipeline_sync import PIPELINE_SYNC_OPS, PIPELINE_SYNC_TYPES
+    from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS, PIPELINE_SYNC_TYPES
 
     return PIPELINE_LOOP_OPS + PIPELINE_SYNC_OPS, PIPELINE_SYNC_TYPES  # type: ignore[return-value]
 

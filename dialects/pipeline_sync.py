@@ -58,11 +58,11 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from .kernel_attrs import kernel_launch_shape
-from .memory_space import MemorySpace, UnknownMemorySpace, memory_space
-from .tile_forms import SrcDstForm
-from .tile_base import ON_CHIP, TileOp, constant_index
-from .tile_syntax import (
+from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.dialects.memory_space import MemorySpace, UnknownMemorySpace, memory_space
+from tilepipe.dialects.tile_forms import SrcDstForm
+from tilepipe.dialects.tile_base import ON_CHIP, TileOp, constant_index
+from tilepipe.dialects.tile_syntax import (
     parse_region_operand,
     parse_signature,
     parse_tile_shape,

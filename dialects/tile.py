@@ -53,7 +53,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .tile_base import (  # noqa: F401  (re-exported: the tile dialect's public API)
+from tilepipe.dialects.tile_base import (
     ACCUMULATOR_SPACES,
     ANY_SPACE,
     MATMUL_INPUT_SPACES,
@@ -64,9 +64,19 @@ from .tile_base import (  # noqa: F401  (re-exported: the tile dialect's public 
     constant_index,
     region_sizes,
 )
-from .tile_forms import BinaryForm, MatmulForm, SrcDstForm, ValueDstForm, shape_property
-from .tile_syntax import parse_region_operand, parse_signature, parse_tile_shape
-from .tile_syntax import print_region_operand, print_tile_shape, resolve_region_operand
+from tilepipe.dialects.tile_forms import (
+    BinaryForm,
+    MatmulForm,
+    SrcDstForm,
+    ValueDstForm,
+    shape_property,
+)
+from tilepipe.dialects.tile_syntax import parse_region_operand, parse_signature, parse_tile_shape
+from tilepipe.dialects.tile_syntax import (
+    print_region_operand,
+    print_tile_shape,
+    resolve_region_operand,
+)
 
 # --------------------------------------------------------------------------- ops
 

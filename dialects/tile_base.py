@@ -23,7 +23,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation, prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from .memory_space import MemorySpace, UnknownMemorySpace, memory_space
+from tilepipe.dialects.memory_space import MemorySpace, UnknownMemorySpace, memory_space
 
 # --------------------------------------------------------------------------- regions
 

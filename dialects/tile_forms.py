@@ -20,7 +20,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from .tile_syntax import (
+from tilepipe.dialects.tile_syntax import (
     parse_region_operand,
     parse_signature,
     parse_tile_shape,

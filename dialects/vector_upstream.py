@@ -1,6 +1,6 @@
 """``vector`` ops as MLIR 22.1.8 has them, where xDSL 0.75 differs or lacks them.
 
-``lower-to-nvvm`` builds these (``lowering/nvvm_emit.py``): ``vector.load`` and
+``lower-to-nvvm`` builds these (``lowering/nvvm/emit.py``): ``vector.load`` and
 ``vector.store`` with the ``alignment`` property upstream's LLVM lowering reads, and
 ``vector.shape_cast``.  :data:`VECTOR` is xDSL's ``vector`` dialect with these in
 place of xDSL's load and store, registered by tile-opt and every tilepipe context

@@ -52,7 +52,7 @@ from tilepipe.compile import CompileError, compile_kernel, parse_kernel
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.semantics import KernelError, argument_names, execute, select_kernel
 from tilepipe.semantics.memory import element_format
-from tilepipe.semantics.runner import random_array
+from tilepipe.semantics.tile.runner import random_array
 
 from cuda_driver import (
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,

@@ -7,7 +7,7 @@
 #   gemm-simulated.svg        the schedule simulator's Gantt chart of the same GEMM at
 #                             num_stages 1 and 3 (tilepipe compile --schedule-svg draws one)
 # into OUT_DIR (default docs/img).  docs/img/pipeline.svg is drawn by hand.
-# test/python/test_figures.py regenerates them into a temporary folder and compares them
+# test/python/tools/test_figures.py regenerates them into a temporary folder and compares them
 # with the checked-in files, so a change that alters a picture must rerun this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -32,7 +32,7 @@ level tilepipe's own passes end at)."""
 def _presets() -> dict[str, str]:
     if not PRESETS:
         from tilepipe.compile import CUDA_FLOW
-        from tilepipe.lowering.ascend_pipeline import ascend_pipeline_spec
+        from tilepipe.lowering.ascend.pipeline import ascend_pipeline_spec
 
         PRESETS["cuda"] = ",".join(CUDA_FLOW)
         PRESETS["ascend"] = ascend_pipeline_spec()
@@ -184,8 +184,8 @@ def _compile_ascend(module, source, target, level, num_stages):
 
     from tilepipe.compile import retarget
     from tilepipe.diagnostics import collect_diagnostics, diagnostic_of_exception
-    from tilepipe.lowering.ascend_pipeline import ascend_summary, compile_ascend
-    from tilepipe.lowering.ascendc import emit_ascendc
+    from tilepipe.lowering.ascend.pipeline import ascend_summary, compile_ascend
+    from tilepipe.lowering.ascend.ascendc import emit_ascendc
     from tilepipe.targets import TARGETS
 
     retarget(module, TARGETS[target], num_stages)

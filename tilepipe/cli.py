@@ -162,8 +162,8 @@ def _write(output: str | None, text: str) -> None:
 
 
 def compile_for_ascend(args, path: Path, text: str) -> int:
-    from tilepipe.lowering.ascend_pipeline import ascend_summary, compile_ascend
-    from tilepipe.lowering.ascendc import emit_ascendc, report_syntax_check
+    from tilepipe.lowering.ascend.pipeline import ascend_summary, compile_ascend
+    from tilepipe.lowering.ascend.ascendc import emit_ascendc, report_syntax_check
 
     module = parse_kernel(text, str(path))
     retarget(module, TARGETS[args.target])

@@ -2,7 +2,7 @@
 
 It runs the registered passes of the CUDA flow in order (``pipeline-planning``,
 ``tma-copy`` (sm_90), ``inject-software-pipeline``, ``merge-shared-memory``, ``async-copy``, ``thread-sync``,
-``lower-to-nvvm``), hands the result to upstream MLIR (``lowering/upstream.py``) and
+``lower-to-nvvm``), hands the result to upstream MLIR (``lowering/nvvm/upstream.py``) and
 checks the PTX with ``ptxas -v``.  Each stage leaves a one-line account of what it did
 (:class:`StageReport`), read off the IR it produced.
 
@@ -46,7 +46,7 @@ from tilepipe.registry import get_all_passes, make_context
 from tilepipe.targets import TARGETS, AscendTarget, CudaTarget, get_target
 
 if TYPE_CHECKING:
-    from tilepipe.lowering.upstream import UpstreamProcess
+    from tilepipe.lowering.nvvm.upstream import UpstreamProcess
 
 CUDA_FLOW = (
     "pipeline-planning",
@@ -149,7 +149,7 @@ def _describe_syncs(module: ModuleOp, before: dict[str, MemRefType]) -> str:
 
 
 def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
-    from tilepipe.lowering.nvvm_kernel import DYNAMIC_SHARED_ATTR, SWIZZLE_ATTR
+    from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR, SWIZZLE_ATTR
 
     kernels = [op for op in module.walk() if op.name == "gpu.func"]
     parts = []
@@ -264,7 +264,7 @@ def compile_module(
     """Compile a parsed, verified tile-level module for ``target_name`` down to
     ``emit``, in place (it ends at the ``lower-to-nvvm`` level); ``host_launch``
     leaves a host launcher per kernel (``lower-to-nvvm{host-launch=true}``)."""
-    from tilepipe.lowering.upstream import UpstreamProcess
+    from tilepipe.lowering.nvvm.upstream import UpstreamProcess
 
     target = get_target(target_name)
     if not isinstance(target, CudaTarget):
@@ -282,7 +282,7 @@ def compile_module(
 
 def _run_passes(module: ModuleOp, result: CompileResult, host_launch: bool = False) -> None:
     """The CUDA flow's tilepipe passes, each verified and summarised."""
-    from tilepipe.lowering.nvvm_kernel import DYNAMIC_SHARED_ATTR
+    from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR
 
     available = get_all_passes()
     options = {"lower-to-nvvm": {"host_launch": host_launch}}
@@ -320,7 +320,7 @@ def _hand_off(
     """Upstream MLIR lowers the module once, keeping the text ``emit`` asks for and
     the PTX ptxas checks.  The stage's time is wall time: printing the generic form,
     the hand-over to the child and upstream's passes."""
-    from tilepipe.lowering.upstream import STAGE_ORDER, Stage, UpstreamError
+    from tilepipe.lowering.nvvm.upstream import STAGE_ORDER, Stage, UpstreamError
 
     stage = Stage(emit)
     stages = {stage, Stage.PTX} if run_ptxas else {stage}
@@ -343,7 +343,7 @@ def _hand_off(
 
 
 def _assemble(result: CompileResult) -> None:
-    from tilepipe.lowering.ptxas import PtxasError, PtxasNotFound, run_ptxas
+    from tilepipe.lowering.nvvm.ptxas import PtxasError, PtxasNotFound, run_ptxas
 
     assert result.ptx is not None
     start = time.perf_counter()
@@ -378,7 +378,7 @@ class UpstreamTarget(Target):
             raise ValueError(f"chip '{self.chip}' is not a CUDA target (choose from {cuda})")
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from tilepipe.lowering.upstream import Stage, UpstreamError, run_upstream_isolated
+        from tilepipe.lowering.nvvm.upstream import Stage, UpstreamError, run_upstream_isolated
 
         target = TARGETS[self.chip]
         assert isinstance(target, CudaTarget)

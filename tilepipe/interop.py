@@ -77,7 +77,7 @@ def to_upstream(module: ModuleOp, like: Any) -> Any:
     in ``like``'s context, so it stays in the caller's context."""
     from mlir import ir
 
-    from tilepipe.lowering.upstream import generic_text
+    from tilepipe.lowering.nvvm.upstream import generic_text
 
     context = upstream_operation(like).context
     parsed = ir.Module.parse(generic_text(module), context=context)

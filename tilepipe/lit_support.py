@@ -42,7 +42,7 @@ def _tool(name: str, lit_config) -> str:
 def substitutions(lit_config=None) -> list[tuple[str, str]]:
     """The substitutions :func:`configure` adds, in the order lit must apply them
     (longer names first: ``%tile-opt`` before ``%tile``-anything)."""
-    from tilepipe.lowering.ascend_pipeline import ascend_pipeline_spec
+    from tilepipe.lowering.ascend.pipeline import ascend_pipeline_spec
 
     filecheck = _tool("filecheck", lit_config)
     return [

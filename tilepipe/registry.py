@@ -33,34 +33,34 @@ OVERRIDES: dict[str, tuple[str, str]] = {
 
 PASSES: dict[str, tuple[str, str]] = {
     # pipelining: planning, validation, modulo scheduling (docs/pipelining.md)
-    "pipeline-validate": ("tilepipe.passes.pipeline_validate", "PipelineValidate"),
-    "pipeline-planning": ("tilepipe.passes.pipeline_planning", "PipelinePlanning"),
+    "pipeline-validate": ("tilepipe.passes.pipelining.pipeline_validate", "PipelineValidate"),
+    "pipeline-planning": ("tilepipe.passes.pipelining.pipeline_planning", "PipelinePlanning"),
     "inject-software-pipeline": (
-        "tilepipe.passes.inject_software_pipeline",
+        "tilepipe.passes.pipelining.inject_software_pipeline",
         "InjectSoftwarePipeline",
     ),
     # on-chip memory arenas (docs/arena.md)
-    "merge-shared-memory": ("tilepipe.passes.merge_shared_memory", "MergeSharedMemory"),
+    "merge-shared-memory": ("tilepipe.passes.memory.merge_shared_memory", "MergeSharedMemory"),
     # CUDA synchronization (docs/sync.md) and lowering (docs/nvvm.md)
-    "tma-copy": ("tilepipe.passes.tma_copy", "TmaCopyPass"),
-    "async-copy": ("tilepipe.passes.async_copy", "AsyncCopyPass"),
-    "thread-sync": ("tilepipe.passes.thread_sync", "ThreadSyncPass"),
-    "lower-to-nvvm": ("tilepipe.lowering.to_nvvm", "LowerToNVVM"),
+    "tma-copy": ("tilepipe.passes.cuda.tma_copy", "TmaCopyPass"),
+    "async-copy": ("tilepipe.passes.cuda.async_copy", "AsyncCopyPass"),
+    "thread-sync": ("tilepipe.passes.cuda.thread_sync", "ThreadSyncPass"),
+    "lower-to-nvvm": ("tilepipe.lowering.nvvm.to_nvvm", "LowerToNVVM"),
     # the cycle model of the scheduled level (docs/schedule_sim.md)
     "schedule-sim": ("tilepipe.schedule_sim.flow", "ScheduleSimPass"),
     # Ascend (docs/ascend.md)
     "ascend-prepare-multi-buffer": (
-        "tilepipe.passes.ascend_prepare_multi_buffer",
+        "tilepipe.passes.ascend.prepare_multi_buffer",
         "AscendPrepareMultiBuffer",
     ),
-    "ascend-resolve-core": ("tilepipe.passes.ascend_resolve_core", "AscendResolveCore"),
-    "ascend-insert-sync": ("tilepipe.passes.ascend_insert_sync", "AscendInsertSync"),
+    "ascend-resolve-core": ("tilepipe.passes.ascend.resolve_core", "AscendResolveCore"),
+    "ascend-insert-sync": ("tilepipe.passes.ascend.insert_sync", "AscendInsertSync"),
     "ascend-materialize-multi-buffer": (
-        "tilepipe.passes.ascend_materialize_multi_buffer",
+        "tilepipe.passes.ascend.materialize_multi_buffer",
         "AscendMaterializeMultiBuffer",
     ),
-    "ascend-flag-budget": ("tilepipe.passes.ascend_flag_budget", "AscendFlagBudget"),
-    "lower-to-ascend": ("tilepipe.lowering.lower_to_ascend", "LowerToAscend"),
+    "ascend-flag-budget": ("tilepipe.passes.ascend.flag_budget", "AscendFlagBudget"),
+    "lower-to-ascend": ("tilepipe.lowering.ascend.lower_to_ascend", "LowerToAscend"),
 }
 
 

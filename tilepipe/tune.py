@@ -117,10 +117,10 @@ def _evaluate_ascend(outcome: Outcome, module, target, index_args) -> None:
 
     from tilepipe.dialects.ascend_pipes import buffer_bytes
     from tilepipe.dialects.ascend_sync import GetBufOp
-    from tilepipe.lowering.ascend_pipeline import compile_ascend, on_chip_allocs
-    from tilepipe.passes.ascend_flag_blocks import coalesce, plan_flag_budget
-    from tilepipe.semantics.ascend_sim import numpy_dtype, simulate
-    from tilepipe.semantics.runner import argument_names
+    from tilepipe.lowering.ascend.pipeline import compile_ascend, on_chip_allocs
+    from tilepipe.passes.ascend.flag_blocks import coalesce, plan_flag_budget
+    from tilepipe.semantics.ascend.sim import numpy_dtype, simulate
+    from tilepipe.semantics.tile.runner import argument_names
 
     # Over-capacity buffers and a lock pool too small for the spilled flags are
     # diagnostics of the pipeline itself.

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from tilepipe.compile import make_context, parse_kernel
 from tilepipe.diagnostics import op_location
-from tilepipe.lowering.nvvm_layout import choose_warp_grid
-from tilepipe.lowering.to_nvvm import LowerToNVVM
+from tilepipe.lowering.nvvm.layout import choose_warp_grid
+from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
 from tilepipe.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
-from tilepipe.semantics.nvvm_interp import run_nvvm_kernel
+from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
 SIZES = (8, 16, 32, 64)
 THREADS = (32, 64, 128)

@@ -1,7 +1,7 @@
 // fuzz-2026-12/memref_cast_shared_lowering.mlir: lower-to-nvvm moved the shared
 // buffer to address space 3 but left the memref.cast typed "shared", and upstream MLIR
 // rejected the module.  Every value derived from a shared buffer is converted now
-// (test/nvvm/memory-space-conversion.mlir has subview and reinterpret_cast).
+// (test/cuda/nvvm/memory-space-conversion.mlir has subview and reinterpret_cast).
 
 // RUN: tilepipe compile %s --target sm_80 -o %t.ptx 2>&1 | filecheck %s --check-prefix=SUMMARY
 // RUN: filecheck %s < %t.ptx

@@ -9,7 +9,7 @@
 // context, where the terms of every earlier query shift the search, so whether a
 // query finished within its resource limit depended on what the process had compiled
 // before.  Each query now runs in a context of its own.  The in-process comparison is
-// test/python/test_determinism.py::test_two_compiles_in_one_process_agree.  (Static
+// test/python/tools/test_determinism.py::test_two_compiles_in_one_process_agree.  (Static
 // trip count: no %n.)
 
 func.func @fuzz(%in2: memref<64x64xf32>, %in4: memref<64x16xf32>, %in9: memref<256x16xbf16>, %in21: memref<64x16xbf16>, %in23: memref<256x16xf32>, %out24: memref<64x16xbf16>)

@@ -9,7 +9,7 @@
 // context, where the terms of every earlier query shift the search, so whether a
 // query finished within its resource limit depended on what the process had compiled
 // before.  Each query now runs in a context of its own.  The in-process comparison is
-// test/python/test_determinism.py::test_two_compiles_in_one_process_agree.  (Static
+// test/python/tools/test_determinism.py::test_two_compiles_in_one_process_agree.  (Static
 // trip count: no %n.)
 
 func.func @fuzz(%in14: memref<256xbf16>, %in17: memref<256x32xbf16>, %in20: memref<256xbf16>)

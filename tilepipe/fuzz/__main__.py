@@ -21,9 +21,9 @@ from collections import Counter
 from multiprocessing import Pool
 from pathlib import Path
 
-from .check import CLASSES, Options, Outcome, check_program
-from .generate import generate
-from .program import ASCEND_TARGET, CUDA_TARGETS, Program
+from tilepipe.fuzz.check import CLASSES, Options, Outcome, check_program
+from tilepipe.fuzz.generate import generate
+from tilepipe.fuzz.program import ASCEND_TARGET, CUDA_TARGETS, Program
 
 TARGETS = (*CUDA_TARGETS, ASCEND_TARGET)
 
@@ -118,7 +118,7 @@ def signature(outcome: Outcome) -> tuple[str, str, str]:
 
 
 def _reproducer(task: tuple[Outcome, bool, float]) -> tuple[Program, Outcome]:
-    from .minimize import minimize_outcome
+    from tilepipe.fuzz.minimize import minimize_outcome
 
     outcome, minimize, budget = task
     if minimize:
@@ -127,7 +127,7 @@ def _reproducer(task: tuple[Outcome, bool, float]) -> tuple[Program, Outcome]:
 
 
 def _write(out: Path, program: Program, outcome: Outcome, cls: str) -> Path:
-    from .minimize import reproducer_text
+    from tilepipe.fuzz.minimize import reproducer_text
 
     number = 1
     while (path := out / f"{cls}_{number}.mlir").exists():

@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tilepipe.diagnostics import collect_diagnostics, diagnostic_of_exception, verify_module
 
-from .program import ASCEND_TARGET, TRIP_COUNT_ARG, Program
+from tilepipe.fuzz.program import ASCEND_TARGET, TRIP_COUNT_ARG, Program
 
 P = "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
 P90 = "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
@@ -186,7 +186,7 @@ class _Run:
                 raise _Stop
 
     def _ascend_passes(self, module: ModuleOp) -> None:
-        from tilepipe.lowering.ascend_pipeline import compile_ascend
+        from tilepipe.lowering.ascend.pipeline import compile_ascend
 
         compile_ascend(module)
         if (diagnostic := verify_module(module)) is not None:
@@ -230,7 +230,7 @@ class _Run:
 
     def inputs(self, module: ModuleOp, trips) -> tuple[dict, dict]:
         from tilepipe.semantics import select_kernel
-        from tilepipe.semantics.runner import random_array
+        from tilepipe.semantics.tile.runner import random_array
 
         func = select_kernel(module, None)
         rng = np.random.default_rng(0)
@@ -275,7 +275,7 @@ class _Run:
 
     def execute_ascend(self, module: ModuleOp) -> None:
         from tilepipe.semantics import KernelError
-        from tilepipe.semantics.ascend_sim import simulate
+        from tilepipe.semantics.ascend.sim import simulate
         from tilepipe.semantics.compare import first_difference
 
         for trips in self.trip_counts:
@@ -337,9 +337,9 @@ class _Run:
             self.add("rejected-valid", f"tilepipe compile: {message}")
 
     def nvvm(self, module: ModuleOp) -> None:
-        from tilepipe.lowering.to_nvvm import LowerToNVVM
+        from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
         from tilepipe.registry import make_context
-        from tilepipe.semantics.nvvm_interp import run_nvvm_kernel
+        from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
         if self.trip_counts != [None]:
             return  # the per-thread run takes arrays only
@@ -372,7 +372,7 @@ class _Run:
                 break
 
     def syntax(self, module: ModuleOp) -> None:
-        from tilepipe.lowering.ascendc import emit_ascendc, syntax_check
+        from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
 
         try:
             result = syntax_check(emit_ascendc(module))

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 
-from .program import ASCEND_TARGET, Buffer, Loop, Program, Stmt
+from tilepipe.fuzz.program import ASCEND_TARGET, Buffer, Loop, Program, Stmt
 
 CUDA_SPACES = ("shared", "shared", "shared", "fragment", "fragment", "local")
 FILL_VALUES = (0.0, 1.0, -0.5, 2.0)
@@ -228,7 +228,7 @@ def _trips(rng: random.Random, loop: Loop, dynamic: bool, least: int = 0) -> Non
 def _valid_schedule(program: Program, index: int) -> bool:
     from tilepipe.diagnostics import OpDiagnosticError
     from tilepipe.dialects.pipeline import ForOp
-    from tilepipe.passes.pipeline_validate import validate_pipeline_loop
+    from tilepipe.passes.pipelining.pipeline_validate import validate_pipeline_loop
     from tilepipe.semantics import KernelError, load_module
 
     try:

@@ -1,7 +1,7 @@
 """Malformed inputs for tilepipe's drivers, and the check that each keeps its promise.
 
 Every driver (``tile-opt``, ``tile-run``, ``tilepipe compile``, ``python -m
-tilepipe.lowering.ascendc``) promises, on any input: no Python traceback; bad input is
+tilepipe.lowering.ascend.ascendc``) promises, on any input: no Python traceback; bad input is
 exit status 1 with a one-line diagnostic that has a message and, when it is about the
 input's text, a ``file:line:col`` location; an internal error says so (``tile-run``: 4,
 the others: 2) and is a failure of this check, as is any other status -- except
@@ -321,7 +321,7 @@ def _entry_point(driver: str) -> Callable[[list[str]], int]:
     elif driver == "tilepipe":
         from tilepipe.cli import main
     else:
-        from tilepipe.lowering.ascendc import main
+        from tilepipe.lowering.ascend.ascendc import main
     return main
 
 

@@ -18,9 +18,9 @@ import re
 import time
 from collections.abc import Callable, Iterator
 
-from .check import Options, Outcome, check_program, cuda_pipeline
-from .generate import generate
-from .program import ASCEND_TARGET, TRIP_COUNT_ARG, Loop, Program
+from tilepipe.fuzz.check import Options, Outcome, check_program, cuda_pipeline
+from tilepipe.fuzz.generate import generate
+from tilepipe.fuzz.program import ASCEND_TARGET, TRIP_COUNT_ARG, Loop, Program
 
 
 # Classes only a run of the compiled kernel shows.

@@ -7,7 +7,7 @@ times it on the target's units (:mod:`.model`, on the lane engine shared with th
 Ascend pipe simulator).
 """
 
-from .simulate import simulate
-from .model import ScheduleReport
+from tilepipe.schedule_sim.simulate import simulate
+from tilepipe.schedule_sim.model import ScheduleReport
 
 __all__ = ["ScheduleReport", "simulate"]

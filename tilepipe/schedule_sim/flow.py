@@ -16,9 +16,9 @@ from xdsl.utils.exceptions import PassFailedException
 from tilepipe.diagnostics import OpDiagnosticError, op_error
 from tilepipe.semantics.errors import KernelError
 
-from .model import ScheduleReport
-from .simulate import simulate
-from .svg import schedule_svg
+from tilepipe.schedule_sim.model import ScheduleReport
+from tilepipe.schedule_sim.simulate import simulate
+from tilepipe.schedule_sim.svg import schedule_svg
 
 # The CUDA flow up to the scheduled level (everything before lower-to-nvvm).
 SCHEDULED_FLOW = (

@@ -29,7 +29,7 @@ from xdsl.ir import Operation
 from tilepipe.semantics.lane_engine import LaneEngine, Span, steady_step
 from tilepipe.targets import CudaTarget
 
-from .trace import Need, Step, StepKind
+from tilepipe.schedule_sim.trace import Need, Step, StepKind
 
 COPY = "copy"
 COMPUTE = "compute"

@@ -8,11 +8,11 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.semantics.errors import KernelError
-from tilepipe.semantics.runner import execute, load_module, select_kernel
+from tilepipe.semantics.tile.runner import execute, load_module, select_kernel
 from tilepipe.targets import CudaTarget, target_of
 
-from .model import ScheduleModel, ScheduleReport
-from .trace import TracingMachine
+from tilepipe.schedule_sim.model import ScheduleModel, ScheduleReport
+from tilepipe.schedule_sim.trace import TracingMachine
 
 
 def simulate(

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from .model import COMPUTE, COPY, ScheduleReport
-from .trace import StepKind
+from tilepipe.schedule_sim.model import COMPUTE, COPY, ScheduleReport
+from tilepipe.schedule_sim.trace import StepKind
 
 _LANES = (COPY, COMPUTE)
 _LABEL = 80

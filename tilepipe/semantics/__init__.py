@@ -6,11 +6,18 @@
 
 Bad kernels and inputs raise :class:`KernelError` (an MLIR-style located message).
 See ``docs/semantics.md``.
+
+Split by level and target: ``tile`` (the interpreter of the tile and scheduled levels
+and its race detector), ``nvvm`` (lowered CUDA kernels, thread by thread), ``ascend``
+(the pipe simulator); ``memory``, ``errors``, ``numerics``, ``compare`` and
+``lane_engine`` are shared.  The semantics sit above the lowerings (they run lowered
+kernels, and compile a tile-level Ascend kernel for its race check) and below the
+drivers.
 """
 
-from .errors import KernelError
-from .races import AccessSite, Race
-from .runner import (
+from tilepipe.semantics.errors import KernelError
+from tilepipe.semantics.tile.races import AccessSite, Race
+from tilepipe.semantics.tile.runner import (
     KernelRun,
     RaceError,
     argument_names,

@@ -2,7 +2,7 @@
 // workspace W (FIX -> MTE2, a cross-core flag), and nothing flows back: without
 // back-pressure the cube may run 32 sets ahead of the vector core's waits, and the
 // hardware counter of a cross-core flag holds 16.  Used by
-// test/python/test_ascend_sync_limits.py (lit.cfg excludes Inputs/).
+// test/python/ascend/test_ascend_sync_limits.py (lit.cfg excludes Inputs/).
 func.func @handoff(%A: memref<512x16xf16>, %B: memref<16x16xf16>, %W: memref<512x16xf32>, %D: memref<512x16xf32>)
     attributes {tile.grid = array<i64: 1>, tile.target = "ascend910b"} {
   %c0 = arith.constant 0 : index

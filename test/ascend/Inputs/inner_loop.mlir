@@ -1,6 +1,6 @@
 // An inner loop of the pipelined loop body whose trip count, m - i, varies with the
 // outer iteration and may be zero (in some iterations, or all for %m = 0): used by
-// test/ascend/insert-sync-inner-loop.mlir and test/python/test_ascend_inner_loop.py.
+// test/ascend/insert-sync-inner-loop.mlir and test/python/ascend/test_ascend_inner_loop.py.
 func.func @inner_loop(%x: memref<1024xf32>, %y: memref<4096xf32>, %z: memref<4096xf32>, %m: index)
     attributes {tile.target = "ascend910b"} {
   %c0 = arith.constant 0 : index

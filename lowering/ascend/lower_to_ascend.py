@@ -1,0 +1,181 @@
+"""``lower-to-ascend``: a tile-level Ascend kernel -> the ``ascend`` emission dialect.
+
+* ``tile.copy`` -> ``ascend.data_copy`` (GM <-> L1/UB), ``ascend.load_data``
+  (L1 -> L0A/L0B) or ``ascend.fixpipe`` (L0C -> GM/L1), by the memories it connects;
+* ``tile.gemm`` -> ``ascend.mmad``;
+* ``tile.add/sub/mul/max/exp`` on UB -> the vector ops, ``tile.fill`` of UB ->
+  ``ascend.duplicate``;
+* ``tile.fill`` of L0C with zero: L0C has no vector path, so the fill folds into the
+  ``init`` flag of the mmads that accumulate into it: ``init = (k == lb)`` for an mmad
+  in a loop right after the fill, ``true`` for one in the same block;
+* ``pipeline.for`` -> ``scf.for`` (the pipes overlap the iterations; no prologue or
+  epilogue is needed on Ascend);
+* common subexpressions are merged (the epoch slot is computed once per iteration).
+
+Sync ops inserted by ``ascend-insert-sync`` pass through unchanged; the ``ascend.pipe``
+and ``ascend.core`` annotations are dropped (every ascend op knows its pipe).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.traits import IsTerminator, is_side_effect_free
+from xdsl.transforms.common_subexpression_elimination import cse
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from tilepipe.diagnostics import op_error
+from tilepipe.dialects import ascend, pipeline, tile
+from tilepipe.dialects.ascend_sync import IdOperandOp, PipeBarrierOp
+from tilepipe.dialects.ascend_pipes import COPY_PIPES, Pipe, ascend_space
+from tilepipe.dialects.memory_space import MemorySpace
+from tilepipe.passes.ascend.resolve_core import CORE_ATTR, PIPE_ATTR, is_ascend_kernel
+
+_COPY_OPS = {
+    Pipe.MTE2: ascend.DataCopyOp,
+    Pipe.MTE3: ascend.DataCopyOp,
+    Pipe.MTE1: ascend.LoadDataOp,
+    Pipe.FIX: ascend.FixpipeOp,
+}
+_VECTOR_OPS = {
+    tile.AddOp: ascend.AddOp,
+    tile.SubOp: ascend.SubOp,
+    tile.MulOp: ascend.MulOp,
+    tile.MaxOp: ascend.MaxOp,
+    tile.ExpOp: ascend.ExpOp,
+}
+
+
+def _carry_attributes(old: Operation, new: Operation) -> Operation:
+    new.attributes |= {
+        k: v for k, v in old.attributes.items() if k not in (PIPE_ATTR, CORE_ATTR)
+    }
+    return new
+
+
+def _is_zero(value: SSAValue) -> bool:
+    owner = value.owner
+    return isinstance(owner, arith.ConstantOp) and isinstance(
+        owner.value, FloatAttr | IntegerAttr
+    ) and owner.value.value.data == 0
+
+
+def lower_gemm(gemm: tile.GemmOp, init: SSAValue | None) -> ascend.MmadOp:
+    if gemm.transpose_a or gemm.transpose_b:
+        raise op_error(gemm, "transposed operands have no ascend lowering yet")
+    mmad = ascend.MmadOp(
+        gemm.a, gemm.a_offsets, gemm.b, gemm.b_offsets, gemm.c, gemm.c_offsets,
+        gemm.tile_shape, init,
+    )
+    return _carry_attributes(gemm, mmad)
+
+
+def _touches_no_buffer(op: Operation) -> bool:
+    """May ``op`` stand between an L0C fill and its mmads?  Pure scalar ops (constants,
+    index math such as a dynamic loop bound) -- which take no stage/order slot of a
+    pipelined loop either -- and the sync ops inserted around the loop."""
+    if op.has_trait(IsTerminator):
+        return False
+    return is_side_effect_free(op) or isinstance(op, IdOperandOp | PipeBarrierOp)
+
+
+def fold_accumulator_fills(kernel: FuncOp) -> None:
+    """Erase the zero fills of L0C; the gemms accumulating there become mmads with
+    the init flag (lowered here, so the flag is used as soon as it exists)."""
+    inits: dict[tile.GemmOp, SSAValue] = {}
+    for fill in [o for o in kernel.walk() if isinstance(o, tile.FillOp)]:
+        if ascend_space(fill.dst.type) != MemorySpace.L0C:
+            continue
+        if not _is_zero(fill.value):
+            raise op_error(fill, "L0C can only be zero-initialized (mmad's init flag)")
+        next_op = fill.next_op
+        while next_op is not None and _touches_no_buffer(next_op):
+            next_op = next_op.next_op
+        gemms = [u.operation for u in fill.dst.uses if isinstance(u.operation, tile.GemmOp)]
+        if isinstance(next_op, pipeline.ForOp):
+            first = [g for g in gemms if g.parent_op() is next_op]
+            if not first:
+                raise op_error(fill, "expected the accumulation loop to use this L0C buffer")
+            cmp = arith.CmpiOp(next_op.induction_var, next_op.lb, "eq")
+            next_op.body.block.insert_op_before(cmp, next_op.body.block.first_op)
+            cmp.result.name_hint = "init"
+            for gemm in first:
+                inits[gemm] = cmp.result
+        elif isinstance(next_op, tile.GemmOp) and next_op in gemms:
+            true = arith.ConstantOp(IntegerAttr(1, IntegerType(1)))
+            fill.parent_block().insert_op_before(true, next_op)
+            inits[next_op] = true.result
+        else:
+            raise op_error(fill, "a fill of L0C must directly precede the mmads it initializes")
+        fill.detach()
+        fill.erase()
+    for gemm, init in inits.items():
+        Rewriter.replace_op(gemm, lower_gemm(gemm, init))
+
+
+class LowerTileOps(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, tile.CopyOp):
+            spaces = (ascend_space(op.src.type), ascend_space(op.dst.type))
+            pipe = COPY_PIPES.get(spaces)
+            if pipe is None:
+                raise op_error(op, f"no Ascend pipe moves {spaces[0].value} -> {spaces[1].value}")
+            copy = _COPY_OPS[pipe]
+            if spaces == (MemorySpace.GM, MemorySpace.L1):
+                copy = ascend.DataCopyNd2NzOp  # the cube reads L1 in the NZ layout
+            new = copy(op.src, op.src_offsets, op.dst, op.dst_offsets, op.tile_shape)
+        elif isinstance(op, tile.GemmOp):
+            new = lower_gemm(op, None)
+        elif type(op) in _VECTOR_OPS:
+            operands = [getattr(op, name) for name, _ in type(op).get_irdl_definition().operands]
+            new = _VECTOR_OPS[type(op)](*operands, op.tile_shape)
+        elif isinstance(op, tile.FillOp):
+            new = ascend.DuplicateOp(op.value, op.dst, op.dst_offsets, op.tile_shape)
+        elif isinstance(op, tile.TileOp) and not isinstance(op, ascend.AscendTileOp):
+            raise op_error(op, "has no ascend lowering")
+        else:
+            return
+        rewriter.replace(op, _carry_attributes(op, new))
+
+
+class LowerPipelineFor(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: pipeline.ForOp, rewriter: PatternRewriter) -> None:
+        body = op.detach_region(op.body)
+        terminator = body.block.last_op
+        assert isinstance(terminator, pipeline.YieldOp)
+        rewriter.replace(terminator, scf.YieldOp())
+        rewriter.replace(op, scf.ForOp(op.lb, op.ub, op.step, [], body))
+
+
+@dataclass(frozen=True)
+class LowerToAscend(ModulePass):
+    """Lower tile ops and pipelined loops of Ascend kernels to the ascend dialect."""
+
+    name = "lower-to-ascend"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in [f for f in op.walk() if isinstance(f, FuncOp)]:
+            if not is_ascend_kernel(kernel):
+                continue
+            fold_accumulator_fills(kernel)
+            PatternRewriteWalker(
+                GreedyRewritePatternApplier([LowerTileOps(), LowerPipelineFor()]),
+                apply_recursively=False,
+            ).rewrite_region(kernel.body)
+            # Sync insertion and slot materialization each computed the epoch slot;
+            # the emitted kernel computes it once.
+            cse(kernel)

@@ -1,0 +1,220 @@
+"""Per-thread element access for the tile-op lowerings.
+
+A :class:`TileOperand` is one buffer region of a tile op after the kernel skeleton was
+built: a global or shared memref addressed by tile coordinates, or a register fragment
+(``memref.alloca`` of the thread's registers) addressed by register index.
+:func:`for_each_run` runs a body for every run of consecutive elements the executing
+thread owns -- under the fragments' layout when the op touches a fragment, else in
+cooperative chunks -- as wide as one aligned vector access of every operand allows;
+:func:`for_each_element` visits them one at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import MemRefType, VectorType
+from xdsl.ir import Attribute, SSAValue
+
+from tilepipe.dialects.tile import TileOp
+from tilepipe.dialects.tile_base import chunk_elements
+from tilepipe.diagnostics import op_error
+
+from tilepipe.lowering.nvvm import emit
+from tilepipe.lowering.nvvm.kernel import KernelContext
+from tilepipe.lowering.nvvm.layout import FragmentLayout, for_each_chunk
+from tilepipe.lowering.nvvm.swizzle import SharedSwizzle
+
+
+@dataclass(frozen=True)
+class TileOperand:
+    role: str
+    buffer: SSAValue
+    offsets: tuple[SSAValue, ...]
+    tile_shape: tuple[int, ...]
+    layout: FragmentLayout | None  # set for register fragments
+    swizzle: SharedSwizzle | None = None  # set for swizzled shared tiles
+
+    @property
+    def buffer_type(self) -> MemRefType:
+        assert isinstance(self.buffer.type, MemRefType)
+        return self.buffer.type
+
+    @property
+    def element_type(self) -> Attribute:
+        return self.buffer_type.element_type
+
+    @property
+    def is_fragment(self) -> bool:
+        return self.layout is not None
+
+    def indices(self, coords: Sequence[SSAValue]) -> list[SSAValue]:
+        """Buffer indices of tile element ``coords`` (leading dims: the offsets)."""
+        rank = len(self.buffer_type.get_shape())
+        lead = rank - len(coords)
+        offsets = self.offsets or tuple(emit.const(0) for _ in range(rank))
+        indices = [*offsets[:lead], *(emit.add(o, c) for o, c in zip(offsets[lead:], coords))]
+        if self.swizzle is not None:
+            indices[-1] = self.swizzle.column(indices[-2], indices[-1])
+        return indices
+
+    def load(self, coords: Sequence[SSAValue], register: SSAValue | None) -> SSAValue:
+        if self.is_fragment:
+            assert register is not None
+            return emit.load(self.buffer, [register])
+        return emit.load(self.buffer, self.indices(coords))
+
+    def store(
+        self, value: SSAValue, coords: Sequence[SSAValue], register: SSAValue | None
+    ) -> None:
+        if self.is_fragment:
+            assert register is not None
+            emit.store(value, self.buffer, [register])
+        else:
+            emit.store(value, self.buffer, self.indices(coords))
+
+    def load_run(
+        self, coords: Sequence[SSAValue], register: SSAValue | None, width: int
+    ) -> SSAValue:
+        """``width`` consecutive elements from ``coords`` (or ``register``): a scalar
+        for one, else one aligned ``vector<width x T>`` load."""
+        if width == 1:
+            return self.load(coords, register)
+        if self.is_fragment:
+            assert register is not None
+            return emit.vector_load(self.buffer, [register], width)
+        return emit.vector_load(self.buffer, self.indices(coords), width)
+
+    def store_run(
+        self, value: SSAValue, coords: Sequence[SSAValue], register: SSAValue | None
+    ) -> None:
+        if not isinstance(value.type, VectorType):
+            self.store(value, coords, register)
+        elif self.is_fragment:
+            assert register is not None
+            emit.vector_store(value, self.buffer, [register])
+        else:
+            emit.vector_store(value, self.buffer, self.indices(coords))
+
+    def vector_aligned(self, width: int) -> bool:
+        """Can ``width`` consecutive tile elements be one aligned vector access?
+
+        Needs a contiguous row of a multiple of ``width`` elements and an innermost
+        offset that is provably a multiple of ``width``; buffer bases are assumed
+        16-byte aligned (cudaMalloc gives 256 bytes, the shared layout 16, register
+        fragments are 16-byte aligned allocas).  A fragment is accessed in the runs
+        its layout deals out, which start at multiples of their width.
+        """
+        if self.is_fragment or width == 1:
+            return True
+        if self.swizzle is not None and not self.swizzle.keeps_together(width, self.element_type):
+            return False
+        inner = self.buffer_type.get_shape()[-1]
+        if inner < 0 or inner % width:
+            return False
+        if self.offsets and emit.known_multiple(self.offsets[-1]) % width:
+            return False
+        return True
+
+
+def tile_operands(op: TileOp, context: KernelContext) -> dict[str, TileOperand]:
+    operands: dict[str, TileOperand] = {}
+    for role, buffer, offsets in op.tile_regions():
+        layout = context.fragments.get(buffer)
+        if layout is not None and any(emit.constant_index(o) != 0 for o in offsets):
+            raise op_error(
+                op, f"{role}: register fragments are accessed as a whole (no offsets)"
+            )
+        operands[role] = TileOperand(
+            role,
+            buffer,
+            tuple(offsets),
+            op.operand_tile_shape(role),
+            layout,
+            context.swizzles.get(buffer),
+        )
+    return operands
+
+
+ElementVisitor = Callable[[list[SSAValue], SSAValue | None], None]
+"""``visit(tile coordinates, register index or None)``"""
+
+RunVisitor = Callable[[list[SSAValue], SSAValue | None, int], None]
+"""``visit(first element's tile coordinates, first register or None, width)``"""
+
+
+def iteration_layout(
+    op: TileOp, operands: Sequence[TileOperand], shape: Sequence[int]
+) -> FragmentLayout | None:
+    """The fragment layout all fragment operands share (None: no fragment operand)."""
+    layouts = {o.layout for o in operands if o.layout is not None}
+    if not layouts:
+        return None
+    if len(layouts) > 1:
+        raise op_error(
+            op, "its register fragments have different layouts; copy one through "
+            "shared memory first"
+        )
+    (layout,) = layouts
+    if tuple(layout.shape) != tuple(shape):
+        raise op_error(
+            op,
+            f"a {'x'.join(map(str, layout.shape))} register fragment is touched by a "
+            f"{'x'.join(map(str, shape))} tile",
+        )
+    return layout
+
+
+def for_each_run(
+    op: TileOp,
+    context: KernelContext,
+    operands: Sequence[TileOperand],
+    shape: Sequence[int],
+    element_type: Attribute,
+    visit: RunVisitor,
+    max_width: int = 16,
+) -> None:
+    """Visit every run of consecutive elements of a ``shape`` tile that the executing
+    thread owns, each as wide as every operand can access it with one aligned vector
+    (at most ``max_width``; runs of one are visited with scalars)."""
+    layout = iteration_layout(op, operands, shape)
+    if layout is not None:
+        runs_of_two = max_width >= 2 and all(o.vector_aligned(2) for o in operands)
+        layout.for_each_run(
+            context.ids,
+            lambda register, coords, width: visit(coords, register, width),
+            2 if runs_of_two else 1,
+        )
+        return
+    chunk = chunk_elements(shape, element_type)
+    vectorized = chunk <= max_width and all(o.vector_aligned(chunk) for o in operands)
+
+    def visit_chunk(coords: list[SSAValue]) -> None:
+        if vectorized:
+            visit(coords, None, chunk)
+            return
+        for element in range(chunk):
+            visit([*coords[:-1], emit.add(coords[-1], element)], None, 1)
+
+    for_each_chunk(context.ids, shape, chunk, visit_chunk)
+
+
+def for_each_element(
+    op: TileOp,
+    context: KernelContext,
+    operands: Sequence[TileOperand],
+    shape: Sequence[int],
+    element_type: Attribute,
+    visit: ElementVisitor,
+) -> None:
+    """Visit every element of a ``shape`` tile that the executing thread owns."""
+    for_each_run(
+        op,
+        context,
+        operands,
+        shape,
+        element_type,
+        lambda coords, register, width: visit(coords, register),
+        max_width=1,
+    )

@@ -1,0 +1,171 @@
+"""Copies: ``tile.copy`` as per-thread 16-byte vector loads/stores where aligned (and
+a register fragment in the runs of neighbouring elements its layout gives a thread),
+``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks, and
+``pipeline.bulk_copy`` (sm_90) as one ``cp.async.bulk`` per tile row, issued by
+thread 0 and completing its bytes on the named mbarrier."""
+
+from __future__ import annotations
+
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from tilepipe.dialects.nvgpu import DeviceAsyncCopyOp
+from tilepipe.dialects import nvvm
+from tilepipe.dialects.nvvm import CP_ASYNC_BYTES
+from tilepipe.dialects.pipeline_sync import AsyncCopyOp, BulkCopyOp
+from tilepipe.dialects.tile import CopyOp
+from tilepipe.dialects.tile_base import chunk_elements, element_bytes
+from tilepipe.diagnostics import op_error
+
+from tilepipe.lowering.nvvm import emit
+from tilepipe.lowering.nvvm.access import TileOperand, for_each_run, tile_operands
+from tilepipe.lowering.nvvm.kernel import KernelContext
+from tilepipe.lowering.nvvm.layout import for_each_chunk
+from tilepipe.lowering.nvvm.sync import mbarrier_pointer, on_thread_zero
+
+ASYNC_COPY_BYTES = sorted(CP_ASYNC_BYTES, reverse=True)  # widest first; 16 may bypass L1
+
+
+def _chunk_offsets(coords: list[SSAValue], start: int) -> list[SSAValue]:
+    return [*coords[:-1], emit.add(coords[-1], start)]
+
+
+class LowerCopy(RewritePattern):
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter) -> None:
+        operands = tile_operands(op, self.context)
+        src, dst = operands["src"], operands["dst"]
+        with emit.emitting(rewriter, op):
+            if src.is_fragment or dst.is_fragment:
+                for_each_run(
+                    op,
+                    self.context,
+                    [src, dst],
+                    op.tile_shape,
+                    src.element_type,
+                    lambda coords, reg, width: dst.store_run(
+                        src.load_run(coords, reg, width), coords, reg
+                    ),
+                )
+            else:
+                _cooperative_copy(op, self.context, src, dst)
+        rewriter.erase(op)
+
+
+def _cooperative_copy(
+    op: CopyOp, context: KernelContext, src: TileOperand, dst: TileOperand
+) -> None:
+    chunk = chunk_elements(op.tile_shape, src.element_type)
+    vectorized = chunk > 1 and src.vector_aligned(chunk) and dst.vector_aligned(chunk)
+
+    def copy_chunk(coords: list[SSAValue]) -> None:
+        if vectorized:
+            value = emit.vector_load(src.buffer, src.indices(coords), chunk)
+            emit.vector_store(value, dst.buffer, dst.indices(coords))
+            return
+        for element in range(chunk):
+            at = _chunk_offsets(coords, element)
+            dst.store(src.load(at, None), at, None)
+
+    for_each_chunk(context.ids, op.tile_shape, chunk, copy_chunk)
+
+
+class LowerAsyncCopy(RewritePattern):
+    """Each thread issues ``cp.async`` for its chunks (16 bytes when aligned)."""
+
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AsyncCopyOp, rewriter: PatternRewriter) -> None:
+        operands = tile_operands(op, self.context)
+        src, dst = operands["src"], operands["dst"]
+        chunk = chunk_elements(op.tile_shape, src.element_type)
+        size = element_bytes(src.element_type)
+        piece = next(
+            (
+                n // size
+                for n in ASYNC_COPY_BYTES
+                if n // size >= 1
+                and chunk % (n // size) == 0
+                and src.vector_aligned(n // size)
+                and dst.vector_aligned(n // size)
+            ),
+            None,
+        )
+        if piece is None:
+            raise op_error(
+                op,
+                "cannot split the tile into aligned 4, 8 or 16-byte cp.async chunks "
+                f"(rows of {op.tile_shape[-1]} x {size} bytes)",
+            )
+
+        def copy_chunk(coords: list[SSAValue]) -> None:
+            for start in range(0, chunk, piece):
+                at = _chunk_offsets(coords, start)
+                DeviceAsyncCopyOp(
+                    dst.buffer,
+                    dst.indices(at),
+                    src.buffer,
+                    src.indices(at),
+                    piece,
+                    bypass_l1=piece * size == 16,
+                )
+
+        with emit.emitting(rewriter, op):
+            for_each_chunk(self.context.ids, op.tile_shape, chunk, copy_chunk)
+        rewriter.erase(op)
+
+
+BULK_COPY_ALIGNMENT = 16  # cp.async.bulk: 16-byte aligned addresses and sizes
+
+
+class LowerBulkCopy(RewritePattern):
+    """Thread 0 issues ``cp.async.bulk`` for each row of the tile (rows are the
+    contiguous runs of a row-major tile; no tensor map is needed)."""
+
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BulkCopyOp, rewriter: PatternRewriter) -> None:
+        target = self.context.target
+        if not target.has_bulk_tensor_copy:
+            raise op_error(
+                op, f"bulk (TMA) copies need sm_90; target {target.name} has no TMA"
+            )
+        operands = tile_operands(op, self.context)
+        src, dst = operands["src"], operands["dst"]
+        size = element_bytes(src.element_type)
+        row_elements = op.tile_shape[-1]
+        aligned = BULK_COPY_ALIGNMENT // size
+        if (row_elements * size) % BULK_COPY_ALIGNMENT or not (
+            src.vector_aligned(aligned) and dst.vector_aligned(aligned)
+        ):
+            raise op_error(
+                op,
+                "bulk copies move 16-byte aligned rows; cannot prove that for rows of "
+                f"{row_elements} x {size} bytes at these offsets",
+            )
+        rows_shape = op.tile_shape[:-1] or (1,)
+        rows = 1
+        for extent in rows_shape:
+            rows *= extent
+
+        def issue_row(row: SSAValue) -> None:
+            coords = [*emit.delinearize(row, rows_shape)[: len(op.tile_shape) - 1], emit.const(0)]
+            nvvm.CpAsyncBulkSharedClusterGlobalOp(
+                emit.element_pointer(
+                    dst.buffer, dst.indices(coords), nvvm.SHARED_CLUSTER_ADDRESS_SPACE
+                ),
+                emit.element_pointer(src.buffer, src.indices(coords), nvvm.GLOBAL_ADDRESS_SPACE),
+                mbarrier_pointer(op.barriers, op.barrier_slot),
+                emit.const_i32(row_elements * size),
+            )
+
+        with emit.emitting(rewriter, op):
+            on_thread_zero(self.context, lambda: emit.for_range(rows, issue_row))
+        rewriter.erase(op)

@@ -1,0 +1,171 @@
+"""Fill, elementwise, reduce and broadcast tile ops as per-thread loops over owned elements.
+
+Elementwise ops iterate under their fragments' layout (or in cooperative chunks when
+all operands are in memory), one vector op per run of neighbouring elements a thread
+owns where every operand allows the aligned vector access.  ``tile.reduce`` of a source in shared or global memory
+gives each thread the destination elements it owns and loops over the reduced axis
+(in f32 for f16/bf16 tiles, as the tile semantics reduce);
+row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
+their results in shared memory; ``tile.broadcast`` reads them back into the threads
+owning each row of a fragment.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import VectorType, f32
+from xdsl.ir import Attribute, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from tilepipe.dialects.tile import (
+    AddOp,
+    BroadcastOp,
+    CastOp,
+    DivOp,
+    ExpOp,
+    FillOp,
+    MaxOp,
+    MulOp,
+    ReduceKind,
+    ReduceOp,
+    SubOp,
+)
+from tilepipe.diagnostics import op_error
+
+from tilepipe.lowering.nvvm import emit
+from tilepipe.lowering.nvvm.access import for_each_element, for_each_run, tile_operands
+from tilepipe.lowering.nvvm.kernel import KernelContext
+from tilepipe.lowering.nvvm.combine import combine, is_float, reduction_identity, scalar_type
+from tilepipe.lowering.nvvm.reduce import check_fragment_reduction, lower_fragment_reduction
+
+
+def convert(value: SSAValue, to: Attribute) -> SSAValue:
+    """Float conversion for ``tile.cast`` (round to nearest even when narrowing) of a
+    scalar or, element by element, a vector."""
+    source = scalar_type(value.type)
+    if source == to:
+        return value
+    if to.bitwidth == source.bitwidth:
+        # f16 <-> bf16: no arith op converts between two formats of one width; the
+        # f32 step is exact, so the one rounding is the final truncation's.
+        return convert(convert(value, f32), to)
+    if isinstance(value.type, VectorType):
+        result_type: Attribute = VectorType(to, value.type.get_shape())
+    else:
+        result_type = to
+    if to.bitwidth > source.bitwidth:
+        return arith.ExtFOp(value, result_type).result
+    return arith.TruncFOp(value, result_type).result
+
+
+class LowerElementwise(RewritePattern):
+    """Each thread computes the runs of elements it owns, a vector op per run."""
+
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self,
+        op: FillOp | AddOp | SubOp | MulOp | MaxOp | DivOp | ExpOp | CastOp,
+        rewriter: PatternRewriter,
+    ) -> None:
+        operands = tile_operands(op, self.context)
+        dst = operands["dst"]
+
+        def compute(coords: list[SSAValue], register: SSAValue | None, width: int) -> SSAValue:
+            if isinstance(op, FillOp):
+                return emit.broadcast(op.value, width)
+            if isinstance(op, ExpOp):
+                return math.ExpOp(operands["src"].load_run(coords, register, width)).result
+            if isinstance(op, CastOp):
+                source = operands["src"].load_run(coords, register, width)
+                return convert(source, dst.element_type)
+            lhs = operands["lhs"].load_run(coords, register, width)
+            rhs = operands["rhs"].load_run(coords, register, width)
+            return combine(type(op), lhs, rhs)
+
+        if isinstance(op, CastOp) and not (
+            is_float(dst.element_type) and is_float(operands["src"].element_type)
+        ):
+            raise op_error(op, "lower-to-nvvm casts between float types only")
+        with emit.emitting(rewriter, op):
+            for_each_run(
+                op,
+                self.context,
+                list(operands.values()),
+                op.tile_shape,
+                dst.element_type,
+                lambda coords, register, width: dst.store_run(
+                    compute(coords, register, width), coords, register
+                ),
+            )
+        rewriter.erase(op)
+
+
+class LowerBroadcast(RewritePattern):
+    """Every thread reads, for each destination element it owns, the source element
+    it repeats -- a row statistic that a fragment reduction left in shared memory
+    reaches exactly the threads holding that row of the destination fragment."""
+
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BroadcastOp, rewriter: PatternRewriter) -> None:
+        operands = tile_operands(op, self.context)
+        src, dst = operands["src"], operands["dst"]
+        if src.is_fragment:
+            raise op_error(
+                op,
+                "lower-to-nvvm broadcasts from shared or global memory only (a thread "
+                "cannot read another thread's registers)",
+            )
+        axis = op.along_axis
+
+        def repeat(coords: list[SSAValue], register: SSAValue | None) -> None:
+            value = src.load([*coords[:axis], *coords[axis + 1 :]], None)
+            dst.store(value, coords, register)
+
+        with emit.emitting(rewriter, op):
+            for_each_element(op, self.context, [dst], op.tile_shape, dst.element_type, repeat)
+        rewriter.erase(op)
+
+
+class LowerReduce(RewritePattern):
+    def __init__(self, context: KernelContext):
+        self.context = context
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReduceOp, rewriter: PatternRewriter) -> None:
+        operands = tile_operands(op, self.context)
+        src, dst = operands["src"], operands["dst"]
+        if not is_float(src.element_type):
+            raise op_error(op, "lower-to-nvvm reduces float tiles only")
+        if src.is_fragment:
+            check_fragment_reduction(op, src, dst)
+            with emit.emitting(rewriter, op):
+                lower_fragment_reduction(op, self.context, src, dst)
+            rewriter.erase(op)
+            return
+        axis = op.reduce_axis
+        extent = op.tile_shape[axis]
+        kind = op.reduce_kind
+        step = AddOp if kind is ReduceKind.SUM else MaxOp
+
+        # As the tile semantics: f16/bf16 tiles are reduced in f32, rounded once.
+        accumulator_type = f32 if src.element_type.bitwidth < 32 else src.element_type
+
+        def reduce_one(coords: list[SSAValue], register: SSAValue | None) -> None:
+            def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
+                at = [*coords[:axis], index, *coords[axis:]]
+                return combine(step, acc, convert(src.load(at, None), accumulator_type))
+
+            init = reduction_identity(kind, accumulator_type)
+            total = emit.for_range_carrying(extent, init, accumulate)
+            dst.store(convert(total, dst.element_type), coords, register)
+
+        dst_shape = op.operand_tile_shape("dst")
+        with emit.emitting(rewriter, op):
+            for_each_element(op, self.context, [dst], dst_shape, dst.element_type, reduce_one)
+        rewriter.erase(op)

@@ -1,0 +1,470 @@
+"""The kernel skeleton of ``lower-to-nvvm``: func.func -> gpu.module / gpu.func.
+
+What moves where:
+
+* the kernel becomes ``gpu.func @name(...) kernel`` in ``gpu.module @tilepipe_kernels``
+  (the enclosing module gets ``gpu.container_module``), with ``known_block_size`` /
+  ``known_grid_size`` from ``tile.threads`` / ``tile.grid``;
+* shared buffers (``memref.alloc`` in ``"shared"``) become ``memref.view``s of one
+  shared memory buffer at 16-byte aligned offsets, in program order.  When the arena
+  pass ran there is one i8 arena and its views are kept as they are.  Up to 48 KiB the
+  buffer is a static workgroup attribution (``ptxas -v`` reports it as smem); beyond
+  that -- CUDA's static shared memory limit -- it is the dynamic shared memory
+  (``gpu.dynamic_shared_memory``) and the kernel records the bytes to launch with in
+  ``tilepipe.dynamic_shared_memory``;
+* register fragments become per-thread ``memref.alloca``s holding the elements the
+  thread owns under the fragment's layout (``nvvm_layout``): a gemm accumulator's mma
+  layout, propagated to the fragments combined with it elementwise;
+* the shared tiles tensor cores read get an XOR swizzle of their 16-byte units
+  (``nvvm_swizzle``), which every access of theirs applies;
+* ``tile.block_id`` -> ``gpu.block_id``, ``pipeline.for`` -> ``scf.for``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.builder import Builder, ImplicitBuilder
+from xdsl.dialects import func, gpu, memref, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StringAttr,
+    UnitAttr,
+    i8,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriteWalker,
+    TypeConversionPattern,
+    attr_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tilepipe.dialects.gpu_upstream import (
+    DynamicSharedMemoryOp,
+    KernelFuncOp,
+    KernelModuleOp,
+    KernelReturnOp,
+)
+from tilepipe.dialects.kernel_attrs import (
+    KernelAttributeError,
+    is_kernel,
+    kernel_launch_shape,
+    verify_memory_spaces,
+)
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.pipeline import ForOp as PipelineForOp
+from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, ReduceOp, TileOp
+from tilepipe.diagnostics import op_error
+from tilepipe.targets import CudaTarget, target_of
+
+from tilepipe.lowering.nvvm import emit
+from tilepipe.lowering.nvvm.layout import (
+    WARP_SIZE,
+    CooperativeLayout,
+    FragmentLayout,
+    MmaAccumulatorLayout,
+    ThreadIds,
+    choose_warp_grid,
+    is_tensor_core_gemm,
+)
+from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
+
+SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
+STATIC_SHARED_LIMIT = 48 * 1024  # CUDA: static __shared__ bytes per kernel, all archs
+SHARED_ALIGNMENT = 16
+GPU_MODULE_NAME = "tilepipe_kernels"
+DYNAMIC_SHARED_ATTR = "tilepipe.dynamic_shared_memory"
+SWIZZLE_ATTR = "tilepipe.swizzle"  # on the memref.view of a swizzled shared tile
+
+
+@dataclass
+class KernelContext:
+    """What the tile-op lowerings need to know about the kernel being lowered."""
+
+    name: str
+    target: CudaTarget
+    ids: ThreadIds
+    fragments: dict[SSAValue, FragmentLayout] = field(default_factory=dict)
+    shared_bytes: int = 0
+    dynamic_shared: bool = False
+    swizzles: dict[SSAValue, SharedSwizzle] = field(default_factory=dict)
+
+    @property
+    def threads(self) -> int:
+        return self.ids.threads
+
+    @property
+    def warps(self) -> int:
+        return self.threads // WARP_SIZE
+
+    def on_tensor_cores(self, gemm: GemmOp) -> bool:
+        """Does ``gemm`` run on tensor cores (its accumulator has the mma layout)?"""
+        return isinstance(self.fragments.get(gemm.c), MmaAccumulatorLayout)
+
+
+def _is_alloc_in(op: Operation, spaces: tuple[MemorySpace, ...]) -> bool:
+    return isinstance(op, memref.AllocOp) and memory_space(op.memref.type) in spaces
+
+
+def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, FragmentLayout]:
+    """The layout of every register fragment of ``kernel`` (see ``nvvm_layout``)."""
+    layouts: dict[SSAValue, FragmentLayout] = {}
+    warps = threads // WARP_SIZE
+    links = _fragment_links(kernel)
+    for op in kernel.walk():
+        if not _is_alloc_in(op, (MemorySpace.FRAGMENT, MemorySpace.LOCAL)):
+            continue
+        buffer = op.memref
+        buffer_type = buffer.type
+        assert isinstance(buffer_type, MemRefType)
+        layout: FragmentLayout = CooperativeLayout(tuple(buffer_type.get_shape()), threads)
+        for use in buffer.uses:
+            gemm = use.operation
+            if not isinstance(gemm, GemmOp) or gemm.c != buffer:
+                continue
+            m, n, k = gemm.mnk
+            if not is_tensor_core_gemm(gemm.element_type("a"), m, n, k, warps):
+                continue
+            if tuple(buffer_type.get_shape()) != (m, n):
+                raise op_error(
+                    gemm,
+                    f"a tensor-core accumulator must be exactly the {m}x{n} tile, "
+                    f"got {buffer_type}",
+                )
+            rows_reduced = any(_reduced_along_rows(f) for f in _combined_with(links, buffer))
+            grid = choose_warp_grid(m, n, warps, rows_reduced)
+            grid = grid or choose_warp_grid(m, n, warps)
+            assert grid is not None
+            mma = MmaAccumulatorLayout(grid)
+            if isinstance(layout, MmaAccumulatorLayout) and layout != mma:
+                raise op_error(gemm, "two gemms give this accumulator different layouts")
+            layout = mma
+        layouts[buffer] = layout
+    _propagate_accumulator_layouts(links, layouts)
+    return layouts
+
+
+def _fragment_links(kernel: func.FuncOp) -> list[list[SSAValue]]:
+    """The register fragments each tile op touches together, for the ops that run
+    all their operands in one layout (every tile op but the warp-tiled gemm)."""
+    links = []
+    for op in kernel.walk():
+        if not isinstance(op, TileOp) or op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
+            continue
+        fragments = [
+            b
+            for _, b, _ in op.tile_regions()
+            if _is_alloc_in(b.owner, (MemorySpace.FRAGMENT, MemorySpace.LOCAL))
+        ]
+        if len(fragments) > 1:
+            links.append(fragments)
+    return links
+
+
+def _propagate_accumulator_layouts(
+    links: list[list[SSAValue]], layouts: dict[SSAValue, FragmentLayout]
+) -> None:
+    """A fragment no gemm accumulates into takes the layout of the accumulator it is
+    combined with (``O * broadcast(alpha)``), so that every op over fragments runs in
+    one layout; fragments meeting two different accumulator layouts keep theirs and
+    the op combining them is diagnosed by the lowering."""
+    fixed = {b for b, layout in layouts.items() if isinstance(layout, MmaAccumulatorLayout)}
+    changed = True
+    while changed:
+        changed = False
+        for fragments in links:
+            chosen = {layouts[b] for b in fragments if b in fixed}
+            if len(chosen) != 1:
+                continue
+            (layout,) = chosen
+            for buffer in fragments:
+                if buffer not in fixed and tuple(layouts[buffer].shape) == tuple(layout.shape):
+                    layouts[buffer] = layout
+                    fixed.add(buffer)
+                    changed = True
+
+
+def _combined_with(links: list[list[SSAValue]], accumulator: SSAValue) -> set[SSAValue]:
+    """The fragments that will share ``accumulator``'s layout: those of its shape that
+    a tile op combines with it, transitively (``P = exp(S - m)`` for ``S``), itself
+    included -- the reach of ``_propagate_accumulator_layouts``."""
+    shape = accumulator.type.get_shape()
+    group = {accumulator}
+    changed = True
+    while changed:
+        changed = False
+        for fragments in links:
+            same_shape = {b for b in fragments if b.type.get_shape() == shape}
+            if same_shape & group and not same_shape <= group:
+                group |= same_shape
+                changed = True
+    return group
+
+
+def _reduced_along_rows(buffer: SSAValue) -> bool:
+    """Is the fragment the source of a row reduction (keep rows inside one warp)?"""
+    return any(
+        isinstance(use.operation, ReduceOp)
+        and use.operation.src == buffer
+        and use.operation.reduce_axis == 1
+        for use in buffer.uses
+    )
+
+
+def _convert_global_type(memref_type: Attribute) -> Attribute:
+    if isinstance(memref_type, MemRefType) and isinstance(
+        memref_type.memory_space, StringAttr
+    ):
+        return MemRefType(
+            memref_type.element_type,
+            memref_type.get_shape(),
+            memref_type.layout,
+            NoneAttr(),
+        )
+    return memref_type
+
+
+def shared_type(memref_type: MemRefType) -> MemRefType:
+    return MemRefType(
+        memref_type.element_type,
+        memref_type.get_shape(),
+        memref_type.layout,
+        SHARED_ADDRESS_SPACE,
+    )
+
+
+class ConvertMemorySpaces(TypeConversionPattern):
+    """Tile-level memory spaces as the GPU's address spaces ("shared" -> 3, "global"
+    -> none), on every value of the kernel: not only the buffers the lowering rewrites
+    but whatever derives from them (``memref.cast``, ``subview``, ``reinterpret_cast``,
+    ``view`` results, block arguments), so that no value keeps a type upstream MLIR
+    cannot relate to its (converted) source."""
+
+    recursive = True
+
+    @attr_type_rewrite_pattern
+    def convert_type(self, typ: MemRefType) -> MemRefType | None:
+        space = typ.memory_space
+        if not isinstance(space, StringAttr):
+            return None
+        if space.data == MemorySpace.SHARED.value:
+            converted: Attribute = SHARED_ADDRESS_SPACE
+        elif space.data == MemorySpace.GLOBAL.value:
+            converted = NoneAttr()
+        else:  # fragments and locals become registers buffer by buffer
+            return None
+        return MemRefType(typ.element_type, typ.get_shape(), typ.layout, converted)
+
+
+def _align(offset: int, alignment: int) -> int:
+    return -(-offset // alignment) * alignment
+
+
+def _alignment(alloc: memref.AllocOp) -> int:
+    """16 bytes, or what the alloc asks for (the arena pass's swizzle alignments)."""
+    asked = alloc.alignment
+    return max(SHARED_ALIGNMENT, asked.value.data if asked is not None else 0)
+
+
+def shared_offsets(kernel: func.FuncOp) -> tuple[dict[memref.AllocOp, int], int, int]:
+    """Offsets of the shared buffers, back to back in program order, the total bytes
+    and the alignment the shared memory buffer needs."""
+    offsets: dict[memref.AllocOp, int] = {}
+    total = 0
+    base_alignment = SHARED_ALIGNMENT
+    for op in kernel.walk():
+        if not _is_alloc_in(op, (MemorySpace.SHARED,)):
+            continue
+        buffer_type = op.memref.type
+        assert isinstance(buffer_type, MemRefType)
+        if DYNAMIC_INDEX in buffer_type.get_shape():
+            raise op_error(op, "shared buffers need a static shape")
+        alignment = _alignment(op)
+        base_alignment = max(base_alignment, alignment)
+        total = _align(total, alignment)
+        offsets[op] = total
+        total += buffer_type.element_count() * max(1, buffer_type.element_type.bitwidth // 8)
+    return offsets, total, base_alignment
+
+
+def build_kernel(
+    kernel: func.FuncOp, gpu_module_body: Block, swizzle: bool = True
+) -> KernelContext:
+    """Move ``kernel`` into a ``gpu.func`` at the end of ``gpu_module_body``."""
+    target = target_of(kernel)
+    if not isinstance(target, CudaTarget):
+        raise op_error(kernel, f"lower-to-nvvm needs a CUDA target, got '{target.name}'")
+    try:  # a kernel without tile.target is for the default target: check it here
+        verify_memory_spaces(kernel, target)
+    except KernelAttributeError as err:
+        raise op_error(err.op, str(err)) from None
+    grid, threads = kernel_launch_shape(kernel)
+    layouts = fragment_layouts(kernel, threads)
+    offsets, shared_bytes, base_alignment = shared_offsets(kernel)
+    if shared_bytes > target.shared_memory_bytes:
+        raise op_error(
+            kernel,
+            f"needs {shared_bytes} bytes of shared memory, {target.name} has "
+            f"{target.shared_memory_bytes} per block",
+        )
+    dynamic = shared_bytes > STATIC_SHARED_LIMIT
+    workgroup = (
+        [(MemRefType(i8, [shared_bytes], memory_space=SHARED_ADDRESS_SPACE), base_alignment)]
+        if shared_bytes and not dynamic
+        else []
+    )
+    inputs = [_convert_global_type(t) for t in kernel.function_type.inputs.data]
+    gpu_func = KernelFuncOp(
+        kernel.sym_name.data,
+        inputs,
+        workgroup,
+        (threads, 1, 1),
+        tuple(grid) + (1,) * (3 - len(grid)),
+    )
+    gpu_func.location = kernel.location
+    if dynamic:
+        gpu_func.attributes[DYNAMIC_SHARED_ATTR] = IntegerAttr(shared_bytes, i64)
+    gpu_module_body.add_op(gpu_func)
+
+    entry = gpu_func.body.block
+    old_entry = kernel.body.block
+    for old_arg, new_arg in zip(old_entry.args, entry.args):
+        old_arg.replace_all_uses_with(new_arg)
+    for op in list(old_entry.ops):
+        op.detach()
+        entry.add_op(op)
+
+    with ImplicitBuilder(Builder(InsertPoint.at_start(entry))):
+        shared_base: SSAValue | None = None
+        if workgroup:
+            shared_base = entry.args[len(inputs)]
+        elif dynamic:
+            dynamic_memory = DynamicSharedMemoryOp().resultMemref
+            shared_base = memref.MemorySpaceCastOp(
+                dynamic_memory,
+                MemRefType(i8, [DYNAMIC_INDEX], memory_space=SHARED_ADDRESS_SPACE),
+            ).dest
+
+    context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
+    _rewrite_buffers(offsets, shared_base, layouts, context)
+    # The gpu.func itself already has global arguments (_convert_global_type).
+    PatternRewriteWalker(ConvertMemorySpaces()).rewrite_region(gpu_func.body)
+    _rewrite_structure(gpu_func)
+    if swizzle:
+        context.swizzles = swizzled_buffers(_shared_views(gpu_func), context.on_tensor_cores)
+        for view, permutation in context.swizzles.items():
+            assert isinstance(view.owner, Operation)
+            view.owner.attributes[SWIZZLE_ATTR] = StringAttr(permutation.describe())
+    return context
+
+
+def _shared_views(gpu_func: KernelFuncOp) -> list[SSAValue]:
+    return [
+        op.results[0]
+        for op in gpu_func.walk()
+        if isinstance(op, memref.ViewOp)
+        and op.results[0].type.memory_space == SHARED_ADDRESS_SPACE
+    ]
+
+
+def _rewrite_buffers(
+    offsets: dict[memref.AllocOp, int],
+    shared_base: SSAValue | None,
+    layouts: dict[SSAValue, FragmentLayout],
+    context: KernelContext,
+) -> None:
+    for alloc, offset in offsets.items():
+        assert shared_base is not None
+        with ImplicitBuilder(Builder(InsertPoint.before(alloc))):
+            view = memref.ViewOp(
+                shared_base, emit.const(offset), [], shared_type(alloc.memref.type)
+            )
+            view.location = alloc.location
+        _replace_value_and_retype_views(alloc, view.results[0])
+    for buffer, layout in layouts.items():
+        alloc = buffer.owner
+        assert isinstance(alloc, memref.AllocOp)
+        storage = memref.AllocaOp.get(
+            alloc.memref.type.element_type,
+            alignment=emit.BASE_ALIGNMENT,  # runs of registers are vector accesses
+            shape=[layout.registers],
+        )
+        storage.location = alloc.location
+        Rewriter.insert_op(storage, InsertPoint.before(alloc))
+        alloc.memref.replace_all_uses_with(storage.memref)
+        Rewriter.erase_op(alloc)
+        context.fragments[storage.memref] = layout
+
+
+def _replace_value_and_retype_views(alloc: memref.AllocOp, new_value: SSAValue) -> None:
+    """Replace a shared alloc; views of it (the arena pass's) get shared types too."""
+    for use in list(alloc.memref.uses):
+        user = use.operation
+        if isinstance(user, memref.ViewOp):
+            new_view = memref.ViewOp(
+                new_value,
+                user.byte_shift,
+                list(user.sizes),
+                shared_type(user.results[0].type),
+            )
+            Rewriter.replace_op(user, _located(new_view, user))
+    alloc.memref.replace_all_uses_with(new_value)
+    Rewriter.erase_op(alloc)
+
+
+def _rewrite_structure(gpu_func: KernelFuncOp) -> None:
+    for op in list(gpu_func.walk()):
+        if isinstance(op, BlockIdOp):
+            dimension = gpu.DimensionAttr(gpu.DimensionEnum(op.dimension.data))
+            Rewriter.replace_op(op, _located(gpu.BlockIdOp(dimension), op))
+        elif isinstance(op, func.ReturnOp):
+            Rewriter.replace_op(op, _located(KernelReturnOp(), op))
+        elif isinstance(op, PipelineForOp):
+            _pipeline_for_to_scf(op)
+
+
+def _pipeline_for_to_scf(loop: PipelineForOp) -> None:
+    """A ``pipeline.for`` that reached the lowering runs its iterations in order."""
+    body = loop.body.block
+    terminator = body.last_op
+    assert terminator is not None
+    Rewriter.replace_op(terminator, scf.YieldOp())
+    region = Region()
+    loop.body.move_blocks(region)
+    Rewriter.replace_op(
+        loop, _located(scf.ForOp(loop.lb, loop.ub, loop.step, [], region), loop)
+    )
+
+
+def _located(new: Operation, old: Operation) -> Operation:
+    new.location = old.location
+    return new
+
+
+def lower_kernels(
+    module: ModuleOp, swizzle: bool = True, host_launch: bool = False
+) -> list[KernelContext]:
+    """Move every kernel of ``module`` into one ``gpu.module``; host functions
+    (:func:`is_kernel`) stay where they are, untouched.  With ``host_launch`` each
+    kernel leaves a host launcher of the same name in its place (``nvvm_launch``)."""
+    from tilepipe.lowering.nvvm.launch import host_launcher
+
+    kernels = [op for op in module.ops if is_kernel(op)]
+    gpu_module = KernelModuleOp(StringAttr(GPU_MODULE_NAME), Region(Block()))
+    contexts = [build_kernel(kernel, gpu_module.body.block, swizzle) for kernel in kernels]
+    module.body.block.add_op(gpu_module)
+    for kernel, gpu_func, context in zip(kernels, gpu_module.body.block.ops, contexts):
+        if host_launch:
+            assert isinstance(gpu_func, KernelFuncOp)
+            dynamic = context.shared_bytes if context.dynamic_shared else 0
+            Rewriter.replace_op(kernel, host_launcher(gpu_func, GPU_MODULE_NAME, dynamic))
+        else:
+            Rewriter.erase_op(kernel)
+    module.attributes["gpu.container_module"] = UnitAttr()
+    return contexts

@@ -1,0 +1,246 @@
+"""Thread mappings of the NVVM lowering: which thread touches which tile element.
+
+* **Cooperative chunks** (copies, fills, elementwise ops over shared/global memory):
+  the tile, in row-major order, is cut into chunks of ``v`` consecutive elements
+  (``v`` = :func:`chunk_elements`, 16 bytes when the row length allows) and chunk
+  ``c`` goes to thread ``c mod threads``.  The mapping depends only on the tile shape
+  and element type, so two cooperative ops over the same tile agree on which thread
+  touches which element (thread-sync's "same thread mapping" exemption stays true).
+* **Fragment layouts** say which thread holds which element of a register fragment
+  (``"fragment"`` buffers), and at which register index.  A fragment that is the
+  accumulator of a tensor-core gemm gets the ``mma.sync`` m16n8k16 accumulator layout
+  (PTX ISA, "Matrix Fragments for mma.m16n8k16": c0,c1 at row ``lane/4``, columns
+  ``2*(lane%4) + {0,1}``; c2,c3 eight rows below), replicated over the warp's tile of
+  16x8 blocks; every other fragment is dealt out cooperatively (element ``e`` to thread
+  ``e mod threads``, register ``e div threads``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import gpu
+from xdsl.dialects.builtin import BFloat16Type, Float16Type
+from xdsl.ir import Attribute, SSAValue
+
+from tilepipe.lowering.nvvm import emit
+
+WARP_SIZE = 32
+MMA_M, MMA_N, MMA_K = 16, 8, 16
+# f16 goes through nvgpu.mma.sync; bf16 through nvvm.mma.sync directly, because upstream
+# 22.1.8's convert-nvgpu-to-nvvm cannot lower a bf16 nvgpu.mma.sync (see nvvm_gemm).
+TENSOR_CORE_INPUTS = (Float16Type, BFloat16Type)
+
+ElementBody = Callable[[SSAValue, list[SSAValue]], None]
+"""``body(register_index, tile_coordinates)`` for one element a thread owns."""
+
+RunBody = Callable[[SSAValue, list[SSAValue], int], None]
+"""``body(first register, first element's tile coordinates, width)`` for a run of
+``width`` consecutive registers holding ``width`` consecutive elements of a tile row
+(the run starts at a register index that is a multiple of ``width``)."""
+
+
+@dataclass(frozen=True)
+class ThreadIds:
+    """The executing thread's coordinates, emitted where they are used.
+
+    (Emitting them once at the kernel entry would not survive the rewrite walkers'
+    dead-code elimination; upstream CSE merges the copies.)
+    """
+
+    threads: int
+
+    @property
+    def thread(self) -> SSAValue:
+        return gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)).result
+
+    @property
+    def lane(self) -> SSAValue:
+        return emit.rem(self.thread, WARP_SIZE)
+
+    @property
+    def warp(self) -> SSAValue:
+        return emit.div(self.thread, WARP_SIZE)
+
+
+def for_each_chunk(
+    ids: ThreadIds,
+    shape: Sequence[int],
+    chunk: int,
+    body: Callable[[list[SSAValue]], None],
+) -> None:
+    """Run ``body(coords of the chunk's first element)`` for the chunks this thread owns."""
+    chunks = math.prod(shape) // chunk
+    rounds = -(-chunks // ids.threads)
+    thread = ids.thread
+
+    def one_round(round_index: SSAValue) -> None:
+        index = emit.add(emit.mul(round_index, ids.threads), thread)
+
+        def in_bounds() -> None:
+            body(emit.delinearize(emit.mul(index, chunk), shape))
+
+        if chunks % ids.threads:
+            emit.if_then(emit.less_than(index, chunks), in_bounds)
+        else:
+            in_bounds()
+
+    if rounds == 1:
+        one_round(emit.const(0))
+    else:
+        emit.for_range(rounds, one_round)
+
+
+class FragmentLayout:
+    """Where the elements of a register fragment live."""
+
+    shape: tuple[int, ...]
+
+    @property
+    def registers(self) -> int:
+        raise NotImplementedError
+
+    def for_each_run(self, ids: ThreadIds, body: RunBody, max_width: int) -> None:
+        """Visit the thread's elements in runs of at most ``max_width``."""
+        raise NotImplementedError
+
+    def for_each(self, ids: ThreadIds, body: ElementBody) -> None:
+        self.for_each_run(ids, lambda register, coords, width: body(register, coords), 1)
+
+
+@dataclass(frozen=True)
+class CooperativeLayout(FragmentLayout):
+    shape: tuple[int, ...]
+    threads: int
+
+    @property
+    def registers(self) -> int:
+        return -(-math.prod(self.shape) // self.threads)
+
+    def for_each_run(self, ids: ThreadIds, body: RunBody, max_width: int) -> None:
+        """Neighbouring elements belong to neighbouring threads: runs of one."""
+        elements = math.prod(self.shape)
+        thread = ids.thread
+        for register in range(self.registers):
+            index = emit.add(thread, register * self.threads)
+
+            def in_bounds(register: int = register, index: SSAValue = index) -> None:
+                body(emit.const(register), emit.delinearize(index, self.shape), 1)
+
+            if (register + 1) * self.threads > elements:
+                emit.if_then(emit.less_than(index, elements), in_bounds)
+            else:
+                in_bounds()
+
+
+@dataclass(frozen=True)
+class WarpGrid:
+    """How the warps of a block tile an ``m x n`` accumulator."""
+
+    m: int
+    n: int
+    warps_m: int
+    warps_n: int
+
+    @property
+    def warp_m(self) -> int:
+        return self.m // self.warps_m
+
+    @property
+    def warp_n(self) -> int:
+        return self.n // self.warps_n
+
+    @property
+    def tiles_m(self) -> int:
+        return self.warp_m // MMA_M
+
+    @property
+    def tiles_n(self) -> int:
+        return self.warp_n // MMA_N
+
+    def warp_origin(self, warp: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """(row, column) of the warp's sub-tile."""
+        row = emit.mul(emit.div(warp, self.warps_n), self.warp_m)
+        col = emit.mul(emit.rem(warp, self.warps_n), self.warp_n)
+        return row, col
+
+
+def choose_warp_grid(
+    m: int, n: int, warps: int, whole_rows: bool = False
+) -> WarpGrid | None:
+    """The most square warp tiling of ``m x n`` in whole m16n8 blocks, if any.
+
+    With ``whole_rows`` every warp owns whole rows (``warps_n == 1``), so that a row
+    reduction stays inside one warp (quad shuffles, no shared memory).
+    """
+    best: WarpGrid | None = None
+    for warps_m in range(1, warps + 1):
+        if warps % warps_m or (whole_rows and warps_m != warps):
+            continue
+        grid = WarpGrid(m, n, warps_m, warps // warps_m)
+        if m % (MMA_M * grid.warps_m) or n % (MMA_N * grid.warps_n):
+            continue
+        if best is None or abs(grid.warp_m - grid.warp_n) < abs(best.warp_m - best.warp_n):
+            best = grid
+    return best
+
+
+@dataclass(frozen=True)
+class MmaAccumulatorLayout(FragmentLayout):
+    """The m16n8k16 accumulator layout, one 16x8 block after another per warp.
+
+    Register ``((i * tiles_n + j) * 4 + r)`` holds row ``warp_row + 16 i + lane/4 +
+    8 (r/2)``, column ``warp_col + 8 j + 2 (lane%4) + r%2``.
+    """
+
+    grid: WarpGrid
+
+    @property
+    def shape(self) -> tuple[int, ...]:  # type: ignore[override]
+        return (self.grid.m, self.grid.n)
+
+    @property
+    def registers(self) -> int:
+        return self.grid.tiles_m * self.grid.tiles_n * 4
+
+    def register_index(self, tile_m: int, tile_n: int, element: int) -> int:
+        return (tile_m * self.grid.tiles_n + tile_n) * 4 + element
+
+    def for_each_run(self, ids: ThreadIds, body: RunBody, max_width: int) -> None:
+        """Runs of two: c0,c1 (and c2,c3) are neighbours in a row."""
+        width = 2 if max_width >= 2 else 1
+        warp_row, warp_col = self.grid.warp_origin(ids.warp)
+        lane = ids.lane
+        base_row = emit.add(warp_row, emit.div(lane, 4))
+        base_col = emit.add(warp_col, emit.mul(emit.rem(lane, 4), 2))
+        for tile_m in range(self.grid.tiles_m):
+            for tile_n in range(self.grid.tiles_n):
+                for element in range(0, 4, width):
+                    row = emit.add(base_row, tile_m * MMA_M + 8 * (element // 2))
+                    col = emit.add(base_col, tile_n * MMA_N + element % 2)
+                    register = self.register_index(tile_m, tile_n, element)
+                    body(emit.const(register), [row, col], width)
+
+
+def tensor_core_misfit(m: int, n: int, k: int, warps: int) -> str | None:
+    """Why an ``m x n x k`` gemm does not split into m16n8k16 blocks over ``warps``
+    warps (None when it does)."""
+    if k % MMA_K:
+        return f"K = {k} is not a multiple of {MMA_K}"
+    if choose_warp_grid(m, n, warps) is None:
+        return (
+            f"no grid of its {warps} warps tiles {m}x{n} into whole {MMA_M}x{MMA_N} "
+            f"blocks (each warp's rows a multiple of {MMA_M}, its columns of {MMA_N})"
+        )
+    return None
+
+
+def is_tensor_core_gemm(a_type: Attribute, m: int, n: int, k: int, warps: int) -> bool:
+    """f16/bf16 inputs (see TENSOR_CORE_INPUTS) and a tile that splits into m16n8k16 blocks over the warps."""
+    return (
+        isinstance(a_type, TENSOR_CORE_INPUTS)
+        and k % MMA_K == 0
+        and choose_warp_grid(m, n, warps) is not None
+    )

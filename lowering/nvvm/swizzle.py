@@ -1,0 +1,152 @@
+"""XOR swizzling of the shared tiles that tensor cores read, against bank conflicts.
+
+Shared memory has 32 banks of 4 bytes: the 16-byte units 0..7 of every 128-byte line
+map to disjoint bank groups.  ``ldmatrix`` gives each 8 lanes one 8x8 matrix: 8 rows
+of 16 bytes at the same column.  In a row-major tile whose rows are 128 bytes (or a
+multiple), those 8 rows start in the same bank group -- an 8-way conflict, 8
+wavefronts where one would do.  The same holds for ``.trans`` loads of B.
+
+The fix is the one upstream's ``nvgpu-optimize-shared-memory`` applies: permute the
+16-byte units of each row by XOR with a function of the row, so that 8 consecutive
+rows at the same logical column land in 8 different bank groups:
+
+* rows of ``U >= 8`` units (``U`` a multiple of 8): ``unit ^ (row % 8)``;
+* rows of ``U`` = 2 or 4 units (``8 / U`` rows share a 128-byte line):
+  ``unit ^ ((row / (8 / U)) % U)``;
+* anything else (one unit, or a unit count that is no power of two) stays as it is.
+
+In element columns, with ``E`` elements per 16-byte unit, that is
+``col ^ (phase(row) * E)``: the XOR only touches the unit bits, so an access of at
+most 16 aligned bytes stays inside its unit.  Every access of a swizzled buffer goes
+through the same permutation (``TileOperand.indices``), so the permutation is
+invisible to the program: a bijection of the tile's bytes onto themselves that keeps
+each element with the thread that touches it (the thread mappings of sync insertion
+and the race detector are unchanged).
+
+The lowering marks each swizzled buffer's ``memref.view`` with ``tilepipe.swizzle``,
+the permutation as a formula (``"col ^ ((row % 8) * 8)"``).
+
+Which buffers: shared buffers read by a tensor-core ``tile.gemm`` whose every use is
+a tile op lowered through ``TileOperand`` -- not a ``pipeline.bulk_copy``, which moves
+whole rows contiguously (a TMA tensor copy with a hardware swizzle mode would be the
+sm_90 way; tilepipe's bulk copies are the non-tensor form).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Attribute, SSAValue
+
+from tilepipe.dialects.pipeline_sync import BulkCopyOp
+from tilepipe.dialects.tile import GemmOp, TileOp
+from tilepipe.dialects.tile_base import constant_index, element_bytes
+
+from tilepipe.lowering.nvvm import emit
+
+UNIT_BYTES = 16  # one bank group: 4 banks of 4 bytes
+LINE_UNITS = 8  # 128 bytes: all 32 banks
+
+
+@dataclass(frozen=True)
+class SharedSwizzle:
+    """``col ^ (((row / rows_per_phase) % phases) * unit_elements)``"""
+
+    unit_elements: int
+    rows_per_phase: int
+    phases: int
+
+    def describe(self) -> str:
+        """The permutation as a formula, for the IR and the compile summary."""
+        row = "row" if self.rows_per_phase == 1 else f"row / {self.rows_per_phase}"
+        return f"col ^ (({row} % {self.phases}) * {self.unit_elements})"
+
+    def keeps_together(self, width: int, element_type: Attribute) -> bool:
+        """Does an aligned run of ``width`` elements stay contiguous (inside one
+        16-byte unit) under the permutation?"""
+        return width * element_bytes(element_type) <= UNIT_BYTES
+
+    @property
+    def period(self) -> int:
+        """Rows after which the permutation repeats."""
+        return self.rows_per_phase * self.phases
+
+    def column(self, row: SSAValue, col: SSAValue) -> SSAValue:
+        row = _without_multiples(row, self.period)
+        phase = emit.rem(emit.div(row, self.rows_per_phase), self.phases)
+        mask = emit.mul(phase, self.unit_elements)
+        mask_value, col_value = constant_index(mask), constant_index(col)
+        if mask_value == 0:
+            return col
+        if mask_value is not None and col_value is not None:
+            return emit.const(col_value ^ mask_value)
+        return arith.XOrIOp(col, mask).result
+
+
+def _without_multiples(value: SSAValue, period: int) -> SSAValue:
+    """``value`` less the terms of its sum that are multiples of ``period`` (a warp's
+    row origin, a 16-row block), which the phase does not depend on."""
+    constant = constant_index(value)
+    if constant is not None:
+        return emit.const(constant % period) if constant >= 0 else value
+    owner = value.owner
+    if isinstance(owner, arith.AddiOp):
+        if emit.known_multiple(owner.lhs) % period == 0:
+            return _without_multiples(owner.rhs, period)
+        if emit.known_multiple(owner.rhs) % period == 0:
+            return _without_multiples(owner.lhs, period)
+    return value
+
+
+def choose_swizzle(buffer_type: MemRefType) -> SharedSwizzle | None:
+    """The permutation for a row-major shared tile, or None where none is needed."""
+    shape = buffer_type.get_shape()
+    if len(shape) < 2:
+        return None
+    size = element_bytes(buffer_type.element_type)
+    row_bytes = shape[-1] * size
+    if size > UNIT_BYTES or row_bytes % UNIT_BYTES:
+        return None
+    units = row_bytes // UNIT_BYTES
+    if units >= LINE_UNITS and units % LINE_UNITS == 0:
+        return SharedSwizzle(UNIT_BYTES // size, 1, LINE_UNITS)
+    if units in (2, 4):
+        return SharedSwizzle(UNIT_BYTES // size, LINE_UNITS // units, units)
+    return None
+
+
+def _addressed_by_indices(op: object, buffer: SSAValue) -> bool:
+    """Does ``op`` touch ``buffer`` only as a tile region that the lowering addresses
+    element by element (every tile op but a bulk copy)?"""
+    return (
+        isinstance(op, TileOp)
+        and not isinstance(op, BulkCopyOp)
+        and any(b == buffer for _, b, _ in op.tile_regions())
+    )
+
+
+def swizzled_buffers(
+    shared_buffers: Iterable[SSAValue], on_tensor_cores: Callable[[GemmOp], bool]
+) -> dict[SSAValue, SharedSwizzle]:
+    """The swizzle of every shared buffer that a tensor-core gemm reads and that only
+    index-addressed tile ops touch."""
+    swizzles: dict[SSAValue, SharedSwizzle] = {}
+    for buffer in shared_buffers:
+        users = [use.operation for use in buffer.uses]
+        read_by_tensor_cores = any(
+            isinstance(user, GemmOp) and buffer in (user.a, user.b) and on_tensor_cores(user)
+            for user in users
+        )
+        if not read_by_tensor_cores:
+            continue
+        if not all(_addressed_by_indices(user, buffer) for user in users):
+            continue
+        buffer_type = buffer.type
+        assert isinstance(buffer_type, MemRefType)
+        swizzle = choose_swizzle(buffer_type)
+        if swizzle is not None:
+            swizzles[buffer] = swizzle
+    return swizzles

@@ -1,0 +1,110 @@
+"""``lower-to-nvvm``: tile-level (or scheduled-level) kernels -> upstream gpu/nvgpu/nvvm.
+
+The pass works in three steps:
+
+1. ``nvvm_kernel.lower_kernels`` moves each kernel into a ``gpu.func`` of one
+   ``gpu.module``, places the shared buffers in one shared memory buffer, turns
+   register fragments into per-thread storage and ``pipeline.for`` into ``scf.for``;
+2. the sync ops are lowered (``nvvm_sync``) -- first, so that async-copy tokens have
+   no users left;
+3. the tile ops are lowered to per-thread code (``nvvm_copy``, ``nvvm_gemm``,
+   ``nvvm_elementwise``);
+4. the index arithmetic no access ended up using (a fill of a register fragment
+   needs no coordinates) is removed, so that neither the verifier, the printer nor
+   upstream's parser pays for it.
+
+The result contains only ops of upstream MLIR 22.1.8 dialects (``gpu``, ``nvgpu``,
+``nvvm``, ``memref``, ``vector``, ``scf``, ``arith``, ``math``, ``llvm``); its generic
+form is what ``lowering/nvvm/upstream.py`` hands to upstream MLIR for PTX.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.transforms.dead_code_elimination import region_dce
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
+from tilepipe.dialects.tile import TileOp
+from tilepipe.diagnostics import op_error
+
+from tilepipe.lowering.nvvm.copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
+from tilepipe.lowering.nvvm.elementwise import LowerBroadcast, LowerElementwise, LowerReduce
+from tilepipe.lowering.nvvm.gemm import LowerGemm
+from tilepipe.lowering.nvvm.kernel import KernelContext, lower_kernels
+from tilepipe.lowering.nvvm.sync import (
+    LowerBarrier,
+    LowerCommitGroup,
+    LowerMBarrierUpdate,
+    LowerMBarrierWait,
+    LowerWaitGroup,
+)
+
+
+def sync_patterns(context: KernelContext) -> list[RewritePattern]:
+    return [
+        LowerBarrier(context),
+        LowerCommitGroup(),
+        LowerWaitGroup(),
+        LowerMBarrierUpdate(context),
+        LowerMBarrierWait(context),
+    ]
+
+
+def tile_patterns(context: KernelContext) -> list[RewritePattern]:
+    return [
+        LowerCopy(context),
+        LowerAsyncCopy(context),
+        LowerBulkCopy(context),
+        LowerGemm(context),
+        LowerElementwise(context),
+        LowerReduce(context),
+        LowerBroadcast(context),
+    ]
+
+
+def _walk(op: Operation, patterns: list[RewritePattern]) -> None:
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier(patterns), apply_recursively=False
+    ).rewrite_region(op.regions[0])
+
+
+def _reject_leftovers(op: Operation) -> None:
+    for inner in op.walk():
+        if isinstance(inner, TileOp) or type(inner) in PIPELINE_SYNC_OPS:
+            raise op_error(inner, "lower-to-nvvm has no lowering for this op")
+
+
+@dataclass(frozen=True)
+class LowerToNVVM(ModulePass):
+    """Lower tile kernels to gpu.func kernels in upstream gpu/nvgpu/nvvm dialects."""
+
+    name = "lower-to-nvvm"
+
+    swizzle_shared: bool = True
+    """XOR-swizzle the shared tiles tensor cores read, so that ``ldmatrix`` is free of
+    bank conflicts (``nvvm_swizzle``); ``false`` keeps them row-major."""
+
+    host_launch: bool = False
+    """Replace each kernel by a host function of the same name that
+    ``gpu.launch_func``-s it with its grid, block and dynamic shared memory
+    (``nvvm_launch``); without it the kernels just leave the host module."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        contexts = lower_kernels(op, self.swizzle_shared, self.host_launch)
+        gpu_module = op.body.block.last_op
+        assert gpu_module is not None
+        for kernel, context in zip(gpu_module.regions[0].block.ops, contexts):
+            _walk(kernel, sync_patterns(context))
+            _walk(kernel, tile_patterns(context))
+            _reject_leftovers(kernel)
+        region_dce(gpu_module.regions[0])

@@ -1,0 +1,7 @@
+"""Analyses and IR utilities shared by every pass: access regions and dependences,
+symbolic (Z3) and concrete index expressions, program points, the stage/order
+schedule of a loop, folding index arithmetic, operand rewriting.
+
+May import: ``tilepipe.dialects``, ``tilepipe.diagnostics``, ``tilepipe.targets``.  Nothing
+here imports a pass, a lowering or a driver.
+"""

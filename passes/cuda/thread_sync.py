@@ -1,0 +1,242 @@
+"""``thread-sync``: the fewest barriers and ``cp.async`` waits that cover every hazard.
+
+The pass reads like TileLang's ``ThreadSync`` (§4.2–§4.3), with the placement made
+minimal instead of "a barrier before each conflicting op":
+
+1. collect the shared- and global-memory access entries and their hazards
+   (``hazards.py``: RAW, WAR, WAW, loop-carried by comparing iteration k with
+   k + d·step, the chapter's exemptions, Z3 for disjointness and "same threads");
+2. choose barrier points as a weighted interval point cover (``sync_placement.py``):
+   for the pipelined GEMM one barrier at the top of the steady-state iteration covers
+   both the RAW on the slot this iteration reads and the WAR on the slot its copies
+   overwrite;
+3. put a ``wait_group N`` before every barrier that separates a ``cp.async`` copy from
+   its readers (``__syncthreads`` does not wait for async copies), and on its own
+   where the same threads read what they copied; N is the most groups that may stay
+   in flight on every path, so the epilogue counts down to 0;
+4. narrow barriers whose hazards involve only the leading warps to partial barriers
+   (``bar.sync id, threads``) with ids from the 16 the hardware has.
+
+A point inside an ``scf.if`` whose condition is not provably uniform is never used (a
+barrier there could deadlock).  When both accesses of a hazard sit in one such guard,
+the guard is split between them under the same condition (a remark says so) and the
+barrier goes between the halves.  A hazard that no usable point separates otherwise
+(a guard that cannot be split, an async copy read before its group is committed,
+bulk-copy data read without an mbarrier wait) is a located error: the pass never
+emits a kernel it knows to be racy.  The pass runs
+after ``async-copy`` (which commits the groups) and ``merge-shared-memory`` (whose
+aliasing it sees as byte overlap).  Existing barriers and waits are kept and counted,
+so running it twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, scf
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tilepipe.diagnostics import OpDiagnosticError, emit_remark, op_error
+from tilepipe.dialects.pipeline_sync import NAMED_BARRIERS, BarrierOp, WaitGroupOp
+from tilepipe.dialects.tile import BlockIdOp
+from tilepipe.targets import CudaTarget, target_of
+
+from tilepipe.passes.cuda.guard_split import can_split, split_guard
+from tilepipe.passes.cuda.hazards import Hazard, HazardAnalysis
+from tilepipe.passes.analysis.program_points import Point, clear_position_cache, position
+from tilepipe.passes.cuda.sync_placement import SyncPlan, SyncPlanner
+from tilepipe.passes.pipelining.pipeline_report import REPORT_FORMATS
+from tilepipe.passes.cuda.sync_report import SyncPoint, SyncReport
+
+
+@dataclass(frozen=True)
+class ThreadSyncPass(ModulePass):
+    """Insert the fewest barriers and cp.async waits that cover every block-level hazard."""
+
+    name = "thread-sync"
+
+    report: str = "none"
+    """``text`` or ``json``: print the sync report (to ``report-file`` or stderr)."""
+
+    report_file: str | None = None
+
+    def __post_init__(self) -> None:
+        # Checked when the pipeline is built, so a bad value is a usage error (any
+        # value but json used to print text).
+        if self.report not in REPORT_FORMATS:
+            raise ValueError(
+                f"report must be one of {', '.join(REPORT_FORMATS)}, got '{self.report}'"
+            )
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        reports: list[SyncReport] = []
+        for function in list(op.walk()):
+            if not isinstance(function, func.FuncOp) or function.body.first_block is None:
+                continue
+            if not isinstance(target_of(function), CudaTarget):
+                continue
+            reports.append(synchronize(function))
+        if self.report != "none":
+            text = "\n".join(
+                r.to_json() if self.report == "json" else r.to_text() for r in reports
+            )
+            if self.report_file:
+                with open(self.report_file, "w") as f:
+                    f.write(text + "\n")
+            else:
+                print(text, file=sys.stderr)
+
+
+def synchronize(function: func.FuncOp) -> SyncReport:
+    while True:
+        clear_position_cache()
+        analysis = HazardAnalysis(function)
+        hazards = analysis.hazards()
+        existing_barriers = {
+            (op.parent_block(), position(op))
+            for op in function.body.walk()
+            if isinstance(op, BarrierOp)
+        }
+        existing_waits = {
+            (op.parent_block(), position(op)): op.pending_groups
+            for op in function.body.walk()
+            if isinstance(op, WaitGroupOp)
+        }
+        planner = SyncPlanner(
+            analysis, hazards, _is_uniform_point, existing_barriers, existing_waits
+        )
+        plan = planner.plan()
+        if not plan.uncovered:
+            break
+        # A kernel with a hazard no sync orders is wrong; never hand it on.  Split a
+        # non-uniform guard holding both accesses (the barrier goes between the
+        # halves, which every thread reaches) and plan again, or stop.
+        if not any(_split_guard_between(h, planner) for h in plan.uncovered):
+            raise _uncovered_error(plan.uncovered[0], planner)
+    report = SyncReport(function.sym_name.data, analysis, hazards, plan.exact)
+    _insert(plan, analysis.threads, report, planner.rank)
+    clear_position_cache()
+    return report
+
+
+def _split_guard_between(hazard: Hazard, planner: SyncPlanner) -> bool:
+    """Split the non-uniform ``scf.if`` whose block holds both statements of a hazard
+    that only a barrier inside it could separate, right before the later one; say so
+    with a remark.  False when the hazard is of another kind or the guard cannot be
+    split (results, an else branch, a value with effects crossing)."""
+    if hazard.needs_mbarrier_wait or not planner.points(hazard):
+        return False
+    if hazard.relation.carried_loop is not None:
+        return False  # the back edge leaves the guard: never only non-uniform points
+    source, target = hazard.source.levels, hazard.target.levels
+    depth = 0
+    while source[depth].position == target[depth].position:
+        depth += 1  # both chains are longer: the ops differ
+    guard = source[depth].block.parent_op()
+    index = target[depth].position
+    if not isinstance(guard, scf.IfOp) or is_uniform(guard.cond):
+        return False
+    if not can_split(guard, index):
+        return False
+    emit_remark(
+        guard,
+        "split to place a barrier outside this non-uniform condition (one inside could "
+        f"deadlock) that separates {hazard.describe()}",
+    )
+    split_guard(guard, index)
+    return True
+
+
+def _uncovered_error(hazard: Hazard, planner: SyncPlanner) -> OpDiagnosticError:
+    """The located error for a hazard no allowed sync point separates."""
+    if hazard.needs_mbarrier_wait:
+        reason = (
+            "touches bytes of a bulk copy that no mbarrier wait lands on every path "
+            f"({hazard.describe()}); wait on the copy's mbarrier phase first"
+        )
+    elif not planner.points(hazard):
+        reason = (
+            "touches bytes an async copy writes before that copy's group is committed "
+            f"on every path ({hazard.describe()}); no wait_group can land the copy"
+        )
+    else:
+        reason = (
+            "needs a barrier that would have to be hoisted out of a non-uniform "
+            f"condition (a barrier there could deadlock) to separate {hazard.describe()}"
+        )
+    return op_error(hazard.target.op, reason)
+
+
+def _insert(
+    plan: SyncPlan, block_threads: int, report: SyncReport, rank: dict[Point, int]
+) -> None:
+    """Materialize the plan, in program order: at each point a wait, then a barrier."""
+    anchors = {p: _anchor(p) for p in set(plan.barriers) | set(plan.waits)}
+    partial_ids: dict[int, int] = {}
+    for point in sorted(anchors, key=rank.__getitem__):
+        anchor = anchors[point]
+        new_ops: list[Operation] = []
+        if point in plan.waits:
+            count = plan.wait_counts[point]
+            # Placement only uses points where the copy's group is committed.
+            assert count >= 0, f"negative wait_group count {count}"
+            new_ops.append(WaitGroupOp(count))
+            report.points.append(SyncPoint("wait_group", anchor, plan.waits[point], count=count))
+        if point in plan.barriers:
+            threads = -(-plan.barrier_threads[point] // 32) * 32
+            barrier = _barrier(threads, block_threads, partial_ids)
+            new_ops.append(barrier)
+            report.points.append(
+                SyncPoint("barrier", anchor, plan.barriers[point],
+                          barrier_id=barrier.barrier_id, threads=barrier.thread_count)
+            )
+        Rewriter.insert_op(new_ops, InsertPoint.before(anchor))
+
+
+def _barrier(threads: int, block_threads: int, partial_ids: dict[int, int]) -> BarrierOp:
+    if threads >= block_threads:
+        return BarrierOp()
+    if threads not in partial_ids:
+        if len(partial_ids) + 1 >= NAMED_BARRIERS:
+            return BarrierOp()  # ids exhausted: a full barrier is always correct
+        partial_ids[threads] = len(partial_ids) + 1
+    return BarrierOp(id=partial_ids[threads], threads=threads)
+
+
+def _anchor(point: Point) -> Operation:
+    block, index = point
+    return list(block.ops)[index]
+
+
+# --------------------------------------------------------------------------- uniformity
+
+
+def _is_uniform_point(point: Point) -> bool:
+    """No enclosing ``scf.if`` has a condition that may differ between threads."""
+    block = point[0]
+    while (owner := block.parent_op()) is not None and not isinstance(owner, func.FuncOp):
+        if isinstance(owner, scf.IfOp) and not is_uniform(owner.cond):
+            return False
+        block = owner.parent_block()
+    return True
+
+
+def is_uniform(value: SSAValue, depth: int = 0) -> bool:
+    """Every thread of the block computes the same value: built from constants,
+    kernel arguments, block ids and loop induction variables by ``arith`` ops."""
+    if depth > 64:
+        return False
+    if isinstance(value, BlockArgument):
+        return True  # kernel arguments and induction variables
+    owner = value.owner
+    if isinstance(owner, BlockIdOp):
+        return True
+    if owner.dialect_name() == "arith" and not owner.regions:
+        return all(is_uniform(v, depth + 1) for v in owner.operands) or isinstance(
+            owner, arith.ConstantOp
+        )
+    return False

@@ -1,0 +1,284 @@
+"""``tma-copy``: bulk (TMA) copies with mbarrier completion in pipelined loops (sm_90).
+
+Runs on the planned pipelined level -- after ``pipeline-planning``, before
+``inject-software-pipeline`` -- on kernels whose target has the bulk tensor copy engine
+(sm_90).  As TileLang's ``InjectSoftwarePipeline`` does for TMA copies without warp
+specialization (§4.3), global -> shared copies become bulk copies completing on an
+mbarrier phase that the statements touching their data wait for.
+
+A bulk copy is asynchronous until a wait on its phase returns, so every statement that
+touches its bytes (reads or overwrites its destination, writes its source) must come
+after such a wait.  Statements of one iteration run in *time order* (stage, order).
+For each copy ``C`` the pass finds its *first consumer* ``F(C)``: the statement of the
+same iteration, after ``C`` in program order, that touches ``C``'s bytes first in time
+order.  Copies with the same first consumer form one group, and each group gets
+
+* its own mbarrier slot ``g`` of the loop's barrier array, which its
+  ``pipeline.bulk_copy ... , %bars[g]`` complete their bytes on;
+* one ``pipeline.mbarrier_arrive_expect_tx %bars[g], bytes = B`` (B = the group's
+  bytes) right after the group's last copy in time order, in that copy's stage;
+* one ``pipeline.mbarrier_wait_parity %bars[g], %c0`` right before ``F``, in ``F``'s
+  stage.  Every thread waits, so the data is visible to all of them without a block
+  barrier; later statements of the iteration come after that wait too.
+
+So each wait's phase is completed by arrivals that precede it (one arrive_expect_tx per
+wait, never after it).  A copy stays a ``tile.copy`` (``async-copy`` then makes it a
+``cp.async``, which ``thread-sync`` orders with ``wait_group``) when no wait can order
+it: nothing of its own iteration touches its data (it is only read after the loop, or
+by a later iteration), a statement of a later iteration touches its bytes before the
+wait has run, or the mbarrier ring would be re-armed before the wait ran.  A loop
+nested in another loop keeps all its copies (its mbarriers would be re-initialized).
+
+The barrier array is allocated and initialized before the loop (one arrival per
+phase), followed by a block barrier that makes the initialization visible to every
+thread.  ``inject-software-pipeline`` then expands the array per stage with ring slots
+and parities (§3.2), and ``thread-sync`` adds the one barrier per iteration the WAR on
+a reused slot needs (the readers must be done before thread 0 issues the next copy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeGuard
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, memref
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, i64
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.pipeline import ForOp, set_stage_order
+from tilepipe.dialects.pipeline_sync import (
+    BarrierOp,
+    BulkCopyOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierInitOp,
+    MBarrierWaitParityOp,
+)
+from tilepipe.dialects.tile import CopyOp
+from tilepipe.diagnostics import op_error
+from tilepipe.targets import CudaTarget, UnknownTarget, target_of
+
+from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
+from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, versions_by_buffer
+from tilepipe.passes.memory.liveness import is_loop_like
+from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, read_schedule
+
+TMA_ALIGNMENT = 16  # bytes: the innermost box extent must be a multiple of 16 B
+TMA_MAX_BOX = 256  # elements per box dimension
+
+
+def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
+    """A global -> shared copy whose box the bulk copy engine can move."""
+    if not isinstance(op, CopyOp):
+        return False
+    src, dst = op.src.type, op.dst.type
+    assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
+    if memory_space(src) is not MemorySpace.GLOBAL or memory_space(dst) is not MemorySpace.SHARED:
+        return False
+    element_bytes = dst.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    return (
+        op.tile_shape[-1] * element_bytes % TMA_ALIGNMENT == 0
+        and all(extent <= TMA_MAX_BOX for extent in op.tile_shape)
+    )
+
+
+def tile_bytes(op: CopyOp) -> int:
+    dst = op.dst.type
+    assert isinstance(dst, MemRefType)
+    count = 1
+    for extent in op.tile_shape:
+        count *= extent
+    return count * (dst.element_type.bitwidth // 8)  # type: ignore[attr-defined]
+
+
+@dataclass
+class BulkCopyGroup:
+    """Bulk copies whose completion one wait observes: one mbarrier slot, one
+    arrive_expect_tx after the last of them, one wait before their first consumer."""
+
+    consumer: Operation  # the first statement (time order) touching their bytes
+    copies: list[CopyOp]  # in time order
+
+
+class BulkCopyPlanner:
+    """Decides which copies of a planned loop become bulk copies, and their groups.
+
+    All analysis happens here, before the loop is rewritten."""
+
+    def __init__(self, schedule: LoopSchedule):
+        self.schedule = schedule
+        self.analysis = LoopAccessAnalysis(schedule.loop)
+        # A conflict at a loop-carried distance only exists in the same version of a
+        # multi-buffered buffer: every ``versions``-th iteration.
+        self.period = versions_by_buffer(compute_buffer_versions(schedule, self.analysis))
+
+    def time(self, op: Operation) -> tuple[int, int]:
+        """When ``op`` runs relative to the other statements of its iteration."""
+        return self.schedule.stage(op), self.schedule.order(op)
+
+    def _conflict(self, first: Operation, second: Operation, distance: int) -> bool:
+        """Does ``second`` of iteration k + distance touch bytes ``first`` of iteration
+        k touches, one of them writing (in the same buffer version)?"""
+        for a in self.analysis.accesses(first):
+            for b in self.analysis.accesses(second):
+                period = 1 if a.is_opaque or b.is_opaque else self.period.get(a.buffer, 1)
+                if (
+                    a.conflicts_with(b)
+                    and distance % period == 0
+                    and self.analysis.may_intersect(a, b, distance)
+                ):
+                    return True
+        return False
+
+    def first_consumer(self, copy: CopyOp) -> Operation | None:
+        consumers = [
+            op
+            for op in self.schedule.statements
+            if op is not copy
+            and self.analysis.program_order_precedes(copy, op)
+            and self._conflict(copy, op, 0)
+        ]
+        return min(consumers, key=self.time, default=None)
+
+    def waited_before_reuse(self, copy: CopyOp, consumer: Operation) -> bool:
+        """Does the wait before ``consumer`` (iteration k) run before iteration
+        k + depth arrives on the same ring slot again, and before any statement of a
+        later iteration touches ``copy``'s bytes?"""
+        wait = self.time(consumer)
+        stage, order = self.time(copy)
+        if wait > (self.schedule.depth + stage, order):
+            return False
+        for op in self.schedule.statements:
+            stage, order = self.time(op)
+            for distance in range(1, wait[0] - stage + 1):
+                if wait > (distance + stage, order) and self._conflict(copy, op, distance):
+                    return False
+        return True
+
+    def groups(self) -> list[BulkCopyGroup]:
+        """The groups in time order of their consumers (so, deterministic)."""
+        groups: list[BulkCopyGroup] = []
+        copies = [op for op in self.schedule.statements if is_tma_copy(op)]
+        for copy in sorted(copies, key=self.time):
+            consumer = self.first_consumer(copy)
+            if consumer is None or not self.waited_before_reuse(copy, consumer):
+                continue
+            group = next((g for g in groups if g.consumer is consumer), None)
+            if group is None:
+                groups.append(group := BulkCopyGroup(consumer, []))
+            group.copies.append(copy)
+        return sorted(groups, key=lambda g: self.time(g.consumer))
+
+
+def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
+    """Rewrite one planned loop; returns the number of copies converted."""
+    schedule = read_schedule(loop)
+    if schedule is None:
+        return 0
+    groups = BulkCopyPlanner(schedule).groups()
+    if not groups:
+        return 0
+
+    # The barrier array, initialized before the loop and published by a barrier.
+    bars_type = MemRefType(i64, [len(groups)], memory_space=StringAttr("shared"))
+    bars = memref.AllocOp([], [], bars_type)
+    bars.memref.name_hint = "tma_bars"
+    setup: list[Operation] = [bars]
+    slots = []
+    for g in range(len(groups)):
+        slot = arith.ConstantOp(IntegerAttr(g, IndexType()))
+        slots.append(slot.result)
+        setup += [slot, MBarrierInitOp(bars.memref, slot.result, arrivals=1)]
+    setup.append(BarrierOp())
+    rewriter.insert(setup, InsertPoint.before(loop))
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    rewriter.insert(zero, InsertPoint.before(loop))
+
+    wait_before = {group.consumer: g for g, group in enumerate(groups)}
+    arrive_after = {group.copies[-1]: g for g, group in enumerate(groups)}
+    slot_of = {copy: g for g, group in enumerate(groups) for copy in group.copies}
+    stage_of = {op: schedule.stage(op) for op in schedule.statements}
+    new_emission: list[Operation] = []
+    for op in schedule.emission_order():
+        if (g := wait_before.get(op)) is not None:
+            wait = MBarrierWaitParityOp(bars.memref, slots[g], zero.result)
+            rewriter.insert(wait, InsertPoint.before(op))
+            stage_of[wait] = stage_of[op]
+            new_emission.append(wait)
+        if (g := slot_of.get(op)) is None:
+            new_emission.append(op)
+            continue
+        assert isinstance(op, CopyOp)
+        bulk = BulkCopyOp(
+            op.src, op.src_offsets, op.dst, op.dst_offsets, bars.memref, slots[g], op.tile_shape
+        )
+        bulk.location = op.location
+        rewriter.replace(op, bulk)
+        stage_of[bulk] = stage_of[op]
+        new_emission.append(bulk)
+        if op in arrive_after:
+            total = sum(tile_bytes(c) for c in groups[g].copies)
+            arrive = MBarrierArriveExpectTxOp(bars.memref, slots[g], bytes=total)
+            rewriter.insert(arrive, InsertPoint.after(bulk))
+            stage_of[arrive] = stage_of[op]
+            new_emission.append(arrive)
+    for order, op in enumerate(new_emission):
+        set_stage_order(op, stage_of[op], order)
+    for name in ("stage", "order"):
+        if getattr(loop, name) is not None:
+            del loop.properties[name]
+    rewriter.notify_op_modified(loop)
+    return sum(len(group.copies) for group in groups)
+
+
+class ConvertPipelinedCopies(RewritePattern):
+    """Bulk copies for the loops of kernels whose target has the bulk copy engine."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, loop: ForOp, rewriter: PatternRewriter) -> None:
+        function = loop.parent_op()
+        while function is not None and not isinstance(function, func.FuncOp):
+            function = function.parent_op()
+        if function is None:
+            return
+        try:
+            target = target_of(function)
+        except UnknownTarget as err:
+            raise op_error(function, str(err)) from None
+        if isinstance(target, CudaTarget) and target.has_bulk_tensor_copy:
+            if not _runs_more_than_once(loop, function):
+                convert_loop(loop, rewriter)
+
+
+def _runs_more_than_once(loop: ForOp, function: func.FuncOp) -> bool:
+    """Is ``loop`` inside another loop of the kernel?  Its mbarriers would then be
+    initialized again while they hold a phase (PTX wants ``mbarrier.inval`` first, and
+    every thread's last wait ordered before the new init), which tilepipe does not
+    emit: such a loop keeps its copies for ``async-copy``."""
+    parent = loop.parent_op()
+    while parent is not None and parent is not function:
+        if is_loop_like(parent):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+@dataclass(frozen=True)
+class TmaCopyPass(ModulePass):
+    """Turn pipelined global->shared copies into TMA bulk copies with mbarrier phases (sm_90)."""
+
+    name = "tma-copy"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        PatternRewriteWalker(
+            ConvertPipelinedCopies(), apply_recursively=False
+        ).rewrite_module(op)

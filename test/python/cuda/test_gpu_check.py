@@ -1,0 +1,252 @@
+"""The parts of scripts/gpu_check.py that need no GPU: the kernel ABI (memref
+descriptors packed against the PTX entry's .param list), problem resizing, FLOP
+counting, the architecture choice, the skip path without a driver, and the check's
+plumbing with a stand-in driver that runs launches in the interpreter."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilepipe.compile import compile_kernel
+from tilepipe.semantics import execute
+
+SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+import gpu_check  # noqa: E402
+from cuda_driver import CheckFailed, CudaUnavailable  # noqa: E402
+
+GEMM = gpu_check.EXAMPLES / "gemm.mlir"
+POINTERS = {"A": 0x7F0000000000, "B": 0x7F0000200000, "C": 0x7F0000400000}
+
+
+def _problem(size: int | None):
+    (problem,) = gpu_check.load_problems(GEMM, [size] if size else None)
+    return problem
+
+
+@pytest.fixture(scope="module", params=[(None, "sm_80"), (512, "sm_90")], ids=["1024-sm_80", "512-sm_90"])
+def compiled(request):
+    size, arch = request.param
+    problem = _problem(size)
+    result = compile_kernel(problem.text, str(GEMM), arch, run_ptxas=False)
+    return problem, result.ptx, size or 1024
+
+
+def test_packed_descriptors_match_the_ptx_parameter_list(compiled):
+    problem, ptx, n = compiled
+    arguments = gpu_check.kernel_arguments(problem.func, POINTERS)
+    params = gpu_check.ptx_parameters(ptx, "gemm")
+    assert len(params) == len(arguments) == 3 * (3 + 2 * 2)
+    gpu_check.check_abi(arguments, params, "gemm")
+    a_fields = [(name, value.value) for name, value in arguments[:7]]
+    assert a_fields == [
+        ("A.allocated", POINTERS["A"]), ("A.aligned", POINTERS["A"]), ("A.offset", 0),
+        ("A.sizes[0]", n), ("A.sizes[1]", n), ("A.strides[0]", n), ("A.strides[1]", 1),
+    ]
+    assert [name for name, _ in arguments[7::7]] == ["B.allocated", "C.allocated"]
+
+
+def test_a_wrong_packing_is_rejected_before_launch(compiled):
+    problem, ptx, _ = compiled
+    params = gpu_check.ptx_parameters(ptx, "gemm")
+    arguments = gpu_check.kernel_arguments(problem.func, POINTERS)
+    bare_pointers = [arg for arg in arguments if arg[0].endswith(".aligned")]
+    with pytest.raises(CheckFailed, match="3 packed arguments, the PTX declares 21"):
+        gpu_check.check_abi(bare_pointers, params, "gemm")
+    narrowed = [*arguments[:3], ("A.sizes[0]", ctypes.c_int32(1024)), *arguments[4:]]
+    with pytest.raises(CheckFailed, match=r"parameter 3 \(A.sizes\[0\], 4 bytes\)"):
+        gpu_check.check_abi(narrowed, params, "gemm")
+    swapped = [arguments[2], *arguments[1:2], arguments[0], *arguments[3:]]
+    with pytest.raises(CheckFailed, match="parameter 0 .* does not match the PTX's .b64 .ptr"):
+        gpu_check.check_abi(swapped, params, "gemm")
+
+
+def test_ptx_parameters_reads_one_entry():
+    ptx = """
+.visible .entry other(.param .u64 other_param_0)
+.visible .entry k(
+\t.param .u64 .ptr .align 1 k_param_0,
+\t.param .u32 k_param_1,
+\t.param .f32 k_param_2
+)
+"""
+    assert gpu_check.ptx_parameters(ptx, "k") == [
+        gpu_check.PtxParam(64, True), gpu_check.PtxParam(32, False), gpu_check.PtxParam(32, False),
+    ]
+    with pytest.raises(CheckFailed, match="no entry 'gemm'"):
+        gpu_check.ptx_parameters(ptx, "gemm")
+
+
+def test_matmul_flops_counts_every_executed_gemm():
+    assert gpu_check.matmul_flops(_problem(None).func) == 2 * 1024**3
+    assert gpu_check.matmul_flops(_problem(512).func) == 2 * 512**3
+
+
+def test_a_resized_gemm_still_computes_a_at_b():
+    problem = _problem(256)
+    assert problem.func.attributes["tile.grid"].get_values() == (2, 2)
+    rng = np.random.default_rng(1)
+    inputs = {
+        "A": rng.uniform(-1, 1, (256, 256)).astype(np.float16),
+        "B": rng.uniform(-1, 1, (256, 256)).astype(np.float16),
+        "C": np.zeros((256, 256), np.float32),
+    }
+    outputs = execute(problem.text, inputs=inputs).outputs
+    expected = gpu_check.gemm_reference(inputs)["C"]
+    assert np.max(np.abs(outputs["C"] - expected)) <= gpu_check.TOLERANCE * np.max(np.abs(expected))
+
+
+def test_sizes_that_do_not_tile_the_problem_are_rejected():
+    with pytest.raises(CheckFailed, match="--sizes 1000: the grid"):
+        _problem(1000)
+
+
+@pytest.mark.parametrize(
+    "capability, arch", [((8, 0), "sm_80"), ((8, 9), "sm_80"), ((9, 0), "sm_90"), ((10, 0), "sm_90")]
+)
+def test_the_gpu_picks_the_target(capability, arch):
+    assert gpu_check.arch_for(*capability) == arch
+
+
+def test_gpus_before_sm_80_are_skipped():
+    with pytest.raises(CudaUnavailable, match="compute capability 7.5"):
+        gpu_check.arch_for(7, 5)
+
+
+def test_without_a_driver_the_check_is_skipped(tmp_path, capsys):
+    missing = str(tmp_path / "libcuda.so.1")
+    assert gpu_check.main(["--cuda-driver", missing]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("gpu_check: skipped: no CUDA driver / no GPU (cannot load")
+    assert gpu_check.main(["--cuda-driver", missing, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["skipped"].startswith("skipped: no CUDA driver / no GPU")
+
+
+class InterpretingDriver:
+    """A stand-in for CudaDriver: device memory is host bytes, and a launch decodes the
+    packed memref descriptors and runs the kernel in tilepipe's tile-level interpreter.
+    It exercises the check's own plumbing (storage formats, descriptors, comparison)."""
+
+    def __init__(self, problem, corrupt: bool = False, shared_bytes: int | None = 98304):
+        self.problem, self.corrupt = problem, corrupt
+        self.shared_bytes = shared_bytes  # None: any (it depends on num_stages)
+        self.memory: dict[int, np.ndarray] = {}
+        self.launches = 0
+
+    def upload(self, array: np.ndarray) -> int:
+        pointer = 0x10000 * (len(self.memory) + 1)
+        self.memory[pointer] = np.array(array)
+        return pointer
+
+    def download(self, pointer: int, like: np.ndarray) -> np.ndarray:
+        assert self.memory[pointer].dtype == like.dtype
+        return self.memory[pointer].copy()
+
+    def launch(self, function, grid, threads, shared_bytes, arguments) -> None:
+        func = self.problem.func
+        assert (tuple(grid), threads) == ((2, 2), 128)
+        assert self.shared_bytes in (None, shared_bytes)
+        inputs, buffers, position = {}, {}, 0
+        for name, arg in zip(gpu_check.argument_names(func), func.body.block.args):
+            rank = len(arg.type.get_shape())
+            allocated, aligned, offset, *rest = (v.value for v in arguments[position : position + 3 + 2 * rank])
+            sizes, strides = tuple(rest[:rank]), tuple(rest[rank:])
+            assert allocated == aligned and offset == 0 and strides == (sizes[1], 1)
+            stored = self.memory[aligned]
+            assert stored.shape == sizes
+            fmt = gpu_check.element_format(arg.type.element_type)
+            inputs[name], buffers[name] = fmt.from_storage(stored), (aligned, fmt)
+            position += 3 + 2 * rank
+        outputs = execute(self.problem.text, inputs=inputs).outputs
+        if self.corrupt:
+            outputs["C"][5, 7] += 1.0
+        for name, (pointer, fmt) in buffers.items():
+            self.memory[pointer] = fmt.to_storage(outputs[name])
+        self.launches += 1
+
+    def milliseconds_per_call(self, run, repeat: int) -> float:
+        run()
+        return 1.0
+
+    def load_ptx(self, ptx: str) -> object:
+        return ptx
+
+    def function(self, module, name: str) -> str:
+        return name
+
+    def attribute(self, attribute: int) -> int:
+        return 227 * 1024
+
+    def call(self, name: str, *args) -> None:
+        assert name in ("cuFuncSetAttribute", "cuCtxSynchronize")
+
+    def free(self, pointer: int) -> None:
+        del self.memory[pointer]
+
+    def unload(self, module) -> None:
+        pass
+
+
+@pytest.mark.parametrize("corrupt", [False, True], ids=["faithful", "one-wrong-element"])
+def test_the_check_compares_what_the_launch_wrote(monkeypatch, corrupt):
+    monkeypatch.setattr(gpu_check, "reference_figure", lambda *args: None)
+    problem = _problem(256)
+    driver = InterpretingDriver(problem, corrupt)
+    args = gpu_check.build_parser().parse_args(["--repeat", "1"])
+    outcome = gpu_check.run_problem(driver, problem, "sm_80", args)
+    assert driver.launches == (1 if corrupt else 2) and not driver.memory  # all freed
+    assert outcome.details["parameters"] == 21
+    if corrupt:
+        assert not outcome.ok and outcome.message.startswith("mismatch: max |error| 1 > ")
+        assert "in %C (reference: numpy float32 A@B)" in outcome.message
+    else:
+        assert outcome.ok, outcome.message
+        assert outcome.details["tflops"] == pytest.approx(2 * 256**3 / 1e-3 / 1e12)
+        text = gpu_check.format_outcome(outcome)
+        assert "check      ok" in text and "no reference available" in text
+
+
+def test_each_argument_is_held_to_its_own_scale():
+    reference = {"big": np.full(4, 100.0), "small": np.full(4, 0.01)}
+    close = {"big": np.full(4, 100.05, np.float32), "small": np.full(4, 0.01, np.float32)}
+    assert gpu_check.worst_difference(close, reference)[0] == "big"
+    off = {"big": close["big"], "small": np.full(4, 0.0101, np.float32)}
+    name, error, bound = gpu_check.worst_difference(off, reference)
+    assert name == "small" and error > bound
+    nan = {"big": np.array([100.0, np.nan, 100.0, 100.0], np.float32), "small": close["small"]}
+    name, error, bound = gpu_check.worst_difference(nan, reference)
+    assert name == "big" and not error <= bound
+
+
+def test_each_configuration_records_the_model_next_to_the_measurement(monkeypatch):
+    monkeypatch.setattr(gpu_check, "reference_figure", lambda *args: None)
+    problem = _problem(256)
+    outcomes = []
+    for stages, ms in ((1, 3.0), (3, 1.0)):
+        driver = InterpretingDriver(problem, shared_bytes=None)
+        args = gpu_check.build_parser().parse_args(["--repeat", "1", "--num-stages", str(stages)])
+        args.num_stages = args.num_stages[0]
+        monkeypatch.setattr(driver, "milliseconds_per_call", lambda run, repeat, ms=ms: ms)
+        outcomes.append(gpu_check.run_problem(driver, problem, "sm_80", args))
+        assert outcomes[-1].ok, outcomes[-1].message
+        model = outcomes[-1].details["model"]
+        assert model["grid_cycles"] == 4 * model["cycles_per_block"] > 0
+        assert "  model      " in gpu_check.format_outcome(outcomes[-1])
+    shallow, deep = (o.details["model"]["grid_cycles"] for o in outcomes)
+    assert deep < shallow  # the model ranks num_stages 3 first, as this "GPU" measured
+    summary = gpu_check.calibration(outcomes)
+    assert (summary["pairs"], summary["pairs_ordered_alike"]) == (1, 1)
+    assert "1 of 1 pairs" in gpu_check.format_calibration(summary)
+
+
+def test_num_stages_takes_a_list():
+    assert gpu_check.build_parser().parse_args(["--num-stages", "1,3"]).num_stages == [1, 3]
+    with pytest.raises(SystemExit):
+        gpu_check.build_parser().parse_args(["--num-stages", "0"])

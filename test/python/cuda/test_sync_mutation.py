@@ -1,0 +1,176 @@
+"""thread-sync is checked by the independent race detector (§5.1): after the full
+CUDA pipeline every example at num_stages 1-4 is race free and computes what the
+original computes; deleting any single sync op, or letting any wait leave one more
+group in flight, makes the detector report a race.  A sync whose deletion went
+unnoticed would be superfluous, which the pass must not insert."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pipeline_helpers import apply_passes, with_num_stages
+from xdsl.dialects.builtin import IntegerAttr, i64
+
+from conftest import EXAMPLES, ROOT
+from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.dialects.pipeline_sync import BarrierOp, WaitGroupOp
+from tilepipe.registry import get_all_passes
+from tilepipe.semantics import find_races
+from tilepipe.semantics.nvvm.interp import NvvmExecutionError, gpu_kernel, run_nvvm_kernel
+from tilepipe.testing import assert_equivalent, sync_mutants
+
+CUDA = "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
+TMA = "pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
+EXAMPLES_CUDA = ["gemm.mlir", "gemm_epilogue.mlir"]
+ONE_BLOCK = [(0, 0)]
+
+
+def compiled(name: str, num_stages: int, trip_count: int = 6, target: str | None = None):
+    """The example at ``num_stages``, its K loop cut to ``trip_count`` iterations
+    (enough for prologue, a steady state and the epilogue at depth 4) for speed; with
+    ``target = "sm_90"`` through the TMA flow."""
+    text = with_num_stages((EXAMPLES / name).read_text(), num_stages)
+    text = text.replace("%c16 = arith.constant 16", f"%c16 = arith.constant {trip_count}")
+    if target is not None:
+        text = re.sub(r'tile.target = "sm_\d+"', f'tile.target = "{target}"', text)
+    return text, apply_passes(text, TMA if target == "sm_90" else CUDA)
+
+
+def lowered(text: str):
+    """``text`` through the whole CUDA flow to NVVM (its target's)."""
+    module = parse_kernel(text, "example.mlir")
+    ctx = make_context()
+    for name in CUDA_FLOW:
+        get_all_passes()[name]()().apply(ctx, module)
+    return module
+
+
+def loosened_waits(module):
+    """Copies of the module with one wait_group's pending count raised by one."""
+    positions = [i for i, op in enumerate(module.walk()) if isinstance(op, WaitGroupOp)]
+    for position in positions:
+        mutant = module.clone()
+        wait = list(mutant.walk())[position]
+        wait.properties["pending"] = IntegerAttr(wait.pending_groups + 1, i64)
+        yield f"wait_group {wait.pending_groups - 1} -> {wait.pending_groups}", mutant
+
+
+EXAMPLE_TARGETS = [
+    (name, target)
+    for name in ("gemm.mlir", "gemm_epilogue.mlir", "flash_attention.mlir")
+    for target in ("sm_80", "sm_90")
+]
+
+
+# At depth 4 thread-sync lands all of flash attention's prologue groups before the
+# loop (wait_group 0 where 2 would do), so no wait tells the first groups apart and
+# merging their commits goes unnoticed: a wait-count weakness, not a needless commit.
+WAITS_MERGE_GROUPS = {("flash_attention.mlir", "sm_80", 4)}
+
+
+@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("name, target", EXAMPLE_TARGETS)
+def test_examples_are_race_free_equivalent_and_every_sync_is_needed(name, target, num_stages):
+    """Every sync op, commit groups included (flash attention's pre-loop Q copy
+    joins the prologue's first group rather than committing a group of its own)."""
+    original, module = compiled(name, num_stages, target=target)
+    assert find_races(module, blocks=ONE_BLOCK) == []
+    assert_equivalent(original, module, blocks=ONE_BLOCK)
+    commits_told_apart = (name, target, num_stages) not in WAITS_MERGE_GROUPS
+    unnoticed = [
+        description
+        for description, mutant in [*sync_mutants(module), *loosened_waits(module)]
+        if (commits_told_apart or "commit_group" not in description)
+        and not find_races(mutant, blocks=ONE_BLOCK)
+    ]
+    assert unnoticed == []
+
+
+@pytest.mark.parametrize("num_stages", [2, 3, 4])
+def test_gemm_steady_state_has_one_barrier(num_stages):
+    _, module = compiled("gemm.mlir", num_stages)
+    from xdsl.dialects import scf
+
+    (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    barriers = [op for op in loop.body.walk() if isinstance(op, BarrierOp)]
+    waits = [op.pending_groups for op in loop.body.walk() if isinstance(op, WaitGroupOp)]
+    assert len(barriers) == 1
+    assert waits == [num_stages - 2]
+
+
+SYNC_LIT_TESTS = sorted((ROOT / "test" / "cuda" / "sync").glob("*.mlir"))
+
+
+def _chunks(path: Path) -> list[str]:
+    return [c for c in path.read_text().split("// -----") if "func.func" in c]
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [c for p in ("hazards.mlir", "loops.mlir", "async.mlir", "partial.mlir")
+     for c in _chunks(ROOT / "test" / "cuda" / "sync" / p)],
+    ids=lambda c: c.split("func.func @")[1].split("(")[0],
+)
+def test_hand_written_kernels_agree_with_the_race_detector(chunk):
+    """Each lit case of test/cuda/sync: after async-copy + thread-sync no race, and every
+    barrier and wait (and wait count) is needed.  Commit groups are structural (one per
+    time slot of copies), not hazard-driven, so they are not mutated here."""
+    module = apply_passes(chunk, "async-copy,thread-sync")
+    if 'tile.target = "ascend910b"' in chunk:
+        return
+    assert find_races(module) == []
+    unnoticed = [
+        description
+        for description, mutant in [*sync_mutants(module), *loosened_waits(module)]
+        if "commit_group" not in description and not find_races(mutant)
+    ]
+    assert unnoticed == []
+
+
+NVVM_SYNCS = ("nvvm.barrier0", "nvvm.barrier", "nvvm.cp.async.wait.group")
+
+
+def _nvvm_arguments(module) -> list[np.ndarray]:
+    kernel = gpu_kernel(module, None)
+    rng = np.random.default_rng(14)
+    return [
+        rng.uniform(-1, 1, [d.data for d in t.shape.data]).astype(
+            np.float16 if str(t.element_type) == "f16" else np.float32
+        )
+        for t in kernel.properties["function_type"].inputs.data
+    ]
+
+
+def _nvvm_fails(module, arguments) -> bool:
+    """The per-thread detector reports a race, or the kernel cannot run (a hang, a
+    copy never waited for)."""
+    try:
+        run = run_nvvm_kernel(module, [a.copy() for a in arguments], blocks=ONE_BLOCK,
+                              check_races=True)
+    except NvvmExecutionError:
+        return True
+    return bool(run.races)
+
+
+@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("name, target", EXAMPLE_TARGETS)
+def test_every_lowered_sync_is_needed_per_thread(name, target, num_stages):
+    """The same at the NVVM level, where the detector sees the hardware's rules
+    (warp-counted barriers, mbarrier init as a shared write, cp.async bytes in flight
+    until their group lands): the lowered kernel is race free and deleting any one
+    barrier or cp.async wait is reported."""
+    text, _ = compiled(name, num_stages, trip_count=4, target=target)
+    module = lowered(text)
+    arguments = _nvvm_arguments(module)
+    assert not _nvvm_fails(module, arguments)
+    positions = [i for i, op in enumerate(module.walk()) if op.name in NVVM_SYNCS]
+    unnoticed = []
+    for position in positions:
+        mutant = module.clone()
+        victim = list(mutant.walk())[position]
+        victim.detach()
+        victim.erase()
+        if not _nvvm_fails(mutant, arguments):
+            unnoticed.append(position)
+    assert positions and unnoticed == []

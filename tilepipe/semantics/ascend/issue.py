@@ -1,0 +1,247 @@
+"""The scalar unit of an Ascend core: runs the control flow, issues pipe instructions.
+
+The scalar unit walks an ``ascend``-dialect kernel in program order, evaluates its
+index arithmetic, ``scf`` control flow and scalar cells (0-d ``memref.alloca``, such
+as the epoch counters of the ``counter`` index mode), and issues every other op as an
+:class:`Instruction` to the queue of its pipe -- with its regions and ids resolved to
+integers.  :mod:`tilepipe.semantics.ascend.sim` then executes the queues.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from tilepipe.dialects import ascend
+from tilepipe.dialects.ascend_pipes import Core, HardEvent, Pipe
+from tilepipe.dialects.ascend_sync import (
+    CrossCoreFlagOp,
+    CrossCoreSetFlagOp,
+    FlagOp,
+    GetBufOp,
+    LockOp,
+    PipeBarrierOp,
+    SetFlagOp,
+    sync_op_core,
+)
+from tilepipe.dialects.tile import BlockIdOp
+
+from tilepipe.semantics.errors import KernelError
+
+
+class Kind(Enum):
+    DATA = "data"
+    SET = "set"
+    WAIT = "wait"
+    BARRIER = "barrier"
+    GET = "get"
+    RLS = "rls"
+    CROSS_SET = "cross_set"
+    CROSS_WAIT = "cross_wait"
+
+    @property
+    def is_sync(self) -> bool:
+        return self != Kind.DATA
+
+
+@dataclass(frozen=True)
+class Box:
+    """The region one data instruction touches in one buffer."""
+
+    buffer: SSAValue
+    starts: tuple[int, ...]
+    sizes: tuple[int, ...]
+    reads: bool
+    writes: bool
+    role: str
+
+    def overlaps(self, other: Box) -> bool:
+        return self.buffer is other.buffer and all(
+            a < b + n and b < a + m
+            for a, m, b, n in zip(self.starts, self.sizes, other.starts, other.sizes)
+        )
+
+    @property
+    def slices(self) -> tuple[slice, ...]:
+        return tuple(slice(s, s + n) for s, n in zip(self.starts, self.sizes))
+
+
+@dataclass(eq=False)
+class Instruction:
+    index: int  # issue order
+    op: Operation
+    kind: Kind
+    core: Core
+    pipe: Pipe
+    boxes: tuple[Box, ...] = ()
+    id: int = 0  # event id, cross-core flag id or lock slot
+    scalars: dict[SSAValue, object] = field(default_factory=dict)
+
+    @property
+    def event(self) -> HardEvent:
+        assert isinstance(self.op, FlagOp)
+        return self.op.hard_event
+
+    def describe(self) -> str:
+        what = self.op.name
+        if isinstance(self.op, FlagOp):
+            what += f" {self.event} id {self.id}"
+        elif self.kind in (Kind.GET, Kind.RLS, Kind.CROSS_SET, Kind.CROSS_WAIT):
+            what += f" [{self.pipe.value}] {self.id}"
+        return f"#{self.index} {what}"
+
+
+def kernel_core(kernel: FuncOp) -> Core | None:
+    """The core of a single-core kernel (the one its tile ops run on); None for a
+    mixed cube + vector kernel."""
+    cores = {op.core for op in kernel.walk() if isinstance(op, ascend.AscendTileOp)}
+    if len(cores) > 1:
+        return None
+    return cores.pop() if cores else Core.VECTOR
+
+
+class ScalarUnit:
+    """Evaluates the kernel's scalar code and collects the issued instructions."""
+
+    def __init__(
+        self, kernel: FuncOp, scalar_args: dict[SSAValue, int], block: tuple[int, int, int] = (0, 0, 0)
+    ):
+        self.kernel = kernel
+        self.block = block  # the (x, y, z) index of the block this scalar unit runs
+        self.values: dict[SSAValue, object] = dict(scalar_args)
+        self.cells: dict[SSAValue, object] = {}  # 0-d memref.alloca -> its value
+        self.instructions: list[Instruction] = []
+        self.default_core = kernel_core(kernel)
+
+    def run(self) -> list[Instruction]:
+        self._block(self.kernel.body.block)
+        return self.instructions
+
+    def value(self, value: SSAValue) -> int:
+        if value not in self.values:
+            raise KernelError(value.owner, "uses a value the scalar unit has not computed")
+        return self.values[value]  # type: ignore[return-value]
+
+    def _block(self, block: Block) -> None:
+        for op in block.ops:
+            self._op(op)
+
+    def _op(self, op: Operation) -> None:
+        if isinstance(op, ReturnOp | scf.YieldOp | memref.AllocOp | memref.DeallocOp):
+            return
+        if isinstance(op, scf.ForOp):
+            lb, ub, step = self.value(op.lb), self.value(op.ub), self.value(op.step)
+            for iv in range(lb, ub, step):
+                self.values[op.body.block.args[0]] = iv
+                self._block(op.body.block)
+            return
+        if isinstance(op, scf.IfOp):
+            taken = op.true_region if self.value(op.cond) else op.false_region
+            if taken.blocks:
+                self._block(taken.block)
+            return
+        if isinstance(op, BlockIdOp):
+            self.values[op.result] = self.block["xyz".index(op.dimension.data)]
+            return
+        if op.dialect_name() == "arith":
+            self.values[op.results[0]] = self._arith(op)
+            return
+        if isinstance(op, memref.AllocaOp | memref.LoadOp | memref.StoreOp):
+            return self._scalar_cell(op)
+        self.instructions.append(self._issue(op))
+
+    def _scalar_cell(self, op: memref.AllocaOp | memref.LoadOp | memref.StoreOp) -> None:
+        cell = op.memref
+        if not isinstance(cell.type, MemRefType) or cell.type.get_shape():
+            raise KernelError(op, "the scalar unit only holds 0-d scalar cells")
+        if isinstance(op, memref.AllocaOp):
+            self.cells[cell] = None
+        elif cell not in self.cells:
+            raise KernelError(op, "uses a scalar cell the scalar unit has not allocated")
+        elif isinstance(op, memref.LoadOp):
+            if self.cells[cell] is None:
+                raise KernelError(op, "reads a scalar cell before any store")
+            self.values[op.res] = self.cells[cell]
+        else:
+            self.cells[cell] = self.value(op.value)
+
+    def _arith(self, op: Operation) -> object:
+        if isinstance(op, arith.ConstantOp):
+            attr = op.value
+            if isinstance(attr, IntegerAttr):
+                if attr.type == IntegerType(1):
+                    return bool(attr.value.data)
+                return attr.value.data
+            return float(attr.value.data)  # type: ignore[union-attr]
+        args = [self.value(v) for v in op.operands]
+        binary = {
+            "arith.addi": lambda a, b: a + b,
+            "arith.subi": lambda a, b: a - b,
+            "arith.muli": lambda a, b: a * b,
+            "arith.divsi": lambda a, b: a // b,
+            "arith.divui": lambda a, b: a // b,
+            "arith.remsi": lambda a, b: a % b,
+            "arith.remui": lambda a, b: a % b,
+            "arith.andi": lambda a, b: a & b,
+            "arith.ori": lambda a, b: a | b,
+        }
+        if op.name in binary:
+            return binary[op.name](*args)
+        if isinstance(op, arith.CmpiOp):
+            a, b = args
+            return [a == b, a != b, a < b, a <= b, a > b, a >= b,
+                    a < b, a <= b, a > b, a >= b][op.predicate.value.data]
+        if isinstance(op, arith.SelectOp):
+            return args[1] if args[0] else args[2]
+        if isinstance(op, arith.IndexCastOp):
+            return args[0]
+        raise KernelError(op, "has no scalar semantics in the pipe simulator")
+
+    def _sync_core(self, op: Operation) -> Core:
+        core = sync_op_core(op) or self.default_core
+        if core is None:
+            raise KernelError(
+                op, "runs on a pipe of both cores in a mixed kernel; name its core with "
+                "ascend.core"
+            )
+        return core
+
+    def _issue(self, op: Operation) -> Instruction:
+        index = len(self.instructions)
+        if isinstance(op, ascend.AscendTileOp):
+            boxes = tuple(
+                Box(
+                    a.buffer,
+                    tuple(self.value(o) for o in a.offsets) or (0,) * len(a.sizes),
+                    a.sizes,
+                    a.reads,
+                    a.writes,
+                    a.operand_name,
+                )
+                for a in op.buffer_accesses()
+            )
+            scalars = {v: self.value(v) for v in op.operands if not isinstance(v.type, MemRefType)
+                       and v in self.values}
+            return Instruction(index, op, Kind.DATA, op.core, op.pipe, boxes, scalars=scalars)
+        if isinstance(op, PipeBarrierOp):
+            pipe = op.pipe.data
+            return Instruction(index, op, Kind.BARRIER, self._sync_core(op), pipe)
+        if isinstance(op, FlagOp | CrossCoreFlagOp | LockOp):
+            ident = op.id if isinstance(op.id, int) else self.value(op.id)
+            if isinstance(op, FlagOp):
+                is_set = isinstance(op, SetFlagOp)
+                kind = Kind.SET if is_set else Kind.WAIT
+                pipe = op.hard_event.producer if is_set else op.hard_event.consumer
+            elif isinstance(op, CrossCoreFlagOp):
+                kind = Kind.CROSS_SET if isinstance(op, CrossCoreSetFlagOp) else Kind.CROSS_WAIT
+                pipe = op.pipe.data
+            else:
+                kind = Kind.GET if isinstance(op, GetBufOp) else Kind.RLS
+                pipe = op.pipe.data
+            return Instruction(index, op, kind, self._sync_core(op), pipe, id=ident)
+        raise KernelError(op, "has no pipe semantics in the pipe simulator")

@@ -1,0 +1,391 @@
+"""The synchronizing and warp-collective ops of the NVVM interpreter
+(``nvvm_interp``): ``cp.async`` copies and groups, barriers, mbarriers, ``ldmatrix``,
+``mma.sync``; the race detectors they feed are in ``nvvm_races``.
+
+The fragment layouts are the PTX ISA's (see ``nvvm_interp``'s docstring), written
+here independently of the lowering so that running a lowered kernel checks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, VectorType, i32
+from xdsl.ir import Operation
+
+
+from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
+from tilepipe.semantics.numerics import matmul_f32
+from tilepipe.semantics.nvvm.execution import (
+    SHARED_ADDRESS_BASE,
+    WARP,
+    BlockExecution,
+    MemRef,
+    NvvmExecutionError,
+    handles,
+)
+
+
+@dataclass
+class PendingCopy:
+    threads: np.ndarray  # issuing thread of each element
+    group: np.ndarray  # the issuing thread's group number, -1 while uncommitted
+    target: MemRef
+    index: tuple[np.ndarray, ...]
+    values: np.ndarray
+    op: Operation
+
+
+@dataclass
+class MBarrierState:
+    count: int
+    pending: int
+    phase: int = 0
+    tx_bytes: int = 0
+    landed: list[tuple[int, int]] = field(default_factory=list)  # bulk bytes, this phase
+    completed: list[tuple[int, int]] = field(default_factory=list)  # ... last phase
+
+    def maybe_complete(self) -> None:
+        if self.pending <= 0 and self.tx_bytes == 0:
+            self.phase += 1
+            self.pending = self.count
+            self.completed, self.landed = self.landed, []
+
+
+def land(ex: BlockExecution, op: Operation, threads: np.ndarray, keep_newest: int) -> None:
+    """Land the copies of ``threads`` except their newest ``keep_newest`` groups."""
+    remaining = []
+    for copy in ex.pending:
+        limit = ex.groups_committed[copy.threads] - keep_newest
+        done = np.isin(copy.threads, threads) & (copy.group >= 0) & (copy.group < limit)
+        if done.any():
+            index = tuple(i[done] for i in copy.index)
+            copy.target.array[index] = copy.target.stored(copy.values[done])
+            if ex.races is not None:
+                starts = ex.shared_bytes_of(copy.target, index)
+                ex.races.async_write(starts, copy.target.array.itemsize, in_flight=False)
+                ex.races.access(op, copy.threads[done], starts, copy.target.array.itemsize, True)
+        if not done.all():
+            keep = ~done
+            remaining.append(
+                PendingCopy(copy.threads[keep], copy.group[keep], copy.target,
+                            tuple(i[keep] for i in copy.index), copy.values[keep], copy.op)
+            )
+    ex.pending = remaining
+
+
+# ------------------------------------------------------------------ async copies, barriers
+
+
+@handles("nvgpu.device_async_copy")
+def _async_copy(ex, op, mask):
+    count = op.properties["dstElements"].value.data
+    _, dst_rank, _, src_rank, _ = op.properties["operandSegmentSizes"].get_values()
+    dst, src = ex[op.operands[0]], ex[op.operands[1 + dst_rank]]
+    dst_idx = [ex[v] for v in op.operands[1 : 1 + dst_rank]]
+    src_idx = [ex[v] for v in op.operands[2 + dst_rank : 2 + dst_rank + src_rank]]
+    values = ex.read(op, src, src_idx, mask, count)[mask]
+    dst_index = ex.element_index(dst, dst_idx, count, mask)
+    ex.shared_access(op, dst, dst_index, mask, write=True)  # at issue: until it lands
+    index = tuple(i[mask] for i in np.broadcast_arrays(*dst_index))
+    if ex.races is not None and dst.space == "shared":
+        ex.races.async_write(ex.shared_bytes_of(dst, index), dst.array.itemsize, in_flight=True)
+    threads = np.repeat(np.flatnonzero(mask), count)
+    flat_index = tuple(i.ravel() for i in index)
+    ex.pending.append(PendingCopy(threads, np.full(threads.size, -1), dst, flat_index, values.ravel(), op))
+    return [None]
+
+
+@handles("nvgpu.device_async_create_group", "nvvm.cp.async.commit.group")
+def _commit(ex, op, mask):
+    threads = np.flatnonzero(mask)
+    for copy in ex.pending:
+        open_ = (copy.group < 0) & np.isin(copy.threads, threads)
+        copy.group[open_] = ex.groups_committed[copy.threads[open_]]
+    ex.groups_committed[threads] += 1
+    return [None] if op.results else None
+
+
+@handles("nvgpu.device_async_wait", "nvvm.cp.async.wait.group")
+def _wait(ex, op, mask):
+    attr = op.properties.get("n") or op.properties.get("numGroups")
+    land(ex, op, np.flatnonzero(mask), attr.value.data if attr is not None else 0)
+
+
+@handles("nvvm.barrier0", "nvvm.barrier")
+def _barrier(ex, op, mask):
+    participants = _barrier_participants(ex, op, mask)
+    if participants is not None and participants.size == 0:
+        return  # no fixed grouping of the arriving warps: it orders nothing
+    if ex.races is not None:
+        ex.races.barrier(participants)
+    for detector in ex.global_races.values():
+        detector.barrier(participants)
+
+
+def _barrier_participants(ex: BlockExecution, op: Operation, mask: np.ndarray):
+    """The threads a ``bar.sync`` orders with each other (None: the whole block).
+
+    The hardware counts arriving warps, not thread ids (PTX ISA, "bar, barrier"):
+    ``bar.sync id, N`` completes each time N/32 warps have arrived, and ``.aligned``
+    wants every thread of an arriving warp there.  So the warps that execute it must
+    be whole and, with a count, a multiple of N/32 of them: otherwise the last
+    warps wait forever.  Exactly N/32 warps are ordered with each other; more are
+    grouped by arrival order, which nothing fixes, so no two warps are known to be
+    ordered (an empty participant set)."""
+    warp_of = np.arange(mask.size) // WARP  # the last warp of a block may be short
+    active = np.bincount(warp_of, weights=mask)
+    arriving = active > 0
+    partial = np.flatnonzero(arriving & (active < np.bincount(warp_of)))
+    if partial.size:
+        raise NvvmExecutionError(
+            op, f"executed by part of warp {int(partial[0])}: a barrier counts whole warps"
+        )
+    count = None
+    if op.name == "nvvm.barrier" and len(op.operands) == 2:
+        count = ex.uniform(op, op.operands[1])
+    arrived = int(arriving.sum())
+    if count is None:
+        if not arriving.all():
+            raise NvvmExecutionError(op, "not reached by all threads of the block")
+        return None
+    if count % WARP or count <= 0:
+        raise NvvmExecutionError(op, f"thread count {count} is not a multiple of {WARP}")
+    per_completion = count // WARP
+    if arrived % per_completion:
+        raise NvvmExecutionError(
+            op,
+            f"{arrived} warps arrive at a barrier that completes every "
+            f"{per_completion} warps ({count} threads): the last "
+            f"{arrived % per_completion} wait forever",
+        )
+    if arrived > per_completion:
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(arriving[warp_of])
+
+
+# ------------------------------------------------------------------ warp collectives
+
+
+def _warps(ex: BlockExecution, op: Operation, mask: np.ndarray):
+    ex.require_converged(op, mask)
+    return [slice(w * WARP, (w + 1) * WARP) for w in range(ex.threads // WARP)]
+
+
+@handles("nvgpu.ldmatrix")
+def _ldmatrix(ex, op, mask):
+    tiles = op.properties["numTiles"].value.data
+    transpose = bool(op.properties["transpose"].value.data)
+    memref: MemRef = ex[op.operands[0]]
+    # The bank model counts the lanes whose row addresses .x{1,2,4} uses.
+    used = mask & (np.arange(ex.threads) % WARP < 8 * tiles)
+    indices = [ex[v] for v in op.operands[1:]]
+    # PTX: every row address ldmatrix uses is 16-byte aligned (8 b16 elements).
+    starts = ex.shared_bytes_of(memref, ex.element_index(memref, indices, 1, used))
+    if (starts[used] % 16).any():
+        raise NvvmExecutionError(op, "ldmatrix row address is not 16-byte aligned")
+    rows = ex.read(op, memref, indices, mask, 8, used)  # (threads, 8)
+    result = np.empty((ex.threads, tiles, 2), rows.dtype)
+    lane = np.arange(WARP)
+    for warp in _warps(ex, op, mask):
+        for i in range(tiles):
+            matrix = rows[warp][8 * i : 8 * i + 8]  # row r given by lane 8i+r
+            if transpose:
+                matrix = matrix.T
+            result[warp, i, 0] = matrix[lane // 4, 2 * (lane % 4)]
+            result[warp, i, 1] = matrix[lane // 4, 2 * (lane % 4) + 1]
+    return [result]
+
+
+@handles("nvgpu.mma.sync")
+def _mma(ex, op, mask):
+    if tuple(a.value.data for a in op.properties["mmaShape"].data) != (16, 8, 16):
+        raise NvvmExecutionError(op, "only mma.m16n8k16 is modelled")
+    a, b, c = (ex[v] for v in op.operands)
+    return [_mma_m16n8k16(ex, op, mask, a, b, c)]
+
+
+@handles("llvm.bitcast")
+def _bitcast(ex, op, mask):
+    """A ``vector<2xbf16>`` pair to the i32 register PTX wants (element 0 in the low
+    half); bf16 values are held as rounded f32, so the bits are recomputed."""
+    source = op.operands[0].type
+    if not (
+        isinstance(source, VectorType)
+        and isinstance(source.element_type, BFloat16Type)
+        and source.get_shape() == (2,)
+        and op.results[0].type == i32
+    ):
+        raise NvvmExecutionError(op, "only vector<2xbf16> -> i32 is modelled")
+    bits = round_f32_to_bf16_bits(ex[op.operands[0]]).astype(np.uint32)
+    return [(bits[:, 0] | (bits[:, 1] << np.uint32(16))).view(np.int32)]
+
+
+def _unpack_bf16(registers: list[np.ndarray]) -> np.ndarray:
+    """i32 registers ``(threads,)`` -> ``(threads, len(registers), 2)`` bf16 values."""
+    bits = np.stack(registers, axis=1).view(np.uint32)
+    pairs = np.stack([bits & np.uint32(0xFFFF), bits >> np.uint32(16)], axis=-1)
+    return bf16_bits_to_f32(pairs.astype(np.uint16))
+
+
+@handles("nvvm.mma.sync")
+def _nvvm_mma(ex, op, mask):
+    shape = op.properties["shape"]
+    types = {op.properties[k].data.value for k in ("multiplicandAPtxType", "multiplicandBPtxType")}
+    if (shape.m.data, shape.n.data, shape.k.data) != (16, 8, 16) or types != {"bf16"}:
+        raise NvvmExecutionError(op, "only mma.m16n8k16 with bf16 multiplicands is modelled")
+    if (op.properties["layoutA"].data.value, op.properties["layoutB"].data.value) != ("row", "col"):
+        raise NvvmExecutionError(op, "only the row.col layout is modelled")
+    values = [ex[v] for v in op.operands]
+    a = _unpack_bf16(values[0:4])
+    b = _unpack_bf16(values[4:6])
+    c = np.stack(values[6:10], axis=1).astype(np.float32).reshape(ex.threads, 2, 2)
+    return [_mma_m16n8k16(ex, op, mask, a, b, c).reshape(ex.threads, 4)]
+
+
+def _mma_m16n8k16(ex, op, mask, a, b, c) -> np.ndarray:
+    """Per warp D = A B + C from the fragments: ``a (threads, 4, 2)`` = a0..a7,
+    ``b (threads, 2, 2)`` = b0..b3, ``c (threads, 2, 2)`` = c0..c3."""
+    result = np.empty_like(c)
+    lane = np.arange(WARP)
+    g, q = lane // 4, lane % 4
+    for warp in _warps(ex, op, mask):
+        A = np.zeros((16, 16), np.float32)
+        B = np.zeros((16, 8), np.float32)
+        C = np.zeros((16, 8), np.float32)
+        fa, fb, fc = a[warp].astype(np.float32), b[warp].astype(np.float32), c[warp]
+        for half_k in (0, 1):
+            for half_m in (0, 1):
+                for j in (0, 1):
+                    A[g + 8 * half_m, 2 * q + 8 * half_k + j] = fa[:, 2 * half_k + half_m, j]
+            for j in (0, 1):
+                B[2 * q + 8 * half_k + j, g] = fb[:, half_k, j]
+        for half_m in (0, 1):
+            for j in (0, 1):
+                C[g + 8 * half_m, 2 * q + j] = fc[:, half_m, j]
+        D = matmul_f32(A, B) + C
+        for half_m in (0, 1):
+            for j in (0, 1):
+                result[warp, half_m, j] = D[g + 8 * half_m, 2 * q + j]
+    return result
+
+
+# ------------------------------------------------------------------ mbarriers
+
+
+def _mbarrier(ex: BlockExecution, op: Operation) -> tuple[int, MBarrierState | None]:
+    address = ex.uniform(op, op.operands[0])
+    return address, ex.mbarriers.get(address)
+
+
+MBARRIER_BYTES = 8
+
+
+def _mbarrier_access(ex: BlockExecution, op: Operation, mask: np.ndarray, write: bool) -> None:
+    """An mbarrier object is shared memory: init writes it, so the threads that later
+    arrive on it or wait on it (which read it) must be ordered after the init by a
+    barrier, as for any other shared write; a re-init must follow every use."""
+    if ex.races is None:
+        return
+    threads = np.flatnonzero(mask)
+    offset = ex.uniform(op, op.operands[0]) - SHARED_ADDRESS_BASE
+    ex.races.access(op, threads, np.full(threads.size, offset), MBARRIER_BYTES, write)
+    if write:
+        ex.races.mbarrier[offset : offset + MBARRIER_BYTES] = True
+
+
+@handles("nvvm.mbarrier.init")
+def _mbarrier_init(ex, op, mask):
+    address, _ = _mbarrier(ex, op)
+    count = ex.uniform(op, op.operands[1])
+    _mbarrier_access(ex, op, mask, write=True)
+    ex.mbarriers[address] = MBarrierState(count, count)
+
+
+def _arrive(ex, op, mask, tx_bytes: int = 0) -> None:
+    _, state = _mbarrier(ex, op)
+    if state is None:
+        raise NvvmExecutionError(op, "arrives on an uninitialised mbarrier")
+    # An atomic update: it reads the object as initialised (ordered after the init),
+    # and arrivals do not race with each other or with waits.
+    _mbarrier_access(ex, op, mask, write=False)
+    state.tx_bytes += tx_bytes
+    state.pending -= int(mask.sum())
+    state.maybe_complete()
+
+
+@handles("nvvm.mbarrier.arrive")
+def _mbarrier_arrive(ex, op, mask):
+    _arrive(ex, op, mask)
+    return [np.zeros(ex.threads, np.int64)]
+
+
+@handles("nvvm.mbarrier.arrive.expect_tx")
+def _mbarrier_expect_tx(ex, op, mask):
+    _arrive(ex, op, mask, ex.uniform(op, op.operands[1]))
+
+
+def _phase_completed(ex, op, mask) -> bool:
+    """Has the phase of the given parity completed?  A completed wait orders the bulk
+    copies that completed that phase before the waiting threads' later accesses."""
+    _, state = _mbarrier(ex, op)
+    if state is None:
+        raise NvvmExecutionError(op, "waits on an uninitialised mbarrier")
+    _mbarrier_access(ex, op, mask, write=False)
+    parity = ex.uniform(op, op.operands[1])
+    done = state.phase % 2 != parity % 2
+    if done and ex.races is not None:
+        for start, size in state.completed:
+            ex.races.forget_writes(start, size)
+    return done
+
+
+@handles("nvvm.mbarrier.test.wait")
+def _mbarrier_test_wait(ex, op, mask):
+    return [np.full(ex.threads, _phase_completed(ex, op, mask))]
+
+
+@handles("nvvm.mbarrier.try_wait.parity")
+def _mbarrier_try_wait(ex, op, mask):
+    if not _phase_completed(ex, op, mask):
+        raise NvvmExecutionError(op, "waits for a phase that can never complete (deadlock)")
+
+
+@handles("nvvm.shfl.sync")
+def _shuffle(ex, op, mask):
+    """``shfl.sync`` within each warp (full member mask, 32-lane segments)."""
+    _, value, offset, _ = (ex[v] for v in op.operands)
+    kind = op.properties["kind"].data.value
+    delta = ex.uniform(op, op.operands[2])
+    lane = np.arange(WARP)
+    source = {
+        "bfly": lane ^ delta,
+        "idx": np.full(WARP, delta % WARP),
+        "up": np.where(lane >= delta, lane - delta, lane),
+        "down": np.where(lane + delta < WARP, lane + delta, lane),
+    }[kind]
+    result = value.copy()
+    for warp in _warps(ex, op, mask):
+        result[warp] = value[warp][source]
+    return [result]
+
+
+@handles("nvvm.cp.async.bulk.shared.cluster.global")
+def _bulk_copy(ex, op, mask):
+    """The copy lands at once (lockstep) and completes its bytes on the mbarrier; it
+    is ordered before the threads that wait for the phase it completes."""
+    for thread in np.flatnonzero(mask):
+        dst, src, bar, size = (int(ex[v][thread]) for v in op.operands[:4])
+        offset = dst - SHARED_ADDRESS_BASE
+        if not 0 <= offset <= ex.shared.size - size:
+            raise NvvmExecutionError(op, "writes outside the block's shared memory")
+        ex.shared[offset : offset + size] = ex.global_bytes(src, size)
+        if ex.races is not None:
+            ex.races.access(op, np.array([thread]), np.array([offset]), size, write=True)
+        state = ex.mbarriers.get(bar)
+        if state is None:
+            raise NvvmExecutionError(op, "completes on an uninitialised mbarrier")
+        state.tx_bytes -= size
+        state.landed.append((offset, size))
+        state.maybe_complete()

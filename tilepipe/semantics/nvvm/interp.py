@@ -1,0 +1,113 @@
+"""Execution of target-level NVVM kernels (the output of ``lower-to-nvvm``), thread
+by thread, with the PTX ISA's warp-collective fragment layouts and a race detector.
+
+Why not xDSL's interpreter framework: ``ldmatrix`` and ``mma.sync`` are collective --
+a lane's result depends on the other 31 lanes' operands -- so the block runs in
+lockstep (SIMT).  Every SSA value holds one entry per thread (shape ``(threads, ...)``),
+``scf.if``/``scf.while`` narrow an active-thread mask, and effects (stores, copies,
+mbarrier updates) apply to the active threads only.  The synchronizing and
+warp-collective ops live in ``collectives``, implemented from the PTX ISA's
+fragment tables, independently of the lowering:
+
+* ``ldmatrix .m8n8 .x{1,2,4} [.trans] .b16``: lanes ``8i..8i+7`` give the row
+  addresses of matrix ``i``; lane ``t`` receives row ``t/4``, columns ``2(t%4)``,
+  ``2(t%4)+1`` of each matrix (of its transpose with ``.trans``);
+* ``mma.m16n8k16`` (f16/bf16 -> f32; ``nvgpu.mma.sync`` with vector fragments, or
+  ``nvvm.mma.sync`` with bf16 pairs packed in i32 registers, lower half first): A ``a0..a7`` = rows ``g`` / ``g+8`` and columns
+  ``2c+{0,1}`` / ``2c+8+{0,1}`` (g = lane/4, c = lane%4), B ``b0..b3`` = rows ``2c+{0,1}``
+  / ``2c+8+{0,1}`` of column ``g``, C/D ``c0..c3`` = row ``g`` / ``g+8``, columns ``2c+{0,1}``.
+
+``cp.async`` copies read their source at issue and land when a ``wait_group`` of the
+issuing thread covers their group.  The race detectors (``races``) track the
+bytes of shared memory and of the kernel arguments the kernel writes: an access
+conflicts with an access of another thread to the same byte (one of them a
+write) since the last barrier both took part in; an async copy writes its destination
+from issue until it lands.  (A partial barrier orders its participants' earlier
+accesses for everybody -- a simplification that can only miss races, never invent
+them.)  With ``count_bank_conflicts`` the same accesses (and ``cp.async`` writes, at
+issue) feed a shared-memory bank-conflict model that counts wavefronts per op
+(``banks``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
+from tilepipe.semantics.nvvm import collectives  # noqa: F401  (registers its handlers)
+from tilepipe.semantics.nvvm.banks import BankCounter, total_wavefronts
+from tilepipe.semantics.nvvm.execution import (  # noqa: F401  (NvvmExecutionError: public)
+    BlockExecution,
+    NvvmExecutionError,
+    is_bf16_memref,
+)
+from tilepipe.semantics.nvvm.races import GlobalRaceDetector, written_arguments
+
+# ---------------------------------------------------------------------- entry point
+
+
+@dataclass
+class NvvmRun:
+    outputs: list[np.ndarray]
+    races: list[str]
+    # count_bank_conflicts: op name -> (wavefronts, ideal wavefronts), see nvvm_banks
+    shared_wavefronts: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def shared_wavefront_totals(self) -> tuple[int, int]:
+        """(wavefronts, ideal wavefronts) of all shared-memory accesses."""
+        return total_wavefronts(self.shared_wavefronts)
+
+
+def gpu_kernel(module: ModuleOp, name: str | None = None) -> Operation:
+    kernels = [op for op in module.walk() if op.name == "gpu.func"]
+    if name is not None:
+        kernels = [k for k in kernels if k.attributes["sym_name"].data == name]
+    if len(kernels) != 1:
+        raise ValueError(f"expected one gpu.func{f' @{name}' if name else ''}, found {len(kernels)}")
+    return kernels[0]
+
+
+def run_nvvm_kernel(
+    module: ModuleOp,
+    args: Sequence[np.ndarray],
+    *,
+    kernel: str | None = None,
+    blocks: Sequence[Sequence[int]] | None = None,
+    check_races: bool = False,
+    count_bank_conflicts: bool = False,
+) -> NvvmRun:
+    """Run a lowered kernel on copies of ``args`` (in argument order) over its grid
+    (or ``blocks``); return the arguments' final contents, the races found and, with
+    ``count_bank_conflicts``, the shared-memory wavefronts per op (``banks``)."""
+    func = gpu_kernel(module, kernel)
+    grid = func.properties["known_grid_size"].get_values()
+    arrays = [np.array(a, copy=True) for a in args]
+    # bf16 arguments come and go as f32 (rounded to bf16); in the model they are bits.
+    bf16 = [is_bf16_memref(t) for t in func.properties["function_type"].inputs.data]
+    arrays = [round_f32_to_bf16_bits(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
+    chosen = blocks if blocks is not None else list(itertools.product(*(range(g) for g in grid)))
+    races: list[str] = []
+    banks = BankCounter() if count_bank_conflicts else None
+    entry_args = func.regions[0].block.args
+    global_races = {
+        i: GlobalRaceDetector(f"%{entry_args[i].name_hint or f'arg{i}'}", arrays[i].nbytes)
+        for i in (written_arguments(func) if check_races else [])
+    }
+    for block in chosen:
+        for detector in global_races.values():
+            detector.begin_block()
+        execution = BlockExecution(func, arrays, block, check_races, banks, global_races)
+        execution.run()
+        if execution.races is not None:
+            races.extend(execution.races.races)
+    for detector in global_races.values():
+        races.extend(detector.races)
+    arrays = [bf16_bits_to_f32(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
+    return NvvmRun(arrays, races, banks.summary() if banks is not None else {})

@@ -1,0 +1,394 @@
+"""Happens-before race detection for one block of a running kernel.
+
+Agents are the block's threads ``0 .. T-1`` and, for every thread ``t``, the async
+copy engine lane ``T + t`` that performs the copies ``t`` issued.  Which agent touches
+which element of a tile op is fixed by the op's element mapping:
+
+* COOPERATIVE ops (copy, fill, elementwise, reduce, async copy): chunk ``c`` of the
+  operand's tile (``op.cooperative_chunk()`` consecutive elements, row-major) goes to
+  thread ``c mod T``; an async copy's element is written and read by that thread's
+  engine lane; a bulk copy by thread 0's lane.  An op that touches a register
+  fragment follows the fragment's layout (the accumulator layout below for matrices).
+* WARP_TILED ``tile.gemm``: every thread reads the whole A and B tiles; C is split in
+  row blocks, warp ``w`` owns rows ``[w*M/W, (w+1)*M/W)`` (``W = T/32`` warps) and the
+  element at ``(i, j)`` of its block belongs to lane ``(i_local*N + j) mod 32``.
+* scalar ``memref.load``/``memref.store`` run on thread 0.
+
+Clocks are event numbers: every op instance is one event ``E`` and each participating
+thread sets its own vector-clock entry to ``E``.  Barriers join the clocks of the
+participating threads; ``wait_group`` joins the engine lanes of the completed copies
+into their issuing threads; a completed mbarrier phase carries the join of its
+arrivals (and bulk copies) to every waiting thread.  Thread-private memory (fragment,
+local) is not tracked.
+
+Shadow memory is kept per allocation and per granule (the gcd of the element sizes of
+its views): last writer (agent, event) and, for on-chip memory, the event of the last
+read by every agent (global memory keeps only the last reader).  All checks of one
+tile op are numpy operations over its whole region.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.ir import Operation
+
+from tilepipe.diagnostics import SourceLocation, op_location
+
+from tilepipe.semantics.memory import Buffer, Region
+
+WARP = 32
+
+
+@dataclass(frozen=True)
+class AccessSite:
+    """One side of a race: an op instance, the agent and how it touched memory."""
+
+    op: Operation
+    location: SourceLocation | None
+    iteration: tuple[tuple[str, int], ...]
+    agent: str
+    mode: str  # "read" | "write"
+
+    def __str__(self) -> str:
+        where = f"{self.location}" if self.location else "<unknown location>"
+        text = f"{self.mode} by {self.agent} in '{self.op.name}' at {where}"
+        if self.iteration:
+            text += " (" + ", ".join(f"{n} = {v}" for n, v in self.iteration) + ")"
+        return text
+
+
+@dataclass(frozen=True)
+class Race:
+    """Two accesses to the same bytes, at least one a write, unordered by
+    happens-before.  ``first`` is the earlier one in the interpreter's run."""
+
+    kind: str  # "RAW" | "WAR" | "WAW" (named after the second access)
+    buffer: str
+    element: tuple[int, ...]  # of the second access's buffer
+    block: tuple[int, ...]
+    first: AccessSite
+    second: AccessSite
+    between_blocks: bool = False  # first and second ran in different blocks
+
+    def __str__(self) -> str:
+        index = ", ".join(str(i) for i in self.element)
+        block = ", ".join(str(b) for b in self.block)
+        reason = (
+            "blocks never synchronize"
+            if self.between_blocks
+            else "no barrier, wait or mbarrier phase orders them"
+        )
+        return (
+            f"race ({self.kind}) on {self.buffer}[{index}] in block ({block}):\n"
+            f"  first:  {self.first}\n"
+            f"  second: {self.second}\n"
+            f"  {reason}"
+        )
+
+
+@dataclass(frozen=True)
+class Agents:
+    """Who performs each element of one access.
+
+    ``threads``: the thread of each element (shape = region), or None for "every
+    thread" (gemm operands).  ``engine``: performed by those threads' copy engines.
+    """
+
+    threads: np.ndarray | None
+    engine: bool = False
+
+
+@dataclass
+class _Event:
+    op: Operation
+    iteration: tuple[tuple[str, int], ...]
+
+
+class _Shadow:
+    """Per-granule access history of one allocation."""
+
+    def __init__(self, granules: int, granule: int, threads: int, dense_reads: bool):
+        self.granule = granule
+        self.write_agent = np.full(granules, -1, dtype=np.int32)
+        self.write_event = np.zeros(granules, dtype=np.int32)
+        self.dense_reads = dense_reads
+        if dense_reads:
+            # On-chip memory is only read by threads (async and bulk copies read
+            # off-chip sources): one column per thread, plus the latest read of any
+            # thread as a fast filter.
+            self.read_event = np.zeros((granules, threads), dtype=np.int32)
+            self.latest_read = np.zeros(granules, dtype=np.int32)
+        else:
+            self.last_reader = np.full(granules, -1, dtype=np.int32)
+            self.last_read_event = np.zeros(granules, dtype=np.int32)
+
+    def refine(self, factor: int) -> None:
+        """Split every granule in ``factor`` (a view with a smaller element appeared)."""
+        for name in (
+            "write_agent", "write_event", "read_event", "latest_read",
+            "last_reader", "last_read_event",
+        ):
+            if hasattr(self, name):
+                setattr(self, name, np.repeat(getattr(self, name), factor, axis=0))
+        self.granule //= factor
+
+
+@dataclass
+class RaceTracker:
+    threads: int
+    block: tuple[int, ...] = ()
+    races: list[Race] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.agents = 2 * self.threads
+        # clocks[t, a]: the last event of agent a that thread t has synchronized with.
+        self.clocks = np.zeros((self.threads, self.agents), dtype=np.int32)
+        self.events: list[_Event | None] = [None]
+        self._reported: set[tuple[str, int, int, int]] = set()
+
+    # -- events and synchronization
+
+    def begin_event(
+        self, op: Operation, iteration: tuple[tuple[str, int], ...], threads=None
+    ) -> int:
+        """A new op instance executed by ``threads`` (default: all); its number."""
+        event = len(self.events)
+        self.events.append(_Event(op, iteration))
+        rows = np.arange(self.threads) if threads is None else np.asarray(threads)
+        self.clocks[rows, rows] = event
+        return event
+
+    def barrier(self, threads: int | None = None) -> None:
+        """Threads ``0 .. threads-1`` (default all) wait for each other."""
+        rows = slice(0, self.threads if threads is None else threads)
+        self.clocks[rows] = self.clocks[rows].max(axis=0)
+
+    def thread_clock(self, thread: int) -> np.ndarray:
+        return self.clocks[thread].copy()
+
+    def acquire(self, clock: np.ndarray, threads=None) -> None:
+        """Every thread (or ``threads``) learns everything ``clock`` knows."""
+        rows = slice(None) if threads is None else threads
+        np.maximum(self.clocks[rows], clock, out=self.clocks[rows])
+
+    def engine_completed(self, threads: np.ndarray, event: int) -> None:
+        """The copies of ``event`` issued by ``threads`` are complete for them."""
+        threads = np.unique(threads)
+        lanes = self.threads + threads
+        self.clocks[threads, lanes] = np.maximum(self.clocks[threads, lanes], event)
+
+    def engine_lane_clock(self, thread: int, event: int) -> np.ndarray:
+        """The clock that completing ``event`` on ``thread``'s engine lane publishes."""
+        clock = np.zeros(self.agents, dtype=np.int32)
+        clock[self.threads + thread] = event
+        return clock
+
+    # -- accesses
+
+    def access(
+        self,
+        event: int,
+        buffer: Buffer,
+        region: Region,
+        *,
+        reads: bool,
+        writes: bool,
+        agents: Agents,
+    ) -> None:
+        if buffer.space.is_thread_private:
+            return
+        shadow = self._shadow(buffer)
+        g = shadow.granule
+        per_element = buffer.element.itemsize // g
+        granules = (
+            buffer.byte_offsets(region).reshape(-1, 1) // g + np.arange(per_element)
+        ).reshape(-1)
+        if agents.threads is None:
+            rows = None
+            recorded = None
+        else:
+            rows = np.repeat(agents.threads.reshape(-1), per_element)
+            recorded = rows + self.threads if agents.engine else rows
+        position = np.arange(granules.size) // per_element  # element of each granule
+        self._check_writes(
+            event, buffer, region, shadow, granules, rows, position, writes, agents.engine
+        )
+        if writes:
+            self._check_reads(
+                event, buffer, region, shadow, granules, rows, position, agents.engine
+            )
+            shadow.write_agent[granules] = recorded if recorded is not None else 0
+            shadow.write_event[granules] = event
+            if shadow.dense_reads:
+                shadow.read_event[granules] = 0
+                shadow.latest_read[granules] = 0
+            else:
+                shadow.last_reader[granules] = -1
+        elif reads:
+            if shadow.dense_reads:
+                if agents.engine:
+                    raise NotImplementedError(
+                        "an async copy reading on-chip memory is not modeled"
+                    )
+                if recorded is None:
+                    shadow.read_event[granules] = event
+                else:
+                    shadow.read_event[granules, recorded] = event
+                shadow.latest_read[granules] = event
+            else:
+                shadow.last_reader[granules] = recorded if recorded is not None else 0
+                shadow.last_read_event[granules] = event
+
+    def _shadow(self, buffer: Buffer) -> _Shadow:
+        allocation = buffer.allocation
+        granule = math.gcd(allocation.granule, buffer.element.itemsize, buffer.byte_offset)
+        allocation.granule = granule
+        shadow = allocation.shadow
+        if not isinstance(shadow, _Shadow):
+            shadow = _Shadow(
+                allocation.nbytes // granule,
+                granule,
+                self.threads,
+                dense_reads=not allocation.space.is_off_chip,
+            )
+            allocation.shadow = shadow
+        elif shadow.granule != granule:
+            shadow.refine(shadow.granule // granule)
+        return shadow
+
+    def _known(self, rows: np.ndarray | None, agents: np.ndarray) -> np.ndarray:
+        """What the accessing thread(s) know of ``agents``' clocks (all threads: the
+        least any of them knows)."""
+        if rows is None:
+            return self.clocks.min(axis=0)[agents]
+        return self.clocks[rows, agents]
+
+    def _check_writes(
+        self, event, buffer, region, shadow, granules, rows, position, writes, engine
+    ):
+        writer = shadow.write_agent[granules]
+        written = writer >= 0
+        if not written.any():
+            return
+        known = self._known(rows, np.maximum(writer, 0))
+        unordered = written & (known < shadow.write_event[granules])
+        if unordered.any():
+            kind = "WAW" if writes else "RAW"
+            self._report(
+                kind, event, buffer, region, unordered, writer,
+                shadow.write_event[granules], rows, position, "write",
+                "write" if writes else "read", engine,
+            )
+
+    def _check_reads(
+        self, event, buffer, region, shadow, granules, rows, position, engine
+    ):
+        if shadow.dense_reads:
+            # Only granules read after the accessing thread's last synchronization
+            # with every thread can hold an unordered read.
+            thread_clocks = self.clocks[:, : self.threads]
+            floor = thread_clocks.min(axis=1)
+            floor = floor.min() if rows is None else floor[rows]
+            candidates = np.flatnonzero(shadow.latest_read[granules] > floor)
+            if not candidates.size:
+                return
+            read_events = shadow.read_event[granules[candidates]]
+            known = (
+                thread_clocks.min(axis=0)[None, :]
+                if rows is None
+                else thread_clocks[rows[candidates]]
+            )
+            late = read_events > known
+            unordered = np.zeros(granules.size, dtype=bool)
+            unordered[candidates] = late.any(axis=1)
+            if not unordered.any():
+                return
+            reader = np.zeros(granules.size, dtype=np.int64)
+            reader[candidates] = late.argmax(axis=1)
+            first_event = np.zeros(granules.size, dtype=np.int32)
+            first_event[candidates] = read_events[np.arange(candidates.size), reader[candidates]]
+        else:
+            reader = shadow.last_reader[granules]
+            first_event = shadow.last_read_event[granules]
+            unordered = (reader >= 0) & (
+                self._known(rows, np.maximum(reader, 0)) < first_event
+            )
+            if not unordered.any():
+                return
+        self._report(
+            "WAR", event, buffer, region, unordered, reader, first_event, rows,
+            position, "read", "write", engine,
+        )
+
+    # -- reports
+
+    def _agent_name(self, agent: int) -> str:
+        if agent >= self.threads:
+            return f"the async copy engine (thread {agent - self.threads})"
+        return f"thread {agent}"
+
+    def _report(
+        self, kind, event, buffer, region, unordered, first_agent, first_event, rows,
+        position, first_mode, second_mode, engine,
+    ) -> None:
+        hits = np.flatnonzero(unordered)
+        _, first_hits = np.unique(first_event[hits], return_index=True)
+        for h in hits[first_hits]:
+            key = (kind, int(first_event[h]), event, buffer.allocation.id)
+            if key in self._reported:
+                continue
+            self._reported.add(key)
+            element = np.unravel_index(position[h], region.sizes)
+            index = tuple(int(s + e) for s, e in zip(region.starts, element))
+            if rows is None:  # name a thread that does not know the first access
+                unaware = int(self.clocks[:, first_agent[h]].argmin())
+                second_agent = self._agent_name(unaware)
+            else:
+                second_agent = self._agent_name(int(rows[h]) + (self.threads if engine else 0))
+            first = self.events[int(first_event[h])]
+            second = self.events[event]
+            assert first is not None and second is not None
+            self.races.append(
+                Race(
+                    kind,
+                    buffer.name,
+                    index,
+                    self.block,
+                    AccessSite(
+                        first.op, op_location(first.op), first.iteration,
+                        self._agent_name(int(first_agent[h])), first_mode,
+                    ),
+                    AccessSite(
+                        second.op, op_location(second.op), second.iteration,
+                        second_agent, second_mode,
+                    ),
+                )
+            )
+
+
+def cooperative_threads(sizes: tuple[int, ...], threads: int, chunk: int = 1) -> np.ndarray:
+    """Chunk ``c`` of ``chunk`` consecutive elements (row-major) of a tile goes to
+    thread ``c mod threads`` (the tile dialect's COOPERATIVE mapping)."""
+    return ((np.arange(int(np.prod(sizes))) // chunk) % threads).reshape(sizes)
+
+
+def fragment_threads(shape: tuple[int, ...], threads: int) -> np.ndarray:
+    """Owner of each element of a register-fragment tile: the accumulator layout for
+    matrices (as a gemm's C), elements dealt to threads otherwise."""
+    if len(shape) == 2:
+        return warp_tiled_threads(shape[0], shape[1], threads)
+    return cooperative_threads(shape, threads)
+
+
+def warp_tiled_threads(m: int, n: int, threads: int) -> np.ndarray:
+    """The owning thread of each element of an ``m x n`` accumulator (row blocks per
+    warp, lanes dealt row-major within the block)."""
+    warps = max(threads // WARP, 1)
+    rows = np.arange(m)
+    warp = rows * warps // m
+    local_row = rows - (warp * m + warps - 1) // warps
+    lane = (local_row[:, None] * n + np.arange(n)[None, :]) % WARP
+    return warp[:, None] * WARP + lane

@@ -1,0 +1,274 @@
+"""Run a kernel over its grid: parse, bind arguments, interpret every block.
+
+Public entry points (re-exported by :mod:`tilepipe.semantics`): :func:`run_kernel`,
+:func:`find_races`, :func:`execute` (both at once) and :func:`load_module`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import InterpretationError
+
+from tilepipe.diagnostics import InputError, verify_module
+from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.passes.ascend.resolve_core import is_ascend_kernel
+from tilepipe.registry import make_context
+
+from tilepipe.semantics.ascend.races import AscendProblem, ascend_races
+from tilepipe.semantics.errors import KernelError
+from tilepipe.semantics.tile.grid_races import GridConflicts
+from tilepipe.semantics.tile.machine import BlockMachine
+from tilepipe.semantics.memory import Buffer, element_format, new_buffer
+from tilepipe.semantics.tile.races import Race, RaceTracker
+from tilepipe.semantics.tile.runtime import KernelRuntime
+from tilepipe.semantics.tile.scalar import (
+    ArithFunctions,
+    MemRefFunctions,
+    ScfFunctions,
+    wrap_signed,
+)
+from tilepipe.semantics.tile.sync_ops import SyncFunctions
+from tilepipe.semantics.tile.tile_ops import TileFunctions
+
+
+def load_module(module_or_text: ModuleOp | str, file_name: str = "<input>") -> ModuleOp:
+    """Parse (with op locations) and verify; errors become :class:`KernelError`."""
+    if isinstance(module_or_text, ModuleOp):
+        module = module_or_text
+    else:
+        from tilepipe.source import parse_source
+
+        try:
+            return parse_source(module_or_text, file_name, make_context())
+        except InputError as err:
+            raise KernelError.at(err.diagnostic) from None
+    if (diagnostic := verify_module(module)) is not None:
+        raise KernelError.at(diagnostic)
+    return module
+
+
+def select_kernel(module: ModuleOp, func_name: str | None) -> FuncOp:
+    funcs = [op for op in module.walk() if isinstance(op, FuncOp)]
+    if func_name is not None:
+        for func in funcs:
+            if func.sym_name.data == func_name:
+                return _with_body(func)
+        raise KernelError(None, f"no function named @{func_name}")
+    kernels = [f for f in funcs if "tile.grid" in f.attributes] or funcs
+    if not kernels:
+        raise KernelError(None, "the module has no function to run")
+    if len(kernels) > 1:
+        names = ", ".join("@" + f.sym_name.data for f in kernels)
+        raise KernelError(None, f"several kernels ({names}): name one to run")
+    return _with_body(kernels[0])
+
+
+def _with_body(func: FuncOp) -> FuncOp:
+    from tilepipe.source import functions_with_one_block
+
+    if (diagnostic := functions_with_one_block(func)) is not None:
+        raise KernelError.at(diagnostic)
+    return func
+
+
+def argument_names(func: FuncOp) -> list[str]:
+    return [
+        arg.name_hint or f"arg{i}" for i, arg in enumerate(func.body.block.args)
+    ]
+
+
+def random_array(memref_type: MemRefType, rng: np.random.Generator) -> np.ndarray:
+    element = element_format(memref_type.element_type)
+    shape = memref_type.get_shape()
+    if element.is_float:
+        return element.from_storage(element.to_storage(rng.uniform(-1.0, 1.0, shape)))
+    return rng.integers(-8, 8, shape).astype(element.storage)
+
+
+def _bind_arguments(
+    func: FuncOp,
+    inputs: Mapping[str, np.ndarray],
+    index_args: Mapping[str, int],
+    seed: int,
+) -> tuple[list[object], dict[str, Buffer]]:
+    rng = np.random.default_rng(seed)
+    values: list[object] = []
+    buffers: dict[str, Buffer] = {}
+    names = argument_names(func)
+    known = set(names)
+    for given in (*inputs, *index_args):
+        if given not in known:
+            raise KernelError(
+                func, f"has no argument named '{given}' (arguments: {', '.join(names)})"
+            )
+    for name, arg in zip(names, func.body.block.args):
+        type_ = arg.type
+        if isinstance(type_, MemRefType):
+            if any(d < 0 for d in type_.get_shape()):
+                raise KernelError(func, f"argument %{name} has a dynamic shape")
+            data = inputs.get(name)
+            if data is None:
+                data = random_array(type_, rng)
+            elif tuple(np.shape(data)) != tuple(type_.get_shape()):
+                raise KernelError(
+                    func,
+                    f"input '{name}' has shape {tuple(np.shape(data))}, the argument "
+                    f"is {type_}",
+                )
+            buffer = new_buffer(type_, f"%{name}")
+            buffer.write(buffer.whole(), np.asarray(data))
+            buffers[name] = buffer
+            values.append(buffer)
+        elif isinstance(type_, IndexType | IntegerType):
+            if name not in index_args:
+                raise KernelError(
+                    func, f"argument %{name} : {type_} needs a value (index_args / "
+                    f"--index-arg {name}=VALUE)"
+                )
+            values.append(wrap_signed(int(index_args[name]), type_))
+        else:
+            raise KernelError(func, f"cannot pass an argument of type {type_}")
+    return values, buffers
+
+
+def grid_blocks(grid: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every block of ``grid``, x fastest."""
+    return [tuple(reversed(b)) for b in itertools.product(*(range(g) for g in reversed(grid)))]
+
+
+class _CurrentOp(Interpreter.Listener):
+    """Remembers the op being interpreted, to locate unexpected failures."""
+
+    op: Operation | None = None
+
+    def will_interpret_op(self, op: Operation, args) -> None:
+        self.op = op
+
+
+@dataclass
+class KernelRun:
+    """The final memref arguments by name, and the races found (when checked)."""
+
+    outputs: dict[str, np.ndarray]
+    races: list[Race] | list[AscendProblem]  # AscendProblem: an Ascend kernel
+
+
+def execute(
+    module_or_text: ModuleOp | str,
+    func_name: str | None = None,
+    inputs: Mapping[str, np.ndarray] | None = None,
+    *,
+    seed: int = 0,
+    blocks: Iterable[Sequence[int]] | None = None,
+    index_args: Mapping[str, int] | None = None,
+    check_races: bool = False,
+    file_name: str = "<input>",
+    machine: Callable[..., BlockMachine] = BlockMachine,
+) -> KernelRun:
+    """Run a kernel; return its outputs and (with ``check_races``) its races.
+
+    ``machine`` builds each block's :class:`BlockMachine` (the schedule simulator
+    passes one that also records the trace it times)."""
+    module = load_module(module_or_text, file_name)
+    func = select_kernel(module, func_name)
+    grid, threads = kernel_launch_shape(func)
+    args, buffers = _bind_arguments(func, inputs or {}, index_args or {}, seed)
+    chosen = grid_blocks(grid) if blocks is None else [tuple(b) for b in blocks]
+    for block in chosen:
+        if len(block) != len(grid) or any(not 0 <= b < g for b, g in zip(block, grid)):
+            raise KernelError(func, f"block {block} is outside the grid {tuple(grid)}")
+
+    # An Ascend kernel has no threads: its races are those of the compiled pipeline in
+    # the pipe simulator, on the same inputs (see ascend_races).
+    ascend_problems = None
+    if check_races and is_ascend_kernel(func):
+        initial = {name: b.element.from_storage(b.storage()).copy() for name, b in buffers.items()}
+        ascend_problems = ascend_races(func, initial, index_args or {})
+        check_races = False
+
+    runtime = KernelRuntime()
+    current = _CurrentOp()
+    interpreter = Interpreter(module, index_bitwidth=64, listeners=(current,))
+    interpreter.register_implementations(FuncFunctions())
+    for functions in (ArithFunctions, ScfFunctions, MemRefFunctions, TileFunctions, SyncFunctions):
+        interpreter.register_implementations(functions(runtime))
+
+    races: list[Race] = []
+    between_blocks = GridConflicts()
+    for block in chosen:
+        tracker = RaceTracker(threads, block) if check_races else None
+        runtime.machine = machine(threads, block, tracker)
+        for buffer in buffers.values():
+            buffer.allocation.shadow = None  # blocks are checked one at a time
+        try:
+            interpreter.call_op(func, tuple(args))
+        except InterpretationError as err:
+            raise KernelError(current.op, f"cannot be interpreted: {err}") from None
+        runtime.machine.finish()
+        if tracker is not None:
+            races.extend(tracker.races)
+            between_blocks.block_finished(tracker, list(buffers.values()))
+    races.extend(between_blocks.races)
+    outputs = {
+        name: buffer.element.from_storage(buffer.storage())
+        for name, buffer in buffers.items()
+    }
+    return KernelRun(outputs, races if ascend_problems is None else ascend_problems)
+
+
+def run_kernel(
+    module_or_text: ModuleOp | str,
+    func_name: str | None = None,
+    inputs: Mapping[str, np.ndarray] | None = None,
+    *,
+    seed: int = 0,
+    blocks: Iterable[Sequence[int]] | None = None,
+    index_args: Mapping[str, int] | None = None,
+    check_races: bool = False,
+) -> dict[str, np.ndarray]:
+    """Run a kernel over its whole ``tile.grid`` (or ``blocks``) and return the final
+    contents of every memref argument, by argument name.
+
+    Inputs not given are seeded random values (uniform in [-1, 1) for floats).  With
+    ``check_races``, a race raises :class:`RaceError` listing every race found.
+    """
+    run = execute(
+        module_or_text, func_name, inputs, seed=seed, blocks=blocks,
+        index_args=index_args, check_races=check_races,
+    )
+    if run.races:
+        raise RaceError(run.races)
+    return run.outputs
+
+
+def find_races(
+    module_or_text: ModuleOp | str,
+    func_name: str | None = None,
+    inputs: Mapping[str, np.ndarray] | None = None,
+    *,
+    seed: int = 0,
+    blocks: Iterable[Sequence[int]] | None = None,
+    index_args: Mapping[str, int] | None = None,
+) -> list[Race]:
+    """Every pair of unordered conflicting accesses of one run, in the order found."""
+    return execute(
+        module_or_text, func_name, inputs, seed=seed, blocks=blocks,
+        index_args=index_args, check_races=True,
+    ).races
+
+
+class RaceError(Exception):
+    def __init__(self, races: list[Race]):
+        self.races = races
+        super().__init__(
+            f"{len(races)} race(s) found:\n" + "\n".join(str(r) for r in races)
+        )

@@ -1,0 +1,205 @@
+"""Interpreter functions for the ``tile`` dialect and the ``pipeline.for`` loop.
+
+Every tile op reads its input tiles whole, computes with numpy, and writes its output
+tile whole.  Numerics (documented in docs/semantics.md):
+
+* elementwise ops compute in f32 for f16 and bf16 (in their own format otherwise) and
+  are rounded once when stored (``numerics.exp``/``numerics.binary``, shared with the
+  NVVM interpreter and the Ascend pipe simulator);
+* ``tile.gemm``: ``C + A @ B`` with A and B widened to f32, the product summed over
+  K in f32 by ``numpy.einsum`` (no BLAS), then added to C;
+* ``tile.reduce``: sum in f32 (f64 for f64), pairwise as ``numpy.add.reduce``;
+* ``tile.cast``: round to nearest even;
+* ``tile.broadcast``: exact (copies the source element into each repetition).
+
+``pipeline.for`` runs its iterations in order: the reference semantics every
+pipelined schedule must reproduce.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import Interpreter, ReturnedValues, impl, impl_terminator, register_impls
+
+from tilepipe.dialects import pipeline, tile
+from tilepipe.dialects.tile_base import ElementMapping, TileOp
+
+from tilepipe.semantics.errors import KernelError
+from tilepipe.semantics.memory import Buffer, Region
+from tilepipe.semantics import numerics
+from tilepipe.semantics.numerics import matmul_f32
+from tilepipe.semantics.tile.races import Agents, fragment_threads, warp_tiled_threads
+from tilepipe.semantics.tile.runtime import RuntimeFunctions
+
+class TileOperands:
+    """The checked regions of one tile op, by role."""
+
+    def __init__(self, functions: RuntimeFunctions, interpreter: Interpreter, op: TileOp):
+        self.op = op
+        self.functions = functions
+        self.regions: dict[str, tuple[Buffer, Region]] = {}
+        for access in op.buffer_accesses():
+            (buffer,) = interpreter.get_values((access.buffer,))
+            offsets = interpreter.get_values(access.offsets)
+            self.regions[access.operand_name] = (
+                buffer,
+                functions.region_of(op, buffer, offsets, access.sizes),
+            )
+
+    def read(self, role: str) -> np.ndarray:
+        buffer, region = self.regions[role]
+        values = self.functions.read(self.op, buffer, region)
+        return values.reshape(self.op.operand_tile_shape(role))
+
+    def write(self, role: str, values: np.ndarray) -> None:
+        buffer, region = self.regions[role]
+        buffer.write(region, values)
+
+    def track(self, event: int, agents_of=None) -> None:
+        """Record every access with the op's element mapping (ElementMapping): the
+        given one, every thread for the roles read by all threads, the fragment's
+        layout for ops touching registers, else chunks."""
+        machine = self.functions.machine
+        registers = self.op.touches_registers()
+        chunk = self.op.cooperative_chunk()
+        for access in self.op.buffer_accesses():
+            buffer, region = self.regions[access.operand_name]
+            if access.operand_name in self.op.ROLES_READ_BY_ALL_THREADS:
+                agents = Agents(None)
+            elif agents_of is not None:
+                agents = agents_of(access.operand_name, region)
+            elif registers:
+                shape = self.op.operand_tile_shape(access.operand_name)
+                owners = fragment_threads(shape, machine.threads)
+                agents = Agents(owners.reshape(region.sizes))
+            else:
+                agents = machine.cooperative(region, chunk=chunk)
+            machine.track(event, buffer, region, access.reads, access.writes, agents)
+
+
+@register_impls
+class TileFunctions(RuntimeFunctions):
+    def _start(self, interpreter: Interpreter, op: TileOp) -> TileOperands:
+        operands = TileOperands(self, interpreter, op)
+        event = self.machine.begin(op)
+        if op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
+            operands.track(event, self._warp_tiled_agents(op))
+        else:
+            operands.track(event)
+        return operands
+
+    def _warp_tiled_agents(self, op: TileOp):
+        threads = self.machine.threads
+
+        def agents_of(role: str, region: Region) -> Agents:
+            if role != "c":  # every warp reads its operands' whole tiles
+                return Agents(None)
+            m, n = op.operand_tile_shape("c")
+            return Agents(warp_tiled_threads(m, n, threads).reshape(region.sizes))
+
+        return agents_of
+
+    @impl(tile.CopyOp)
+    def run_copy(self, interpreter: Interpreter, op: tile.CopyOp, args):
+        operands = self._start(interpreter, op)
+        src, src_region = operands.regions["src"]
+        dst, dst_region = operands.regions["dst"]
+        stored = self.read_stored(op, src, src_region)
+        dst.write_stored(dst_region, stored)
+        return ()
+
+    @impl(tile.FillOp)
+    def run_fill(self, interpreter: Interpreter, op: tile.FillOp, args):
+        operands = self._start(interpreter, op)
+        operands.write("dst", np.full(op.operand_tile_shape("dst"), args[0]))
+        return ()
+
+    def _binary(self, interpreter: Interpreter, op: TileOp) -> tuple:
+        operands = self._start(interpreter, op)
+        lhs, rhs = operands.read("lhs"), operands.read("rhs")
+        operands.write("dst", numerics.binary(op.name.removeprefix("tile."), lhs, rhs))
+        return ()
+
+    @impl(tile.AddOp)
+    def run_add(self, interpreter, op, args):
+        return self._binary(interpreter, op)
+
+    @impl(tile.SubOp)
+    def run_sub(self, interpreter, op, args):
+        return self._binary(interpreter, op)
+
+    @impl(tile.MulOp)
+    def run_mul(self, interpreter, op, args):
+        return self._binary(interpreter, op)
+
+    @impl(tile.MaxOp)
+    def run_max(self, interpreter, op, args):
+        return self._binary(interpreter, op)
+
+    @impl(tile.DivOp)
+    def run_div(self, interpreter, op, args):
+        return self._binary(interpreter, op)
+
+    @impl(tile.ExpOp)
+    def run_exp(self, interpreter, op: tile.ExpOp, args):
+        operands = self._start(interpreter, op)
+        operands.write("dst", numerics.exp(operands.read("src")))
+        return ()
+
+    @impl(tile.CastOp)
+    def run_cast(self, interpreter, op: tile.CastOp, args):
+        operands = self._start(interpreter, op)
+        operands.write("dst", operands.read("src"))  # the store rounds
+        return ()
+
+    @impl(tile.ReduceOp)
+    def run_reduce(self, interpreter, op: tile.ReduceOp, args):
+        operands = self._start(interpreter, op)
+        source = operands.read("src")
+        wide = np.float64 if source.dtype == np.float64 else np.float32
+        if op.reduce_kind is tile.ReduceKind.SUM:
+            result = np.add.reduce(source.astype(wide), axis=op.reduce_axis)
+        else:
+            result = np.max(source, axis=op.reduce_axis)
+        operands.write("dst", result)
+        return ()
+
+    @impl(tile.BroadcastOp)
+    def run_broadcast(self, interpreter, op: tile.BroadcastOp, args):
+        operands = self._start(interpreter, op)
+        source = np.expand_dims(operands.read("src"), op.along_axis)
+        operands.write("dst", np.broadcast_to(source, op.tile_shape))
+        return ()
+
+    @impl(tile.GemmOp)
+    def run_gemm(self, interpreter, op: tile.GemmOp, args):
+        operands = self._start(interpreter, op)
+        a = operands.read("a").astype(np.float32)
+        b = operands.read("b").astype(np.float32)
+        if op.transpose_a:
+            a = a.T
+        if op.transpose_b:
+            b = b.T
+        c = operands.read("c")
+        operands.write("c", c + matmul_f32(a, b))
+        return ()
+
+    @impl(tile.BlockIdOp)
+    def run_block_id(self, interpreter, op: tile.BlockIdOp, args):
+        axis = "xyz".index(op.dimension.data)
+        block = self.machine.block_id
+        return (block[axis] if axis < len(block) else 0,)
+
+    # -- the pipelined loop, sequentially
+
+    @impl(pipeline.ForOp)
+    def run_pipeline_for(self, interpreter, op: pipeline.ForOp, args):
+        lb, ub, step = args
+        if step <= 0:
+            raise KernelError(op, f"has a non-positive step {step}")
+        self.run_loop(interpreter, op.body, lb, ub, step)
+        return ()
+
+    @impl_terminator(pipeline.YieldOp)
+    def run_pipeline_yield(self, interpreter, op, args):
+        return ReturnedValues(args), ()
