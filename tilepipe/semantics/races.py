@@ -129,6 +129,7 @@ class _Shadow:
         self.granule = granule
         self.write_agent = np.full(granules, -1, dtype=np.int32)
         self.write_event = np.zeros(granules, dtype=np.int32)
+        self.write_async = np.zeros(granules, dtype=bool)  # by the async proxy
         self.dense_reads = dense_reads
         if dense_reads:
             # On-chip memory is only read by threads (async and bulk copies read
@@ -143,7 +144,7 @@ class _Shadow:
     def refine(self, factor: int) -> None:
         """Split every granule in ``factor`` (a view with a smaller element appeared)."""
         for name in (
-            "write_agent", "write_event", "read_event", "latest_read",
+            "write_agent", "write_event", "write_async", "read_event", "latest_read",
             "last_reader", "last_read_event",
         ):
             if hasattr(self, name):
@@ -246,6 +247,7 @@ class RaceTracker:
             )
             shadow.write_agent[granules] = recorded if recorded is not None else 0
             shadow.write_event[granules] = event
+            shadow.write_async[granules] = agents.async_proxy
             if shadow.dense_reads:
                 shadow.read_event[granules] = 0
                 shadow.latest_read[granules] = 0
@@ -305,7 +307,7 @@ class RaceTracker:
         if proxy:
             # A generic write (a thread's, or a cp.async its engine lane performed)
             # needs a later fence of that thread (entry 2T + t).
-            by_thread = written & (writer < 2 * self.threads)
+            by_thread = written & (writer < 2 * self.threads) & ~shadow.write_async[granules]
             fence = np.where(by_thread, agent % self.threads + 2 * self.threads, agent)
             unfenced = by_thread & ~unordered & (self._known(rows, fence) < write_event)
             unordered |= unfenced
