@@ -78,7 +78,7 @@ class SyncPlanner:
         allowed_point: Callable[[Point], bool],
         existing_barriers: set[Point],
         existing_waits: dict[Point, int],
-        existing_fences: set[Point] = frozenset(),  # type: ignore[assignment]
+        existing_fences: set[Point],
     ):
         self.analysis = analysis
         self.hazards = hazards
