@@ -179,6 +179,28 @@ class MMAShapeAttr(ParametrizedAttribute):
         printer.print_string(f"<m = {self.m.data}, n = {self.n.data}, k = {self.k.data}>")
 
 
+class ProxyKind(StrEnum):
+    ASYNC_SHARED = "async.shared"  # the only kind tilepipe emits
+
+
+@irdl_attr_definition
+class ProxyKindAttr(_AngleEnum, EnumAttribute[ProxyKind]):
+    """``#nvvm.proxy_kind<async.shared>``"""
+
+    name = "nvvm.proxy_kind"
+
+
+class SharedSpace(StrEnum):
+    CTA = "cta"
+
+
+@irdl_attr_definition
+class SharedSpaceAttr(_AngleEnum, EnumAttribute[SharedSpace]):
+    """``#nvvm.shared_space<cta>``"""
+
+    name = "nvvm.shared_space"
+
+
 # --------------------------------------------------------------------------- barriers
 
 
@@ -316,6 +338,25 @@ class CpAsyncBulkSharedClusterGlobalOp(IRDLOperation):
         size: SSAValue | Operation,
     ):
         super().__init__(operands=[dst, src, mbar, size, [], []])
+
+
+@irdl_op_definition
+class FenceProxyOp(IRDLOperation):
+    """``fence.proxy.async.shared::cta`` (sm_90): orders this thread's generic-proxy
+    accesses of CTA shared memory before its later async-proxy ones (bulk copies,
+    their mbarrier complete_tx).  Upstream requires ``space`` for ``async.shared``."""
+
+    name = "nvvm.fence.proxy"
+    kind = prop_def(ProxyKindAttr)
+    space = prop_def(SharedSpaceAttr)
+
+    def __init__(self) -> None:
+        super().__init__(
+            properties={
+                "kind": ProxyKindAttr(ProxyKind.ASYNC_SHARED),
+                "space": SharedSpaceAttr(SharedSpace.CTA),
+            }
+        )
 
 
 # --------------------------------------------------------------------------- mbarrier
@@ -501,6 +542,7 @@ NVVM_OPS: list[type[IRDLOperation]] = [
     CpAsyncCommitGroupOp,
     CpAsyncWaitGroupOp,
     CpAsyncBulkSharedClusterGlobalOp,
+    FenceProxyOp,
     MBarrierInitOp,
     MBarrierArriveOp,
     MBarrierArriveExpectTxOp,
@@ -513,5 +555,13 @@ NVVM_OPS: list[type[IRDLOperation]] = [
 NVVM = Dialect(
     "nvvm",
     NVVM_OPS,
-    [LoadCacheModifierAttr, ShflKindAttr, MMALayoutAttr, MMATypesAttr, MMAShapeAttr],
+    [
+        LoadCacheModifierAttr,
+        ShflKindAttr,
+        MMALayoutAttr,
+        MMATypesAttr,
+        MMAShapeAttr,
+        ProxyKindAttr,
+        SharedSpaceAttr,
+    ],
 )

@@ -3,13 +3,15 @@
 Target-neutral synchronization that the pipelining and sync-insertion passes emit and
 the lowerings consume: async copies with tokens, commit/wait groups, block barriers
 (full or partial), mbarriers with expected transaction bytes and parity waits, and
-bulk (TMA-style) copies::
+bulk (TMA-style) copies, and the proxy fence that orders generic accesses of shared
+memory before bulk copies::
 
     %t = pipeline.async_copy<128x64> %A[%m, %k] -> %A_s[%slot, %c0, %c0] : memref<1024x1024xf16> -> memref<3x128x64xf16, "shared">
     pipeline.commit_group [%t]
     pipeline.wait_group 1
     pipeline.barrier
     pipeline.barrier id = 1, threads = 64
+    pipeline.fence_proxy_async
     pipeline.mbarrier_init %bars[%i], arrivals = 1 : memref<3xi64, "shared">
     pipeline.mbarrier_arrive %bars[%i] : memref<3xi64, "shared">
     pipeline.mbarrier_arrive_expect_tx %bars[%i], bytes = 16384 : memref<3xi64, "shared">
@@ -70,6 +72,7 @@ from tilepipe.dialects.tile_syntax import (
     print_tile_shape,
     resolve_region_operand,
 )
+from tilepipe.targets import CudaTarget, UnknownTarget, target_of
 
 NAMED_BARRIERS = 16  # bar.sync ids 0..15
 WARP_SIZE = 32
@@ -391,6 +394,37 @@ class BarrierOp(IntPropertySyntax, IRDLOperation):
         return op
 
 
+@irdl_op_definition
+class FenceProxyAsyncOp(IRDLOperation):
+    """``fence.proxy.async.shared::cta``, executed by every thread that reaches it.
+
+    Bulk copies and their mbarrier ``complete_tx`` access shared memory through the
+    *async proxy*; ordinary loads and stores (and ``mbarrier.init``) through the
+    *generic proxy*.  A thread's generic accesses of shared bytes are ordered before
+    an async-proxy access of the same bytes only by a proxy fence of that thread after
+    them, followed by whatever orders the thread before the async access (a barrier
+    before thread 0 issues the bulk copy).  Only sm_90 has the instruction."""
+
+    name = "pipeline.fence_proxy_async"
+    assembly_format = "attr-dict"
+
+    def verify_(self) -> None:
+        kernel = self.parent_op()
+        while kernel is not None and not isinstance(kernel, FuncOp):
+            kernel = kernel.parent_op()
+        if kernel is None:
+            raise VerifyException("expected inside a kernel function")
+        try:
+            target = target_of(kernel)
+        except UnknownTarget:
+            return  # the kernel's own verifier reports the target
+        if not isinstance(target, CudaTarget) or not target.has_bulk_tensor_copy:
+            raise VerifyException(
+                f"the async proxy fence needs a target with bulk copies (sm_90); "
+                f"the kernel's target is {target.name}"
+            )
+
+
 class MBarrierOp(IntPropertySyntax, IRDLOperation):
     """``<op> %bars[%i] [, %operand] [, key = value] : memref<N x i64, "shared">``."""
 
@@ -523,6 +557,7 @@ PIPELINE_SYNC_OPS: list[type[IRDLOperation]] = [
     CommitGroupOp,
     WaitGroupOp,
     BarrierOp,
+    FenceProxyAsyncOp,
     MBarrierInitOp,
     MBarrierArriveOp,
     MBarrierArriveExpectTxOp,

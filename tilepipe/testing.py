@@ -29,6 +29,7 @@ Kernel = ModuleOp | str
 TRIP_COUNT_ARG = "n"
 SYNC_OPS = (
     sync.BarrierOp,
+    sync.FenceProxyAsyncOp,
     sync.WaitGroupOp,
     sync.MBarrierWaitParityOp,
     sync.MBarrierTestWaitOp,
@@ -112,8 +113,9 @@ def _describe(op: Operation) -> str:
 
 
 def sync_mutants(module: Kernel) -> Iterator[tuple[str, ModuleOp]]:
-    """For every sync op (barrier, wait_group, mbarrier wait, commit_group): a copy of
-    the module without it, described as ``"without 'pipeline.barrier' at f:l:c"``."""
+    """For every sync op (barrier, proxy fence, wait_group, mbarrier wait,
+    commit_group): a copy of the module without it, described as
+    ``"without 'pipeline.barrier' at f:l:c"``."""
     module = load_module(module)
     positions = [i for i, op in enumerate(module.walk()) if isinstance(op, SYNC_OPS)]
     for position in positions:

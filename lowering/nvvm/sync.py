@@ -3,6 +3,9 @@
 * ``pipeline.barrier`` -> ``nvvm.barrier0`` (``bar.sync 0``); with ``id``/``threads``
   -> ``nvvm.barrier id, threads`` (``bar.sync id, threads``) executed only by the
   participating warps ``0 .. threads/32 - 1`` (see :class:`LowerBarrier`);
+* ``pipeline.fence_proxy_async`` -> ``nvvm.fence.proxy`` with kind ``async.shared``
+  and space ``cta`` (``fence.proxy.async.shared::cta``), executed by every thread that
+  reaches it (each thread fences its own generic accesses);
 * ``pipeline.commit_group`` / ``wait_group N`` -> ``nvvm.cp.async.commit.group`` /
   ``nvvm.cp.async.wait.group N`` (tokens are a scheduling-level notion; cp.async
   groups are per thread and implicit);
@@ -25,6 +28,7 @@ from tilepipe.dialects import nvvm
 from tilepipe.dialects.pipeline_sync import (
     BarrierOp,
     CommitGroupOp,
+    FenceProxyAsyncOp,
     MBarrierArriveExpectTxOp,
     MBarrierArriveOp,
     MBarrierInitOp,
@@ -80,6 +84,12 @@ class LowerCommitGroup(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CommitGroupOp, rewriter: PatternRewriter) -> None:
         rewriter.replace(op, _at(op, nvvm.CpAsyncCommitGroupOp()))
+
+
+class LowerFenceProxyAsync(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: FenceProxyAsyncOp, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, _at(op, nvvm.FenceProxyOp()))
 
 
 class LowerWaitGroup(RewritePattern):

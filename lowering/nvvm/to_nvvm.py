@@ -44,6 +44,7 @@ from tilepipe.lowering.nvvm.kernel import KernelContext, lower_kernels
 from tilepipe.lowering.nvvm.sync import (
     LowerBarrier,
     LowerCommitGroup,
+    LowerFenceProxyAsync,
     LowerMBarrierUpdate,
     LowerMBarrierWait,
     LowerWaitGroup,
@@ -54,6 +55,7 @@ def sync_patterns(context: KernelContext) -> list[RewritePattern]:
     return [
         LowerBarrier(context),
         LowerCommitGroup(),
+        LowerFenceProxyAsync(),
         LowerWaitGroup(),
         LowerMBarrierUpdate(context),
         LowerMBarrierWait(context),

@@ -190,6 +190,14 @@ class Hazard:
     # copy's mbarrier can order it (thread-sync reports it, it cannot fix it).
     needs_mbarrier_wait: bool = False
 
+    @property
+    def needs_proxy_fence(self) -> bool:
+        """A generic-proxy access (a thread's, or a cp.async it issued), then a bulk
+        copy (async proxy) overwriting the same bytes: the source's threads must
+        execute ``fence.proxy.async`` between them (before the barrier that orders
+        them before thread 0's issue)."""
+        return self.target.is_bulk_write and not self.source.is_bulk_write
+
     def describe(self) -> str:
         distance = (
             f", {self.relation.distance} iteration(s) later"
@@ -270,8 +278,8 @@ class HazardAnalysis:
             )
         same_threads = self._same_threads(x, y, relation)
         needs_wait = x.is_async
-        if same_threads and not needs_wait:
-            return None
+        if same_threads and not needs_wait and not y.is_bulk_write:
+            return None  # (a proxy fence is needed even within one thread)
         threads = max(x.participating_threads(self.threads), y.participating_threads(self.threads))
         return Hazard(kind, x, y, relation, not same_threads, needs_wait, threads)
 

@@ -14,6 +14,12 @@ barrier) when threads differ, or at the latest point before the consumer otherwi
 A wait at point ``p`` covers the hazard when its pending count is at most the number
 of groups committed after the copy's own group on every path to ``p``; the wait gets
 the smallest such count over the hazards it serves.
+
+Proxy hazards (a thread's generic access of shared bytes that a later bulk copy
+overwrites through the async proxy) also need a ``fence.proxy.async`` by the accessing
+threads: right before the barrier that orders them before thread 0's issue (at a
+chosen or an existing barrier point), or at the latest point between the two when
+thread 0 does both.  A fence and a later barrier already between them cover it.
 """
 
 from __future__ import annotations
@@ -57,6 +63,8 @@ class SyncPlan:
     waits: dict[Point, list[Hazard]] = field(default_factory=dict)
     wait_counts: dict[Point, int] = field(default_factory=dict)
     barrier_threads: dict[Point, int] = field(default_factory=dict)
+    fences: dict[Point, list[Hazard]] = field(default_factory=dict)
+    """Proxy fences (``fence.proxy.async``), each right before the point's barrier."""
     uncovered: list[Hazard] = field(default_factory=list)
     """Hazards no allowed point separates: the pass stops on them."""
     exact: bool = True
@@ -70,12 +78,14 @@ class SyncPlanner:
         allowed_point: Callable[[Point], bool],
         existing_barriers: set[Point],
         existing_waits: dict[Point, int],
+        existing_fences: set[Point],
     ):
         self.analysis = analysis
         self.hazards = hazards
         self.allowed_point = allowed_point
         self.existing_barriers = existing_barriers
         self.existing_waits = existing_waits
+        self.existing_fences = existing_fences
         body = analysis.function.body.block
         self.rank = {p: i for i, p in enumerate(linear_order(body))}
         self._sets: dict[Hazard, set[Point]] = {}
@@ -166,7 +176,35 @@ class SyncPlanner:
         barriers = chosen | self.existing_barriers
         self._place_waits(plan, barriers)
         self._relax_waits(plan, barriers)
+        self._place_fences(plan, barriers)
         return plan
+
+    def _place_fences(self, plan: SyncPlan, barriers: set[Point]) -> None:
+        """A proxy fence for every generic -> bulk copy hazard not already fenced,
+        reusing a fence placed for another hazard where it also separates this one."""
+        for hazard in self.hazards:
+            if not hazard.needs_proxy_fence:
+                continue
+            points = self.points(hazard)
+            if hazard.needs_barrier:
+                # The fence must come before a barrier that orders the accessing
+                # threads before the issuing thread, both between the two accesses.
+                def ordered(fence: Point) -> bool:
+                    return any(
+                        b in points and self.rank[b] >= self.rank[fence] for b in barriers
+                    )
+                candidates = [p for p in barriers if p in points]
+            else:
+                def ordered(fence: Point) -> bool:
+                    return True
+                candidates = list(points)
+            if any(f in points and ordered(f) for f in self.existing_fences):
+                continue
+            if not candidates:
+                continue  # no barrier separates them: already uncovered
+            planned = [p for p in candidates if p in plan.fences]
+            point = max(planned or candidates, key=self.rank.__getitem__)
+            plan.fences.setdefault(point, []).append(hazard)
 
     def _covered_by_existing(self, hazard: Hazard) -> bool:
         points = self.points(hazard)

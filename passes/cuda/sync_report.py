@@ -21,7 +21,7 @@ from tilepipe.passes.analysis.symbolic_index import enclosing_loops
 
 @dataclass
 class SyncPoint:
-    kind: str  # "barrier" | "wait_group"
+    kind: str  # "barrier" | "wait_group" | "fence_proxy_async"
     anchor: Operation  # the sync op is inserted right before this op
     hazards: list[Hazard]
     count: int | None = None
@@ -35,6 +35,8 @@ class SyncPoint:
     def describe(self) -> str:
         if self.kind == "wait_group":
             head = f"wait_group {self.count}"
+        elif self.kind == "fence_proxy_async":
+            head = "fence_proxy_async"
         elif self.threads is not None:
             head = f"barrier id {self.barrier_id}, {self.threads} threads"
         else:
@@ -83,6 +85,7 @@ class SyncReport:
             "barriers_in_prologue_epilogue": sum(not p.in_loop for p in barriers),
             "waits": len(waits),
             "wait_counts": [p.count for p in waits],
+            "proxy_fences": sum(p.kind == "fence_proxy_async" for p in self.points),
             "queries": self.analysis.queries,
             "z3_queries": self.analysis.solver_calls,
             "cache_hits": self.analysis.cache_hits,

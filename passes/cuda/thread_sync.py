@@ -14,7 +14,10 @@ minimal instead of "a barrier before each conflicting op":
    its readers (``__syncthreads`` does not wait for async copies), and on its own
    where the same threads read what they copied; N is the most groups that may stay
    in flight on every path, so the epilogue counts down to 0;
-4. narrow barriers whose hazards involve only the leading warps to partial barriers
+4. put a ``fence.proxy.async`` before the barrier that separates a thread's generic
+   access of shared bytes from a bulk copy (async proxy) overwriting them (the PTX
+   memory model orders the two proxies only through such a fence);
+5. narrow barriers whose hazards involve only the leading warps to partial barriers
    (``bar.sync id, threads``) with ids from the 16 the hardware has.
 
 A point inside an ``scf.if`` whose condition is not provably uniform is never used (a
@@ -41,7 +44,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.diagnostics import OpDiagnosticError, emit_remark, op_error
-from tilepipe.dialects.pipeline_sync import NAMED_BARRIERS, BarrierOp, WaitGroupOp
+from tilepipe.dialects.pipeline_sync import (
+    NAMED_BARRIERS,
+    BarrierOp,
+    FenceProxyAsyncOp,
+    WaitGroupOp,
+)
 from tilepipe.dialects.tile import BlockIdOp
 from tilepipe.targets import CudaTarget, target_of
 
@@ -101,13 +109,19 @@ def synchronize(function: func.FuncOp) -> SyncReport:
             for op in function.body.walk()
             if isinstance(op, BarrierOp)
         }
+        existing_fences = {
+            (op.parent_block(), position(op))
+            for op in function.body.walk()
+            if isinstance(op, FenceProxyAsyncOp)
+        }
         existing_waits = {
             (op.parent_block(), position(op)): op.pending_groups
             for op in function.body.walk()
             if isinstance(op, WaitGroupOp)
         }
         planner = SyncPlanner(
-            analysis, hazards, _is_uniform_point, existing_barriers, existing_waits
+            analysis, hazards, _is_uniform_point, existing_barriers, existing_waits,
+            existing_fences,
         )
         plan = planner.plan()
         if not plan.uncovered:
@@ -174,8 +188,11 @@ def _uncovered_error(hazard: Hazard, planner: SyncPlanner) -> OpDiagnosticError:
 def _insert(
     plan: SyncPlan, block_threads: int, report: SyncReport, rank: dict[Point, int]
 ) -> None:
-    """Materialize the plan, in program order: at each point a wait, then a barrier."""
-    anchors = {p: _anchor(p) for p in set(plan.barriers) | set(plan.waits)}
+    """Materialize the plan, in program order: at each point a wait, a proxy fence,
+    then a barrier (the fence precedes the barrier that publishes it)."""
+    anchors = {
+        p: _anchor(p) for p in set(plan.barriers) | set(plan.waits) | set(plan.fences)
+    }
     partial_ids: dict[int, int] = {}
     for point in sorted(anchors, key=rank.__getitem__):
         anchor = anchors[point]
@@ -186,6 +203,9 @@ def _insert(
             assert count >= 0, f"negative wait_group count {count}"
             new_ops.append(WaitGroupOp(count))
             report.points.append(SyncPoint("wait_group", anchor, plan.waits[point], count=count))
+        if point in plan.fences:
+            new_ops.append(FenceProxyAsyncOp())
+            report.points.append(SyncPoint("fence_proxy_async", anchor, plan.fences[point]))
         if point in plan.barriers:
             threads = -(-plan.barrier_threads[point] // 32) * 32
             barrier = _barrier(threads, block_threads, partial_ids)

@@ -30,8 +30,11 @@ wait has run, or the mbarrier ring would be re-armed before the wait ran.  A loo
 nested in another loop keeps all its copies (its mbarriers would be re-initialized).
 
 The barrier array is allocated and initialized before the loop (one arrival per
-phase), followed by a block barrier that makes the initialization visible to every
-thread.  ``inject-software-pipeline`` then expands the array per stage with ring slots
+phase), followed by an async proxy fence and a block barrier: the inits are generic
+writes, and the bulk copies' ``complete_tx`` reaches the barriers through the async
+proxy, which sees them only after a proxy fence of the initializing thread (PTX ISA,
+"Memory Consistency Model: Proxies"); the barrier then makes the initialization
+visible to every thread.  ``inject-software-pipeline`` then expands the array per stage with ring slots
 and parities (§3.2), and ``thread-sync`` adds the one barrier per iteration the WAR on
 a reused slot needs (the readers must be done before thread 0 issues the next copy).
 """
@@ -59,6 +62,7 @@ from tilepipe.dialects.pipeline import ForOp, set_stage_order
 from tilepipe.dialects.pipeline_sync import (
     BarrierOp,
     BulkCopyOp,
+    FenceProxyAsyncOp,
     MBarrierArriveExpectTxOp,
     MBarrierInitOp,
     MBarrierWaitParityOp,
@@ -188,7 +192,8 @@ def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
     if not groups:
         return 0
 
-    # The barrier array, initialized before the loop and published by a barrier.
+    # The barrier array, initialized before the loop, fenced for the async proxy and
+    # published by a barrier.
     bars_type = MemRefType(i64, [len(groups)], memory_space=StringAttr("shared"))
     bars = memref.AllocOp([], [], bars_type)
     bars.memref.name_hint = "tma_bars"
@@ -198,7 +203,7 @@ def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
         slot = arith.ConstantOp(IntegerAttr(g, IndexType()))
         slots.append(slot.result)
         setup += [slot, MBarrierInitOp(bars.memref, slot.result, arrivals=1)]
-    setup.append(BarrierOp())
+    setup += [FenceProxyAsyncOp(), BarrierOp()]
     rewriter.insert(setup, InsertPoint.before(loop))
     zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
     rewriter.insert(zero, InsertPoint.before(loop))

@@ -1,6 +1,8 @@
 // sm_90: pipelined global -> shared copies become bulk (TMA) copies completing on an
 // mbarrier; consumers wait for the phase (so no block barrier for the RAW), and
-// thread-sync adds the one barrier per iteration the WAR on the reused slot needs.
+// thread-sync adds the one barrier per iteration the WAR on the reused slot needs,
+// after a proxy fence (the gemm reads generically what the next bulk copy overwrites
+// through the async proxy).  tma-copy fences the mbarrier inits the same way.
 
 // RUN: sed 's/"sm_80"/"sm_90"/' %examples/gemm.mlir | tile-opt - -p pipeline-planning,tma-copy | filecheck %s --check-prefix=PLANNED
 // RUN: sed 's/"sm_80"/"sm_90"/' %examples/gemm.mlir | tile-opt - -p pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync | filecheck %s
@@ -9,6 +11,7 @@
 // PLANNED:      %tma_bars = memref.alloc() : memref<1xi64, "shared">
 // PLANNED-NEXT: %[[G:.*]] = arith.constant 0 : index
 // PLANNED-NEXT: pipeline.mbarrier_init %tma_bars[%[[G]]], arrivals = 1
+// PLANNED-NEXT: pipeline.fence_proxy_async
 // PLANNED-NEXT: pipeline.barrier
 // PLANNED:      pipeline.for %ko = %c0 to %c16 step %c1 depth = 3 {
 // PLANNED:        pipeline.bulk_copy<128x64> %A[%m0, %k0] -> %A_s, %tma_bars[%[[G]]] {pipeline.stage = 0 : i64, pipeline.order = 0 : i64}
@@ -21,11 +24,13 @@
 // CHECK:         pipeline.mbarrier_init %tma_bars[%c0], arrivals = 1
 // CHECK:         pipeline.mbarrier_init %tma_bars[%c1], arrivals = 1
 // CHECK:         pipeline.mbarrier_init %tma_bars[%c2], arrivals = 1
+// CHECK-NEXT:    pipeline.fence_proxy_async
 // CHECK-NEXT:    pipeline.barrier
 // CHECK:         scf.for
 // CHECK:           pipeline.bulk_copy<128x64>
 // CHECK:           pipeline.mbarrier_wait_parity
 // CHECK-NEXT:      tile.gemm
+// CHECK-NEXT:      pipeline.fence_proxy_async
 // CHECK-NEXT:      pipeline.barrier
 // CHECK-NEXT:    }
 // CHECK-NOT:     pipeline.barrier
@@ -38,6 +43,7 @@ func.func @bulk_without_wait(%A: memref<64x64xf16>, %B: memref<64x64xf16>)
   %s = memref.alloc() : memref<64x64xf16, "shared">
   %bars = memref.alloc() : memref<1xi64, "shared">
   pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<1xi64, "shared">
+  pipeline.fence_proxy_async
   pipeline.barrier
   pipeline.bulk_copy<64x64> %A -> %s, %bars[%c0] : memref<64x64xf16> -> memref<64x64xf16, "shared">, memref<1xi64, "shared">
   pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 8192 : memref<1xi64, "shared">

@@ -182,3 +182,11 @@ func.func @mbarrier_unknown_property() {
   pipeline.mbarrier_init %bars[%c0], count = 1 : memref<2xi64, "shared">
   func.return
 }
+
+// -----
+
+func.func @fence_proxy_async_on_sm80() attributes {tile.target = "sm_80"} {
+  // expected-error @+1 {{the async proxy fence needs a target with bulk copies (sm_90); the kernel's target is sm_80}}
+  pipeline.fence_proxy_async
+  func.return
+}

@@ -106,3 +106,20 @@ func.func @in_pipeline(%A: memref<1024x64xf16>, %n: index) {
   }
   func.return
 }
+
+// -----
+
+// The async proxy fence orders the generic mbarrier inits before the bulk copies
+// that complete on them.
+// CHECK-LABEL: func.func @fence_proxy_async
+// CHECK:       pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<1xi64, "shared">
+// CHECK-NEXT:  pipeline.fence_proxy_async{{$}}
+// CHECK-NEXT:  pipeline.barrier
+func.func @fence_proxy_async() attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<1xi64, "shared">
+  pipeline.fence_proxy_async
+  pipeline.barrier
+  func.return
+}

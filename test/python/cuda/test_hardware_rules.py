@@ -8,6 +8,8 @@ Executed by all four warps -- the lowering before issue 14 -- the first barrier 
 completed by whichever two warps arrive first (threads 0-63 are not ordered: a race)
 and the second leaves the fourth warp waiting forever (a hang)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -123,3 +125,36 @@ def test_an_mbarrier_init_is_a_shared_write_others_must_not_race_with():
     module = lowered(unpublished, passes=("lower-to-nvvm",))
     result = run_nvvm_kernel(module, [np.ones(64, np.float32)], check_races=True)
     assert any("in 'nvvm.mbarrier" in race for race in result.races)
+
+
+# The async proxy (PTX ISA, "Memory Consistency Model: Proxies"): bulk copies and
+# their mbarrier complete_tx reach shared memory through the async proxy, ordered
+# after generic accesses (mbarrier.init included) only by fence.proxy.async.
+REGRESSIONS = Path(__file__).parents[1] / "regressions"
+F16 = np.float16
+
+
+@pytest.mark.parametrize(
+    "name, passes, arguments",
+    [
+        ("proxy_fence_mbarrier_init.mlir", ("lower-to-nvvm",), 2),
+        ("proxy_fence_generic_write.mlir", ("thread-sync", "lower-to-nvvm"), 3),
+    ],
+)
+def test_proxy_fences_are_needed_at_the_nvvm_level(name, passes, arguments):
+    """Race free as lowered; without the last fence.proxy.async (the one after the
+    init; the one thread-sync put before the bulk copy, which also fences thread 0's
+    init, so the init's own fence is redundant there) the NVVM detector reports the
+    async-proxy access of generically written bytes."""
+    text = (REGRESSIONS / name).read_text()
+    a = RNG.uniform(-1, 1, (64, 64)).astype(F16)
+    arrays = [a] + [np.zeros((64, 64), F16) for _ in range(arguments - 1)]
+    module = lowered(text, passes=passes)
+    result = run_nvvm_kernel(module, [x.copy() for x in arrays], check_races=True)
+    assert result.races == []
+    np.testing.assert_array_equal(result.outputs[-1], a)
+    last_fence = [op for op in module.walk() if op.name == "nvvm.fence.proxy"][-1]
+    last_fence.detach()
+    last_fence.erase()
+    result = run_nvvm_kernel(module, [x.copy() for x in arrays], check_races=True)
+    assert any("through the async proxy" in race for race in result.races)

@@ -83,6 +83,7 @@ def nvvm_ops(args, c0, one):
     nvvm.CpAsyncCommitGroupOp()
     nvvm.CpAsyncWaitGroupOp(2)
     nvvm.CpAsyncBulkSharedClusterGlobalOp(dst, src, bar, one)
+    nvvm.FenceProxyOp()
     nvvm.MBarrierInitOp(bar, one)
     state = nvvm.MBarrierArriveOp(bar)
     nvvm.MBarrierTestWaitOp(bar, state)

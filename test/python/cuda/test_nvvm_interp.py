@@ -268,6 +268,7 @@ func.func @bulk(%A: memref<256x256xf16>, %C: memref<64x64xf16>)
   %A_s = memref.alloc() : memref<2x64x64xf16, "shared">
   %bars = memref.alloc() : memref<2xi64, "shared">
   pipeline.mbarrier_init %bars[%c0], arrivals = 1 : memref<2xi64, "shared">
+  pipeline.fence_proxy_async
   pipeline.barrier
   pipeline.bulk_copy<64x64> %A[%c64, %c64] -> %A_s[%c0, %c0, %c0], %bars[%c0] : memref<256x256xf16> -> memref<2x64x64xf16, "shared">, memref<2xi64, "shared">
   pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 8192 : memref<2xi64, "shared">

@@ -128,7 +128,7 @@ def test_hand_written_kernels_agree_with_the_race_detector(chunk):
     assert unnoticed == []
 
 
-NVVM_SYNCS = ("nvvm.barrier0", "nvvm.barrier", "nvvm.cp.async.wait.group")
+NVVM_SYNCS = ("nvvm.barrier0", "nvvm.barrier", "nvvm.cp.async.wait.group", "nvvm.fence.proxy")
 
 
 def _nvvm_arguments(module) -> list[np.ndarray]:
@@ -159,7 +159,7 @@ def test_every_lowered_sync_is_needed_per_thread(name, target, num_stages):
     """The same at the NVVM level, where the detector sees the hardware's rules
     (warp-counted barriers, mbarrier init as a shared write, cp.async bytes in flight
     until their group lands): the lowered kernel is race free and deleting any one
-    barrier or cp.async wait is reported."""
+    barrier, cp.async wait or proxy fence is reported."""
     text, _ = compiled(name, num_stages, trip_count=4, target=target)
     module = lowered(text)
     arguments = _nvvm_arguments(module)

@@ -16,6 +16,7 @@ func.func @kernel(%A: memref<1088x32xf16>, %B: memref<32x32xf16>, %C: memref<64x
   pipeline.mbarrier_init %bars[%c1], arrivals = 1 : memref<2xi64, "shared">
   tile.copy<32x32> %B -> %B_s : memref<32x32xf16> -> memref<32x32xf16, "shared">
   tile.fill<64x32> %zero -> %C_f : f32 -> memref<64x32xf32, "fragment">
+  pipeline.fence_proxy_async
   pipeline.barrier
   %has_first = arith.cmpi sgt, %n, %c0 : index
   scf.if %has_first {
@@ -36,6 +37,7 @@ func.func @kernel(%A: memref<1088x32xf16>, %B: memref<32x32xf16>, %C: memref<64x
     %parity = arith.remui %use, %c2 : index
     pipeline.mbarrier_wait_parity %bars[%slot], %parity : memref<2xi64, "shared">
     tile.gemm<64x32x32> %A_s[%slot, %c0, %c0], %B_s -> %C_f : memref<2x64x32xf16, "shared">, memref<32x32xf16, "shared"> -> memref<64x32xf32, "fragment">
+    pipeline.fence_proxy_async
     pipeline.barrier
   }
   tile.copy<64x32> %C_f -> %C : memref<64x32xf32, "fragment"> -> memref<64x32xf32>

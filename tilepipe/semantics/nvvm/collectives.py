@@ -113,6 +113,13 @@ def _wait(ex, op, mask):
     land(ex, op, np.flatnonzero(mask), attr.value.data if attr is not None else 0)
 
 
+@handles("nvvm.fence.proxy")
+def _fence_proxy(ex, op, mask):
+    """``fence.proxy.async.shared::cta`` (the only kind tilepipe emits)."""
+    if ex.races is not None:
+        ex.races.proxy_fence(np.flatnonzero(mask))
+
+
 @handles("nvvm.barrier0", "nvvm.barrier")
 def _barrier(ex, op, mask):
     participants = _barrier_participants(ex, op, mask)
@@ -290,7 +297,12 @@ def _mbarrier_access(ex: BlockExecution, op: Operation, mask: np.ndarray, write:
         return
     threads = np.flatnonzero(mask)
     offset = ex.uniform(op, op.operands[0]) - SHARED_ADDRESS_BASE
-    ex.races.access(op, threads, np.full(threads.size, offset), MBARRIER_BYTES, write)
+    # The init is a generic-proxy write; arrivals and waits are mbarrier operations
+    # the proxies do not order.
+    proxy = "generic" if write else None
+    ex.races.access(
+        op, threads, np.full(threads.size, offset), MBARRIER_BYTES, write, proxy
+    )
     if write:
         ex.races.mbarrier[offset : offset + MBARRIER_BYTES] = True
 
@@ -382,7 +394,13 @@ def _bulk_copy(ex, op, mask):
             raise NvvmExecutionError(op, "writes outside the block's shared memory")
         ex.shared[offset : offset + size] = ex.global_bytes(src, size)
         if ex.races is not None:
-            ex.races.access(op, np.array([thread]), np.array([offset]), size, write=True)
+            # Both the data and the mbarrier's complete_tx go through the async proxy.
+            ex.races.access(
+                op, np.array([thread]), np.array([offset]), size, write=True, proxy="async"
+            )
+            ex.races.async_proxy_access(
+                op, int(thread), bar - SHARED_ADDRESS_BASE, MBARRIER_BYTES
+            )
         state = ex.mbarriers.get(bar)
         if state is None:
             raise NvvmExecutionError(op, "completes on an uninitialised mbarrier")

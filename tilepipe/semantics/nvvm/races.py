@@ -3,6 +3,7 @@ and which threads read each byte since the last barrier they took part in.
 
 * :class:`SharedRaceDetector` -- the block's shared memory, every reader kept (a
   partial barrier forgets only its participants' reads);
+  it also keeps the proxy of every thread's accesses (below);
 * :class:`GlobalRaceDetector` -- one kernel argument the kernel writes.  The threads of
   a block reach global memory in parallel too (a fragment stored to global memory and
   loaded back in another thread mapping races without a barrier between), but global
@@ -22,6 +23,14 @@ from xdsl.ir import Block, BlockArgument, Operation
 from tilepipe.diagnostics import op_location
 
 SEVERAL = -2  # GlobalRaceDetector.reader: more than one thread read the byte
+
+# SharedRaceDetector.proxy: how a thread's last generic-proxy access of a byte stands
+# towards later async-proxy accesses (bulk copies, their mbarrier complete_tx).  PTX
+# orders the two proxies only through a ``fence.proxy.async`` of the accessing thread
+# that is itself ordered before the async access (by a barrier, for another thread).
+PROXY_ORDERED = 0
+PROXY_FENCED = 1  # fenced; ordered for the fencing thread only, until a barrier
+PROXY_UNFENCED = 2
 
 
 @dataclass
@@ -46,15 +55,23 @@ class SharedRaceDetector:
         # has not waited for its group): the write is still happening, so no barrier
         # orders it, and every access to them -- the issuing thread's too -- races.
         self.in_flight = np.zeros(self.size, bool)
+        self.proxy = np.zeros((self.size, self.threads), np.int8)
 
     def access(
-        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
+        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int,
+        write: bool, proxy: str | None = "generic",
     ) -> None:
-        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes``."""
+        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes`` through the
+        ``generic`` or ``async`` proxy (None: an mbarrier's own arrive/wait, which
+        the proxies do not order)."""
         if threads.size == 0:
             return
         byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
         thread = np.repeat(threads, nbytes)
+        if proxy == "async":
+            self._check_async_proxy(op, byte, thread)
+        elif proxy == "generic":
+            self.proxy[byte, thread] = PROXY_UNFENCED
         writer = self.writer[byte]
         against_write = (writer >= 0) & ((writer != thread) | self.in_flight[byte])
         against_read = np.zeros_like(against_write)
@@ -85,6 +102,35 @@ class SharedRaceDetector:
         else:
             self.readers[byte, thread] = True
 
+    def async_proxy_access(self, op: Operation, thread: int, start: int, nbytes: int) -> None:
+        """``thread``'s async-proxy access (an mbarrier complete_tx) that no other
+        access races with: only its order after generic accesses is checked."""
+        byte = np.arange(start, start + nbytes)
+        self._check_async_proxy(op, byte, np.full(byte.size, thread))
+
+    def _check_async_proxy(self, op: Operation, byte: np.ndarray, thread: np.ndarray) -> None:
+        state = self.proxy[byte]
+        unfenced = state == PROXY_UNFENCED
+        # Another thread's fence orders its accesses only once a barrier follows it.
+        others = state == PROXY_FENCED
+        others[np.arange(byte.size), thread] = False
+        bad = (unfenced | others).any(axis=1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            other = int(np.flatnonzero(unfenced[i] | others[i])[0])
+            self._report(
+                op, int(byte[i]), None,
+                f"thread {thread[i]} accesses through the async proxy what thread {other} "
+                "accessed through the generic proxy, with no fence.proxy.async of that "
+                "thread (then a barrier) between them",
+            )
+
+    def proxy_fence(self, threads: np.ndarray) -> None:
+        """``threads`` execute ``fence.proxy.async``."""
+        state = self.proxy[:, threads]
+        state[state == PROXY_UNFENCED] = PROXY_FENCED
+        self.proxy[:, threads] = state
+
     def _report(self, op: Operation, byte: int, other: Operation | None, message: str) -> None:
         key = (
             str(op_location(op)),
@@ -111,7 +157,11 @@ class SharedRaceDetector:
         if threads is None:
             self.writer[done] = -1
             self.readers[:] = False
+            self.proxy[self.proxy == PROXY_FENCED] = PROXY_ORDERED
             return
+        state = self.proxy[:, threads]
+        state[state == PROXY_FENCED] = PROXY_ORDERED
+        self.proxy[:, threads] = state
         self.writer[np.isin(self.writer, threads) & done] = -1
         self.readers[:, threads] = False
 

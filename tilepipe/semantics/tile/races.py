@@ -21,6 +21,15 @@ into their issuing threads; a completed mbarrier phase carries the join of its
 arrivals (and bulk copies) to every waiting thread.  Thread-private memory (fragment,
 local) is not tracked.
 
+Proxies (PTX ISA, "Memory Consistency Model: Proxies"): bulk copies write shared
+memory through the *async proxy*, everything else (cp.async included) through the
+generic one (cp.async included).  A thread's generic access is ordered before an async-proxy access of
+the same bytes only by a ``fence.proxy.async`` of that thread after it, which
+happens-before the async access.  So every thread ``t`` has a third clock entry
+``2T + t``: the event of its latest proxy fence, joined like the others; an
+async-proxy access checks earlier thread accesses against those entries, and one
+ordered by a barrier but not fenced is a race "across proxies".
+
 Shadow memory is kept per allocation and per granule (the gcd of the element sizes of
 its views): last writer (agent, event) and, for on-chip memory, the event of the last
 read by every agent (global memory keeps only the last reader).  All checks of one
@@ -72,15 +81,20 @@ class Race:
     first: AccessSite
     second: AccessSite
     between_blocks: bool = False  # first and second ran in different blocks
+    across_proxies: bool = False  # ordered, but no proxy fence between the two
 
     def __str__(self) -> str:
         index = ", ".join(str(i) for i in self.element)
         block = ", ".join(str(b) for b in self.block)
-        reason = (
-            "blocks never synchronize"
-            if self.between_blocks
-            else "no barrier, wait or mbarrier phase orders them"
-        )
+        if self.between_blocks:
+            reason = "blocks never synchronize"
+        elif self.across_proxies:
+            reason = (
+                "a generic-proxy access, then an async-proxy one: no fence.proxy.async "
+                "of the first's thread orders them"
+            )
+        else:
+            reason = "no barrier, wait or mbarrier phase orders them"
         return (
             f"race ({self.kind}) on {self.buffer}[{index}] in block ({block}):\n"
             f"  first:  {self.first}\n"
@@ -99,6 +113,7 @@ class Agents:
 
     threads: np.ndarray | None
     engine: bool = False
+    async_proxy: bool = False  # a bulk copy's write of shared memory
 
 
 @dataclass
@@ -114,6 +129,7 @@ class _Shadow:
         self.granule = granule
         self.write_agent = np.full(granules, -1, dtype=np.int32)
         self.write_event = np.zeros(granules, dtype=np.int32)
+        self.write_async = np.zeros(granules, dtype=bool)  # by the async proxy
         self.dense_reads = dense_reads
         if dense_reads:
             # On-chip memory is only read by threads (async and bulk copies read
@@ -128,7 +144,7 @@ class _Shadow:
     def refine(self, factor: int) -> None:
         """Split every granule in ``factor`` (a view with a smaller element appeared)."""
         for name in (
-            "write_agent", "write_event", "read_event", "latest_read",
+            "write_agent", "write_event", "write_async", "read_event", "latest_read",
             "last_reader", "last_read_event",
         ):
             if hasattr(self, name):
@@ -143,11 +159,12 @@ class RaceTracker:
     races: list[Race] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.agents = 2 * self.threads
+        # Threads, their copy engine lanes, their proxy fences.
+        self.agents = 3 * self.threads
         # clocks[t, a]: the last event of agent a that thread t has synchronized with.
         self.clocks = np.zeros((self.threads, self.agents), dtype=np.int32)
         self.events: list[_Event | None] = [None]
-        self._reported: set[tuple[str, int, int, int]] = set()
+        self._reported: set[tuple[str, int, int, int, bool]] = set()
 
     # -- events and synchronization
 
@@ -160,6 +177,11 @@ class RaceTracker:
         rows = np.arange(self.threads) if threads is None else np.asarray(threads)
         self.clocks[rows, rows] = event
         return event
+
+    def proxy_fence(self, event: int, threads=None) -> None:
+        """``threads`` (default: all) execute ``fence.proxy.async`` as ``event``."""
+        rows = np.arange(self.threads) if threads is None else np.asarray(threads)
+        self.clocks[rows, 2 * self.threads + rows] = event
 
     def barrier(self, threads: int | None = None) -> None:
         """Threads ``0 .. threads-1`` (default all) wait for each other."""
@@ -213,15 +235,19 @@ class RaceTracker:
             rows = np.repeat(agents.threads.reshape(-1), per_element)
             recorded = rows + self.threads if agents.engine else rows
         position = np.arange(granules.size) // per_element  # element of each granule
+        proxy = agents.async_proxy
         self._check_writes(
-            event, buffer, region, shadow, granules, rows, position, writes, agents.engine
+            event, buffer, region, shadow, granules, rows, position, writes, agents.engine,
+            proxy,
         )
         if writes:
             self._check_reads(
-                event, buffer, region, shadow, granules, rows, position, agents.engine
+                event, buffer, region, shadow, granules, rows, position, agents.engine,
+                proxy,
             )
             shadow.write_agent[granules] = recorded if recorded is not None else 0
             shadow.write_event[granules] = event
+            shadow.write_async[granules] = agents.async_proxy
             if shadow.dense_reads:
                 shadow.read_event[granules] = 0
                 shadow.latest_read[granules] = 0
@@ -267,29 +293,42 @@ class RaceTracker:
         return self.clocks[rows, agents]
 
     def _check_writes(
-        self, event, buffer, region, shadow, granules, rows, position, writes, engine
+        self, event, buffer, region, shadow, granules, rows, position, writes, engine,
+        proxy,
     ):
         writer = shadow.write_agent[granules]
         written = writer >= 0
         if not written.any():
             return
-        known = self._known(rows, np.maximum(writer, 0))
-        unordered = written & (known < shadow.write_event[granules])
+        agent = np.maximum(writer, 0)
+        write_event = shadow.write_event[granules]
+        unordered = written & (self._known(rows, agent) < write_event)
+        unfenced = None
+        if proxy:
+            # A generic write (a thread's, or a cp.async its engine lane performed)
+            # needs a later fence of that thread (entry 2T + t).
+            by_thread = written & (writer < 2 * self.threads) & ~shadow.write_async[granules]
+            fence = np.where(by_thread, agent % self.threads + 2 * self.threads, agent)
+            unfenced = by_thread & ~unordered & (self._known(rows, fence) < write_event)
+            unordered |= unfenced
         if unordered.any():
             kind = "WAW" if writes else "RAW"
             self._report(
                 kind, event, buffer, region, unordered, writer,
-                shadow.write_event[granules], rows, position, "write",
-                "write" if writes else "read", engine,
+                write_event, rows, position, "write",
+                "write" if writes else "read", engine, unfenced,
             )
 
     def _check_reads(
-        self, event, buffer, region, shadow, granules, rows, position, engine
+        self, event, buffer, region, shadow, granules, rows, position, engine, proxy
     ):
+        unfenced = None
         if shadow.dense_reads:
             # Only granules read after the accessing thread's last synchronization
-            # with every thread can hold an unordered read.
-            thread_clocks = self.clocks[:, : self.threads]
+            # with every thread (with its last proxy fence, for an async-proxy write)
+            # can hold an unordered read.
+            first = 2 * self.threads if proxy else 0
+            thread_clocks = self.clocks[:, first : first + self.threads]
             floor = thread_clocks.min(axis=1)
             floor = floor.min() if rows is None else floor[rows]
             candidates = np.flatnonzero(shadow.latest_read[granules] > floor)
@@ -306,6 +345,11 @@ class RaceTracker:
             unordered[candidates] = late.any(axis=1)
             if not unordered.any():
                 return
+            if proxy:  # which of them a barrier orders: races across proxies only
+                plain = self.clocks[:, : self.threads]
+                plain_known = plain.min(axis=0)[None, :] if rows is None else plain[rows[candidates]]
+                unfenced = np.zeros(granules.size, dtype=bool)
+                unfenced[candidates] = ~(read_events > plain_known).any(axis=1)
             reader = np.zeros(granules.size, dtype=np.int64)
             reader[candidates] = late.argmax(axis=1)
             first_event = np.zeros(granules.size, dtype=np.int32)
@@ -320,7 +364,7 @@ class RaceTracker:
                 return
         self._report(
             "WAR", event, buffer, region, unordered, reader, first_event, rows,
-            position, "read", "write", engine,
+            position, "read", "write", engine, unfenced,
         )
 
     # -- reports
@@ -332,12 +376,13 @@ class RaceTracker:
 
     def _report(
         self, kind, event, buffer, region, unordered, first_agent, first_event, rows,
-        position, first_mode, second_mode, engine,
+        position, first_mode, second_mode, engine, unfenced=None,
     ) -> None:
         hits = np.flatnonzero(unordered)
         _, first_hits = np.unique(first_event[hits], return_index=True)
         for h in hits[first_hits]:
-            key = (kind, int(first_event[h]), event, buffer.allocation.id)
+            across_proxies = unfenced is not None and bool(unfenced[h])
+            key = (kind, int(first_event[h]), event, buffer.allocation.id, across_proxies)
             if key in self._reported:
                 continue
             self._reported.add(key)
@@ -365,6 +410,7 @@ class RaceTracker:
                         second.op, op_location(second.op), second.iteration,
                         second_agent, second_mode,
                     ),
+                    across_proxies=across_proxies,
                 )
             )
 

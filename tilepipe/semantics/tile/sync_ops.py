@@ -60,6 +60,13 @@ class SyncFunctions(RuntimeFunctions):
         self.machine.barrier(threads, op)
         return ()
 
+    @impl(sync.FenceProxyAsyncOp)
+    def run_fence_proxy_async(self, interpreter, op: sync.FenceProxyAsyncOp, args):
+        event = self.machine.begin(op)
+        if self.machine.tracker is not None:
+            self.machine.tracker.proxy_fence(event)
+        return ()
+
     # -- mbarriers
 
     def _slot_key(self, op, bars, index) -> tuple[tuple[int, int], str]:
@@ -127,8 +134,16 @@ class SyncFunctions(RuntimeFunctions):
         slot, _ = self._slot(op, bars, index)
         event = self.machine.begin(op, threads=[0])
         for buffer, region, reads in ((src, src_region, True), (dst, dst_region, False)):
-            engine_of_thread_zero = Agents(np.zeros(region.sizes, dtype=np.int64), True)
+            # The destination is written through the async proxy.
+            engine_of_thread_zero = Agents(
+                np.zeros(region.sizes, dtype=np.int64), True, async_proxy=not reads
+            )
             self.machine.track(event, buffer, region, reads, not reads, engine_of_thread_zero)
+        # Its complete_tx updates the mbarrier through the async proxy too: the
+        # (generic) init must be fenced before thread 0 issues the copy.
+        bar_region = self.scalar_region(op, bars, (index,))
+        thread_zero = Agents(np.zeros(bar_region.sizes, dtype=np.int64), async_proxy=True)
+        self.machine.track(event, bars, bar_region, True, False, thread_zero)
         stored = self.read_stored(op, src, src_region)
         self.machine.issue_bulk_copy(slot, op, event, dst, dst_region, stored)
         return ()
