@@ -34,7 +34,7 @@ class CudaTarget:
     has_bulk_tensor_copy: bool = False  # TMA, sm_90+
     # The memref memory spaces a kernel for this target may use ("global" = none).
     memory_spaces: tuple[str, ...] = ("global", "shared", "fragment", "local")
-    # Latencies (cycles) of the schedule simulator's cycle model (docs/schedule_sim.md, §5.2).
+    # Latencies (cycles) of the schedule simulator's cycle model (docs/schedule_sim.md).
     latencies: dict[str, int] = field(
         default_factory=lambda: {
             "issue": 1,

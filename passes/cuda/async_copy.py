@@ -1,4 +1,4 @@
-"""``async-copy``: global -> shared tile copies become ``cp.async`` copies (§4.3).
+"""``async-copy``: global -> shared tile copies become ``cp.async`` copies (docs/sync.md).
 
 On CUDA targets with ``cp.async`` (sm_80 and later), a ``tile.copy`` from global into
 shared memory whose rows split into the target's copy chunks (4, 8 or 16 bytes) becomes

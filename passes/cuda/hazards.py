@@ -1,4 +1,4 @@
-"""Block-level memory hazards of a CUDA kernel at the scheduled level (§4.1–§4.3).
+"""Block-level memory hazards of a CUDA kernel at the scheduled level (docs/sync.md).
 
 An *access entry* is one region of one shared or global buffer touched by one op, with
 who touches it.  Global memory counts as well as shared: the threads of one block run

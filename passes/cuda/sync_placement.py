@@ -1,4 +1,4 @@
-"""Choosing the fewest sync points that cover every hazard (§4.2, §5.3).
+"""Choosing the fewest sync points that cover every hazard (docs/sync.md).
 
 Each hazard that needs a barrier can be separated by a barrier at any program point on
 every path between its two accesses (:func:`program_points.covering_points`).  The

@@ -1,6 +1,6 @@
 """The sync report: every sync point ``thread-sync`` inserted and what it covers.
 
-The chapter's criterion (§5.3) is that the sync points equal the minimum that covers
+The criterion (docs/sync.md) is that the sync points equal the minimum that covers
 the dependence edges, no more and no fewer; the report makes that checkable: each
 point lists the hazards it separates (ops, buffer, iteration distance), and the
 totals split barriers into the steady state (inside loops) and prologue/epilogue.

@@ -1,6 +1,6 @@
 """``thread-sync``: the fewest barriers and ``cp.async`` waits that cover every hazard.
 
-The pass reads like TileLang's ``ThreadSync`` (§4.2–§4.3), with the placement made
+The pass reads like TileLang's ``ThreadSync`` (docs/sync.md), with the placement made
 minimal instead of "a barrier before each conflicting op":
 
 1. collect the shared- and global-memory access entries and their hazards

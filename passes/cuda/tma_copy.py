@@ -3,7 +3,7 @@
 Runs on the planned pipelined level -- after ``pipeline-planning``, before
 ``inject-software-pipeline`` -- on kernels whose target has the bulk tensor copy engine
 (sm_90).  As TileLang's ``InjectSoftwarePipeline`` does for TMA copies without warp
-specialization (§4.3), global -> shared copies become bulk copies completing on an
+specialization (docs/sync.md), global -> shared copies become bulk copies completing on an
 mbarrier phase that the statements touching their data wait for.
 
 A bulk copy is asynchronous until a wait on its phase returns, so every statement that
@@ -35,7 +35,7 @@ writes, and the bulk copies' ``complete_tx`` reaches the barriers through the as
 proxy, which sees them only after a proxy fence of the initializing thread (PTX ISA,
 "Memory Consistency Model: Proxies"); the barrier then makes the initialization
 visible to every thread.  ``inject-software-pipeline`` then expands the array per stage with ring slots
-and parities (§3.2), and ``thread-sync`` adds the one barrier per iteration the WAR on
+and parities (the mbarrier rings of docs/pipelining.md), and ``thread-sync`` adds the one barrier per iteration the WAR on
 a reused slot needs (the readers must be done before thread 0 issues the next copy).
 """
 

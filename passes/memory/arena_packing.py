@@ -1,6 +1,6 @@
 """Linear-scan arena packing: place live intervals at byte offsets in one arena.
 
-This is the algorithm of the chapter's §3.3 (TileLang's MergeSharedMemoryAllocations),
+This is TileLang's MergeSharedMemoryAllocations algorithm (docs/arena.md),
 written against plain data so that it can be tested, benchmarked and reused without IR:
 
 1. intervals are visited in the order ``(start, -size, name)``: program order, the
@@ -19,7 +19,7 @@ Intervals are closed: ``[start, end]`` are the first and last program positions 
 the buffer is touched, so two intervals sharing a position never share bytes.
 
 ``pack(..., reuse=False)`` never retires anything: every buffer keeps its own bytes (the
-chapter's §8.2 ``disable_reuse`` comparison).
+``disable_reuse`` comparison of docs/arena.md).
 """
 
 from __future__ import annotations

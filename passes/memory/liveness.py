@@ -6,7 +6,7 @@ every op with regions *spans* the positions of the ops nested in it.  A buffer i
 results of ``memref.view``/``subview``/``cast``-like ops that take it and return a
 memref, followed transitively; the alias ops count as touches too).
 
-A buffer's live interval is ``[first touch, last touch]`` with one widening (§3.3): a
+A buffer's live interval is ``[first touch, last touch]`` with one widening (docs/arena.md): a
 touch inside a loop that does not also contain the allocation stands for the whole
 loop, because the next iteration comes back to it.  Every op with regions counts as a
 loop except the ones known to run their regions at most once (``scf.if``,

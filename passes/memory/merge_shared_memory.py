@@ -1,5 +1,5 @@
 """``merge-shared-memory``: one arena per on-chip memory, packed by liveness, checked
-against the target's budget at compile time (the chapter's §3.3–§3.4, §8.2).
+against the target's budget at compile time (docs/arena.md).
 
 For every kernel and every on-chip memory its target budgets (CUDA ``shared``; Ascend
 ``ub``, ``l1``, ``l0a``, ``l0b``, ``l0c``, each its own arena) the pass

@@ -1,4 +1,4 @@
-"""Schedule simulation of scheduled-level kernels: the chapter's cycle model (§5.2) run
+"""Schedule simulation of scheduled-level kernels: a greedy cycle model (docs/schedule_sim.md) run
 on the real IR, its Gantt chart, and what ``tilepipe tune`` ranks configurations by.
 
 :func:`simulate` runs one block of a kernel in the interpreter, records the trace of

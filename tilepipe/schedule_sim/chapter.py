@@ -1,4 +1,4 @@
-"""The chapter's abstract kernel (§5.2) at the scheduled level, in its five sync variants.
+"""The abstract kernel of the cycle-model comparison (docs/schedule_sim.md) at the scheduled level, in its five sync variants.
 
 A producer copies tile ``j`` of ``n`` from global memory into slot ``j mod depth`` of
 a shared ring; a consumer computes on slot ``i mod depth`` (a ``tile.add`` into a

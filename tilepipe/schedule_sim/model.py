@@ -1,4 +1,4 @@
-"""The cycle model of a scheduled-level CUDA kernel (the chapter's §5.2 greedy model).
+"""The cycle model of a scheduled-level CUDA kernel (a greedy list schedule, docs/schedule_sim.md).
 
 Units (the lanes of :class:`~tilepipe.semantics.lane_engine.LaneEngine`):
 

@@ -130,7 +130,7 @@ def test_an_mbarrier_init_is_a_shared_write_others_must_not_race_with():
 # The async proxy (PTX ISA, "Memory Consistency Model: Proxies"): bulk copies and
 # their mbarrier complete_tx reach shared memory through the async proxy, ordered
 # after generic accesses (mbarrier.init included) only by fence.proxy.async.
-REGRESSIONS = Path(__file__).parents[1] / "regressions"
+REGRESSIONS = Path(__file__).parents[2] / "regressions"
 F16 = np.float16
 
 
