@@ -20,6 +20,25 @@ def matmul_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("mk,kn->mn", a, b, optimize=False)
 
 
+# The K step of the tensor-core instruction (mma.sync m16n8k16) tile.gemm lowers to.
+GEMM_K_STEP = 16
+
+
+def gemm_accumulate(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``C + A @ B`` (f32 ``a (M, K)``, ``b (K, N)``, ``c (M, N)``) in the order of the
+    tensor-core lowering: for each 16-wide step of K in ascending order, the step's
+    product (``matmul_f32``) is added to the running C.
+
+    f32 addition is not associative: ``C + (A0 B0 + A1 B1)`` (the whole K summed first)
+    and ``(C + A0 B0) + A1 B1`` (one mma.sync per K step) differ by a few ulps once K
+    exceeds one step, so every interpreter must accumulate in this one order or a
+    correctly lowered gemm would be reported as a miscompile.
+    """
+    for k in range(0, a.shape[1], GEMM_K_STEP):
+        c = matmul_f32(a[:, k : k + GEMM_K_STEP], b[k : k + GEMM_K_STEP]) + c
+    return c
+
+
 # Elementwise ops compute in f32 for the formats narrower than f32 (f16; bf16 is read
 # as f32 already) and are rounded once by the store; f32, f64 and integers compute in
 # their own format.  One definition for every interpreter: numpy's f16 ``exp`` loop and

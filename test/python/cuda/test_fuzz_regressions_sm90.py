@@ -90,3 +90,18 @@ def test_ptxas_accepts(path):
     result = compile_kernel(path.read_text(), path.name, "sm_90")
     (report,) = result.ptxas
     assert report.arch == "sm_90"
+
+
+@pytest.mark.parametrize("pipelined", [True, False], ids=["3-stages", "1-stage"])
+def test_nvvm_gemm_accumulates_like_the_tile_level(pipelined):
+    """Issue #12: a K = 32 tensor-core gemm must be bit-identical after lower-to-nvvm
+    (mma.sync adds each 16-wide K step to C in turn; the tile level has to sum in that
+    order, ``numerics.gemm_accumulate``) after the sm_90 flow, pipelined or not."""
+    from tilepipe.fuzz.check import Options, check_text
+
+    text = (REGRESSIONS / "Inputs" / "nvvm_gemm_k_steps.mlir").read_text()
+    if not pipelined:
+        text = text.replace("num_stages = 3", "num_stages = 1")
+    outcome = check_text(text, "sm_90", [None], Options(nvvm=True))
+    assert not outcome.unsupported, outcome.unsupported
+    assert not outcome.findings, "\n".join(map(str, outcome.findings))

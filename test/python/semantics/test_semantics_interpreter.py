@@ -129,8 +129,9 @@ def test_gemm_over_the_grid_is_bit_exact():
     for m in range(0, 256, 128):
         for n in range(0, 256, 128):
             acc = np.zeros((128, 128), np.float32)
-            for k in range(0, 256, 64):
-                acc = acc + np.einsum("mk,kn->mn", A[m:m + 128, k:k + 64], B[k:k + 64, n:n + 128])
+            # One 16-wide K step at a time, as mma.sync accumulates (numerics.gemm_accumulate).
+            for k in range(0, 256, 16):
+                acc = np.einsum("mk,kn->mn", A[m:m + 128, k:k + 16], B[k:k + 16, n:n + 128]) + acc
             expected[m:m + 128, n:n + 128] = acc
     np.testing.assert_array_equal(out["C"], expected)
 

@@ -16,7 +16,7 @@ from xdsl.ir import Operation
 
 
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
-from tilepipe.semantics.numerics import matmul_f32
+from tilepipe.semantics.numerics import gemm_accumulate
 from tilepipe.semantics.nvvm.execution import (
     SHARED_ADDRESS_BASE,
     WARP,
@@ -271,7 +271,7 @@ def _mma_m16n8k16(ex, op, mask, a, b, c) -> np.ndarray:
         for half_m in (0, 1):
             for j in (0, 1):
                 C[g + 8 * half_m, 2 * q + j] = fc[:, half_m, j]
-        D = matmul_f32(A, B) + C
+        D = gemm_accumulate(C, A, B)
         for half_m in (0, 1):
             for j in (0, 1):
                 result[warp, half_m, j] = D[g + 8 * half_m, 2 * q + j]

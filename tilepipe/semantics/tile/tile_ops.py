@@ -6,8 +6,9 @@ tile whole.  Numerics (documented in docs/semantics.md):
 * elementwise ops compute in f32 for f16 and bf16 (in their own format otherwise) and
   are rounded once when stored (``numerics.exp``/``numerics.binary``, shared with the
   NVVM interpreter and the Ascend pipe simulator);
-* ``tile.gemm``: ``C + A @ B`` with A and B widened to f32, the product summed over
-  K in f32 by ``numpy.einsum`` (no BLAS), then added to C;
+* ``tile.gemm``: ``C + A @ B`` with A and B widened to f32, accumulated into C in f32
+  one 16-wide step of K at a time, each step summed by ``numpy.einsum`` (no BLAS) --
+  the order of the tensor-core lowering (``numerics.gemm_accumulate``);
 * ``tile.reduce``: sum in f32 (f64 for f64), pairwise as ``numpy.add.reduce``;
 * ``tile.cast``: round to nearest even;
 * ``tile.broadcast``: exact (copies the source element into each repetition).
@@ -27,7 +28,7 @@ from tilepipe.dialects.tile_base import ElementMapping, TileOp
 from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics.memory import Buffer, Region
 from tilepipe.semantics import numerics
-from tilepipe.semantics.numerics import matmul_f32
+from tilepipe.semantics.numerics import gemm_accumulate
 from tilepipe.semantics.tile.races import Agents, fragment_threads, warp_tiled_threads
 from tilepipe.semantics.tile.runtime import RuntimeFunctions
 
@@ -181,7 +182,7 @@ class TileFunctions(RuntimeFunctions):
         if op.transpose_b:
             b = b.T
         c = operands.read("c")
-        operands.write("c", c + matmul_f32(a, b))
+        operands.write("c", gemm_accumulate(c, a, b))
         return ()
 
     @impl(tile.BlockIdOp)
