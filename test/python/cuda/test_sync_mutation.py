@@ -63,12 +63,6 @@ EXAMPLE_TARGETS = [
 ]
 
 
-# At depth 4 thread-sync lands all of flash attention's prologue groups before the
-# loop (wait_group 0 where 2 would do), so no wait tells the first groups apart and
-# merging their commits goes unnoticed: a wait-count weakness, not a needless commit.
-WAITS_MERGE_GROUPS = {("flash_attention.mlir", "sm_80", 4)}
-
-
 @pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
 @pytest.mark.parametrize("name, target", EXAMPLE_TARGETS)
 def test_examples_are_race_free_equivalent_and_every_sync_is_needed(name, target, num_stages):
@@ -77,12 +71,10 @@ def test_examples_are_race_free_equivalent_and_every_sync_is_needed(name, target
     original, module = compiled(name, num_stages, target=target)
     assert find_races(module, blocks=ONE_BLOCK) == []
     assert_equivalent(original, module, blocks=ONE_BLOCK)
-    commits_told_apart = (name, target, num_stages) not in WAITS_MERGE_GROUPS
     unnoticed = [
         description
         for description, mutant in [*sync_mutants(module), *loosened_waits(module)]
-        if (commits_told_apart or "commit_group" not in description)
-        and not find_races(mutant, blocks=ONE_BLOCK)
+        if not find_races(mutant, blocks=ONE_BLOCK)
     ]
     assert unnoticed == []
 
