@@ -318,9 +318,10 @@ class SyncPlanner:
                 if hazard not in plan.uncovered:
                     plan.uncovered.append(hazard)
                 continue
-            point = max(candidates, key=lambda p: (self.any_allowance(hazard, p), self.rank[p]))
+            allowance = self.any_allowance
+            point = max(candidates, key=lambda p: (allowance(hazard, p), self.rank[p]))
             plan.waits.setdefault(point, []).append(hazard)
-            count = self.any_allowance(hazard, point)
+            count = allowance(hazard, point)
             plan.wait_counts[point] = min(plan.wait_counts.get(point, count), count)
 
     # -- relaxing waits: let a wait that already lands a copy serve it

@@ -45,7 +45,8 @@ def waits_around_the_loop(module) -> tuple[list[int], list[int], list[int]]:
     split = ops.index(loop)
 
     def counts(statements) -> list[int]:
-        return [w.pending_groups for op in statements for w in op.walk() if isinstance(w, WaitGroupOp)]
+        waits = (w for op in statements for w in op.walk() if isinstance(w, WaitGroupOp))
+        return [w.pending_groups for w in waits]
 
     return counts(ops[:split]), inside, counts(ops[split + 1 :])
 
