@@ -9,11 +9,14 @@ cover is solved exactly with Z3's optimizer (0/1 variables per candidate point),
 a greedy cover as the fallback for very large kernels.
 
 Async hazards (a ``cp.async`` copy whose data a later access needs) also need a
-``wait_group`` that lands the copy first: at the chosen barrier point (right before the
-barrier) when threads differ, or at the latest point before the consumer otherwise.
-A wait at point ``p`` covers the hazard when its pending count is at most the number
-of groups committed after the copy's own group on every path to ``p``; the wait gets
-the smallest such count over the hazards it serves.
+``wait_group`` that lands the copy first: at a barrier point between the two (right
+before the barrier) when threads differ -- also one in a loop the path runs whole
+iterations of -- or at the latest point before the consumer otherwise.  A wait at
+point ``p`` covers the hazard when its pending count is at most the number of groups
+committed after the copy's own group on every path to ``p``'s last run before the
+consumer (in a loop the path leaves, the loop's last iteration); the wait goes where
+that number is largest and gets the smallest such count over the hazards it serves
+(docs/sync.md, "How deep a wait is").
 
 Proxy hazards (a thread's generic access of shared bytes that a later bulk copy
 overwrites through the async proxy) also need a ``fence.proxy.async`` by the accessing
