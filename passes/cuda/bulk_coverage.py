@@ -7,14 +7,23 @@ this for a copy ``x`` and a later access ``y`` that may touch common bytes.  The
 answer is yes when, for every pair of runs of ``x`` and ``y`` that conflict, one of
 these waits runs between them on the copy's slot:
 
-* a wait at a point every path from ``x`` to ``y`` passes (``covering_points``),
-  in its run in ``x``'s iteration (it follows ``x`` inside ``x``'s loops) or in
-  ``y``'s (it precedes ``y`` inside ``y``'s loops); one that runs only in whole
-  iterations between the two (a loop the path passes, the middle of a ring) is
-  taken on any slot;
+* a wait at a point every path from ``x`` to ``y`` passes (``covering_points``), in
+  one of its runs between the two: in ``x``'s iteration (it follows ``x`` inside
+  ``x``'s loops), in ``y``'s (it precedes ``y`` inside ``y``'s loops), or in an
+  iteration between them of the loop whose body holds it (all of them for a loop
+  carrying the pair; the next or previous ones, as many as the ring has slots, for
+  a loop the path leaves or enters).  One that runs only deeper inside a loop the
+  path passes whole is taken on any slot;
 * a wait nested in ``scf.if``/loop statements that every such path passes whole,
   when the conditions of the ``scf.if`` statements on the way hold, and a loop on
-  the way runs the wait in one of its first ``SEARCHED_ITERATIONS``.
+  the way runs the wait in one of its first ``SEARCHED_ITERATIONS``;
+* when the access is after a loop around the copy, a wait nested in that loop that a
+  later iteration (one of the next ``SEARCHED_ITERATIONS``) runs: every path to the
+  access runs the loop's remaining iterations whole.  A steady-state copy is landed
+  by the next iteration's wait, and in the last iteration by the epilogue's.
+
+With static loop bounds the conflicting pairs of runs are enumerated and the waits
+on every path evaluated on each; what that does not settle goes to Z3.
 
 Software pipelining issues the prologue's copies under ``k < n`` guards and lands them
 in the steady-state loop or the epilogue under *correlated* guards: the same guard,
@@ -111,6 +120,8 @@ def bulk_copy_waited(
     facts, copy_instance, access_instance = conflict(encoder)
     slot = _slot(encoder, copy, copy_instance)
     landings = []
+    access_loops = enclosing_loops(access)
+    exited_loops = [loop for loop in enclosing_loops(copy) if loop not in access_loops]
     for wait, wait_runs in candidates:
         for whose, loop, shift in wait_runs:  # type: ignore[union-attr]
             base = copy_instance if whose == "copy" else access_instance
@@ -118,12 +129,50 @@ def bulk_copy_waited(
             landings.append(z3.And(when, _same_slot(_slot(encoder, wait, run), slot)))
     for wait in waits:
         statement = _whole_statement(wait, points)
-        if statement is None or not _runs_after(copy, statement):
-            continue
-        lands = _waits_on_slot(encoder, wait, _nesting(wait, statement), copy_instance, slot)
-        if lands is not None:
-            landings.append(lands)
+        if statement is not None and _runs_after(copy, statement):
+            lands = _waits_on_slot(encoder, wait, _nesting(wait, statement), copy_instance,
+                                   slot)
+            if lands is not None:
+                landings.append(lands)
+        if wait in on_every_path:
+            continue  # its later iterations are among its runs above
+        for loop in exited_loops:
+            lands = _waits_in_later_iterations(encoder, wait, loop, copy_instance, slot)
+            if lands is not None:
+                landings.append(lands)
     return bool(landings) and not satisfiable(facts + [z3.Not(z3.Or(*landings))])
+
+
+def _waits_in_later_iterations(
+    encoder: IndexEncoder,
+    wait: MBarrierWaitOp,
+    loop: Operation,
+    instance: Instance,
+    slot: list[z3.ArithRef],
+) -> z3.BoolRef | None:
+    """When a later iteration of ``loop`` (around the copy, not around the access)
+    runs ``wait`` on the copy's mbarrier ``slot``: the access follows the loop, so
+    every path from the copy to it runs each remaining iteration whole.  A steady-state
+    copy is landed by the next iteration's wait, or, in the last iteration, by the
+    epilogue's; None when ``wait`` is not in ``loop`` or a condition is not modelled."""
+    statement: Operation = wait
+    while (parent := statement.parent_op()) is not loop:
+        if not isinstance(parent, scf.IfOp | LoopOp):
+            return None  # not in the loop, or under a statement not modelled
+        statement = parent
+    iv = instance.ivs.get(loop)
+    if iv is None:
+        return None
+    ub, step = (encoder.term(v, instance) for v in loop.operands[1:3])
+    nesting = _nesting(wait, statement)
+    options: list[z3.BoolRef] = []
+    for j in range(1, SEARCHED_ITERATIONS + 1):
+        later = iv + j * step
+        rest = _waits_on_slot(encoder, wait, nesting, instance.derive({loop: later}), slot)
+        if rest is None:
+            return None
+        options.append(z3.And(later < ub, rest))
+    return z3.Or(*options)
 
 
 def _nesting(wait: Operation, statement: Operation) -> list[tuple[Operation, Operation]]:

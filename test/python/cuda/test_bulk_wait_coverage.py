@@ -33,6 +33,7 @@ CORRELATED = [
 # in for the deleted wait (the race detector alone reported these).
 OTHER_SLOT = [
     INPUTS / "sm90_overwritten_copy.mlir",
+    INPUTS / "sm90_bulk_waw_after_loop.mlir",
     INPUTS / "sm90_dead_copy_dynamic.mlir",
     INPUTS / "sm90_lb_step.mlir",
     INPUTS / "sm90_loop_in_if.mlir",
