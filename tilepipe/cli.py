@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tilepipe.compile import CompileResult, compile_kernel, parse_kernel, retarget
-from tilepipe.diagnostics import Diagnostic, InputError, run_driver
+from tilepipe.diagnostics import Diagnostic, DriverArgumentParser, InputError, run_driver
 from tilepipe.source import read_source
 from tilepipe.targets import TARGET_ALIASES, TARGETS, CudaTarget
 
@@ -43,7 +43,7 @@ examples:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = DriverArgumentParser(
         prog="tilepipe",
         description="tilepipe: the end-to-end driver of the tilepipe compiler.",
         epilog="Run 'tilepipe compile --help' for the options.",
