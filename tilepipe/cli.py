@@ -81,6 +81,11 @@ def _parser() -> argparse.ArgumentParser:
         "--no-ptxas", action="store_true", help="do not assemble the PTX with ptxas"
     )
     compile_cmd.add_argument(
+        "--mlir-print-debuginfo", "--print-debuginfo", dest="debug_info", action="store_true",
+        help="CUDA: print the source locations (loc(...)) in the nvvm and llvm output, "
+        "as mlir-opt does with this flag",
+    )
+    compile_cmd.add_argument(
         "--schedule-svg", metavar="FILE",
         help="CUDA: draw the simulated schedule of the scheduled level (Gantt chart)",
     )
@@ -201,6 +206,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         emit=args.emit or "ptx",
         num_stages=args.num_stages,
         run_ptxas=not args.no_ptxas,
+        debug_info=args.debug_info,
     )
     _write(args.output, result.output)
     if args.schedule_svg:
