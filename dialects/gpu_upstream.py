@@ -10,9 +10,10 @@ are properties) and the custom text tile-opt prints is what upstream prints and
 parses.
 
 :data:`GPU` is xDSL's ``gpu`` dialect with these ops in place of xDSL's
-``gpu.module``, ``gpu.func``, ``gpu.return`` and ``gpu.launch_func``: tile-opt and
-every tilepipe context register it instead of xDSL's, so that tilepipe reads back
-what ``lower-to-nvvm`` prints.
+``gpu.module``, ``gpu.func``, ``gpu.return`` and ``gpu.launch_func``: tile-opt,
+every tilepipe context and the stock ``xdsl-opt -f tilepipe`` (the universe's
+frontend, ``tilepipe.source.TilepipeFrontend``) register it instead of xDSL's, so
+that they read back what ``lower-to-nvvm`` prints.
 """
 
 from __future__ import annotations
