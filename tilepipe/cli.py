@@ -1,6 +1,6 @@
 """``tilepipe``: the end-to-end driver.
 
-    tilepipe compile KERNEL.mlir --target sm_80|sm_90 --emit nvvm|llvm|ptx -o OUT [--num-stages N]
+    tilepipe compile KERNEL.mlir --target sm_80|sm_90 --emit nvvm|llvm|ptx -o OUT [--num-stages N] [--mlir-print-debuginfo]
     tilepipe compile KERNEL.mlir --target ascend910b --emit ascend|ascendc -o OUT [--syntax-check]
 
 compiles a tile-level kernel through every registered pass of the CUDA flow, upstream
