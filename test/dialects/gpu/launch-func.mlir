@@ -49,3 +49,17 @@ func.func @async_clusters(%a: memref<4xf32>, %t: !gpu.async.token, %u: !gpu.asyn
   %done = gpu.launch_func async [%t, %u] @kernels::@k clusters in (%c2, %c2, %c2) blocks in (%c2, %c2, %c2) threads in (%c2, %c2, %c2) : i32 args(%a : memref<4xf32>) {note = "x"}
   func.return
 }
+
+// -----
+
+// A launch on a given stream (the async object), after one dependency.
+// CHECK-LABEL: func.func @on_stream
+// CHECK-NEXT:    %c1 = arith.constant 1 : index
+// CHECK-NEXT:    gpu.launch_func [%t] <%stream : !llvm.ptr> @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1){{$}}
+// GENERIC-LABEL: "func.func"() <{sym_name = "on_stream"
+// GENERIC:       "gpu.launch_func"(%t, %c1, %c1, %c1, %c1, %c1, %c1, %stream) <{kernel = @kernels::@k, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1>}> : (!gpu.async.token, index, index, index, index, index, index, !llvm.ptr) -> ()
+func.func @on_stream(%stream: !llvm.ptr, %t: !gpu.async.token) {
+  %c1 = arith.constant 1 : index
+  gpu.launch_func [%t] <%stream : !llvm.ptr> @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+  func.return
+}
