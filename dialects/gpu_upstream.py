@@ -38,8 +38,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.gpu import GPU as XDSL_GPU
-from xdsl.dialects.gpu import AsyncTokenType
-from xdsl.dialects.gpu import LaunchFuncOp as XDSL_LaunchFuncOp
+from xdsl.dialects.gpu import AsyncTokenType, LaunchFuncOp as XDSL_LaunchFuncOp
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
