@@ -22,7 +22,6 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    SymbolNameConstraint,
     ArrayAttr,
     DenseArrayBase,
     DictionaryAttr,
@@ -37,8 +36,12 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.dialects.gpu import GPU as XDSL_GPU
-from xdsl.dialects.gpu import AsyncTokenType, LaunchFuncOp as XDSL_LaunchFuncOp
+from xdsl.dialects.gpu import (
+    GPU as XDSL_GPU,
+    AsyncTokenType,
+    LaunchFuncOp as XDSL_LaunchFuncOp,
+    ModuleOp as XDSL_ModuleOp,
+)
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
@@ -57,9 +60,7 @@ from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
-    NoTerminator,
     SymbolOpInterface,
-    SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -107,17 +108,12 @@ class DynamicSharedMemoryOp(IRDLOperation):
         )
 
 
-@irdl_op_definition
-class KernelModuleOp(IRDLOperation):
-    """``gpu.module @name { ... }``: xDSL's gpu.module with upstream's custom form."""
-
-    name = "gpu.module"
-    body = region_def("single_block")
-    sym_name = prop_def(SymbolNameConstraint())
-    traits = traits_def(IsolatedFromAbove(), NoTerminator(), SymbolOpInterface(), SymbolTable())
+class KernelModuleOp(XDSL_ModuleOp):
+    """``gpu.module @name { ... }``: xDSL's gpu.module with upstream's custom form (a
+    plain subclass, as :class:`LaunchFuncOp`: only the syntax differs)."""
 
     def __init__(self, name: StringAttr, body: Region):
-        super().__init__(properties={"sym_name": name}, regions=[body])
+        super().__init__(name, body)  # type: ignore[arg-type]  (xDSL's hint is wrong)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
