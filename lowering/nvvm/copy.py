@@ -1,10 +1,13 @@
 """Copies: ``tile.copy`` as per-thread 16-byte vector loads/stores where aligned (and
 a register fragment in the runs of neighbouring elements its layout gives a thread),
-``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks, and
+``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks (zero-filling
+past the edge of a global array), and
 ``pipeline.bulk_copy`` (sm_90) as one ``cp.async.bulk`` per tile row, issued by
 thread 0 and completing its bytes on the named mbarrier."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -74,7 +77,12 @@ def _cooperative_copy(
 
 
 class LowerAsyncCopy(RewritePattern):
-    """Each thread issues ``cp.async`` for its chunks (16 bytes when aligned)."""
+    """Each thread issues ``cp.async`` for its chunks, as wide as both sides provably
+    allow (16 bytes when aligned).  At an edge of the global array a chunk reads only
+    its elements inside the array and zero-fills the rest (``srcElements``,
+    ``nvvm_boundary``).  A copy no 4-byte piece of which is provably aligned (hand
+    written: ``async-copy`` keeps those synchronous) is copied synchronously, element
+    by element -- landing early is a legal completion of an asynchronous copy."""
 
     def __init__(self, context: KernelContext):
         self.context = context
@@ -85,34 +93,41 @@ class LowerAsyncCopy(RewritePattern):
         src, dst = operands["src"], operands["dst"]
         chunk = chunk_elements(op.tile_shape, src.element_type)
         size = element_bytes(src.element_type)
+        aligned = replace(src, edges=None)  # src-size covers the edges, not the width
         piece = next(
             (
                 n // size
                 for n in ASYNC_COPY_BYTES
                 if n // size >= 1
                 and chunk % (n // size) == 0
-                and src.vector_aligned(n // size)
+                and aligned.vector_aligned(n // size)
                 and dst.vector_aligned(n // size)
             ),
             None,
         )
         if piece is None:
-            raise op_error(
-                op,
-                "cannot split the tile into aligned 4, 8 or 16-byte cp.async chunks "
-                f"(rows of {op.tile_shape[-1]} x {size} bytes)",
-            )
+            with emit.emitting(rewriter, op):
+                _cooperative_copy(op, self.context, src, dst)
+            rewriter.erase(op)
+            return
 
         def copy_chunk(coords: list[SSAValue]) -> None:
             for start in range(0, chunk, piece):
                 at = _chunk_offsets(coords, start)
+                dst_indices = dst.indices(at)
+                src_indices = src.indices(at)
                 DeviceAsyncCopyOp(
                     dst.buffer,
-                    dst.indices(at),
+                    dst_indices,
                     src.buffer,
-                    src.indices(at),
+                    src_indices,
                     piece,
                     bypass_l1=piece * size == 16,
+                    src_elements=(
+                        src.edges.elements_inside(src_indices, piece)
+                        if src.edges is not None
+                        else None
+                    ),
                 )
 
         with emit.emitting(rewriter, op):
@@ -142,6 +157,13 @@ class LowerBulkCopy(RewritePattern):
         size = element_bytes(src.element_type)
         row_elements = op.tile_shape[-1]
         aligned = BULK_COPY_ALIGNMENT // size
+        if src.edges is not None:
+            raise op_error(
+                op,
+                "a bulk copy cannot zero-fill the part of a tile past its global array, "
+                "and this one is not provably inside it (tma-copy leaves such copies "
+                "to cp.async)",
+            )
         if (row_elements * size) % BULK_COPY_ALIGNMENT or not (
             src.vector_aligned(aligned) and dst.vector_aligned(aligned)
         ):
