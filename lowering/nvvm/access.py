@@ -113,17 +113,20 @@ class TileOperand:
         offset and the row stride); buffer bases are assumed 16-byte aligned
         (cudaMalloc gives 256 bytes, the shared layout 16, register fragments are
         16-byte aligned allocas).  A fragment is accessed in the runs its layout
-        deals out, which start at multiples of their width.  A global region that
-        may leave its array is accessed element by element, each with its own
-        predicate (``nvvm_boundary``).
+        deals out, which start at multiples of their width.
         """
         if self.is_fragment or width == 1:
             return True
-        if self.edges is not None:
-            return False
         if self.swizzle is not None and not self.swizzle.keeps_together(width, self.element_type):
             return False
         return provable_vector_width(self.buffer, self.offsets, width, width) == width
+
+
+    def vector_accessible(self, width: int) -> bool:
+        """May ``width`` consecutive elements be one ``vector.load``/``store``?
+        Aligned, and not in a global region that may leave its array: that one is
+        accessed element by element, each with its own predicate (``nvvm_boundary``)."""
+        return width == 1 or (self.edges is None and self.vector_aligned(width))
 
 
 def tile_operands(op: TileOp, context: KernelContext) -> dict[str, TileOperand]:
@@ -191,7 +194,7 @@ def for_each_run(
     (at most ``max_width``; runs of one are visited with scalars)."""
     layout = iteration_layout(op, operands, shape)
     if layout is not None:
-        runs_of_two = max_width >= 2 and all(o.vector_aligned(2) for o in operands)
+        runs_of_two = max_width >= 2 and all(o.vector_accessible(2) for o in operands)
         layout.for_each_run(
             context.ids,
             lambda register, coords, width: visit(coords, register, width),
@@ -199,7 +202,7 @@ def for_each_run(
         )
         return
     chunk = chunk_elements(shape, element_type)
-    vectorized = chunk <= max_width and all(o.vector_aligned(chunk) for o in operands)
+    vectorized = chunk <= max_width and all(o.vector_accessible(chunk) for o in operands)
 
     def visit_chunk(coords: list[SSAValue]) -> None:
         if vectorized:

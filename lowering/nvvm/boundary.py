@@ -12,7 +12,13 @@ get a predicate per access:
 * a ``cp.async`` chunk reads ``srcElements`` of its elements -- all of them inside,
   the part of the row inside the array at the edge, 0 for a row past it -- and
   zero-fills the rest (PTX's src-size form, ``nvgpu.device_async_copy``'s
-  ``srcElements`` operand).
+  ``srcElements`` operand);
+* a bulk copy (sm_90) cannot zero-fill, so it is guarded by the block-uniform test
+  "is the whole box inside?": inside, thread 0 issues the bulk copies as usual;
+  otherwise every thread copies its cooperative chunks with predicated loads, a
+  block barrier orders those stores before thread 0 completes the box's bytes on
+  the mbarrier (``mbarrier.complete_tx``), and the waiters see the phase complete
+  as they would after the bulk copy.
 
 A dimension proven in bounds adds nothing: the static example GEMM, whose blocks and
 iterations all stay inside its arrays, lowers exactly as before (the fast path).
@@ -23,7 +29,7 @@ Sizes come from the type when static, else from the memref descriptor
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import ImplicitBuilder
@@ -86,6 +92,19 @@ class EdgeChecks:
             self.contains(indices), lambda: emit.store(value, self.buffer, indices)
         )
 
+    def region_inside(self, offsets: Sequence[SSAValue], extents: Sequence[int]) -> SSAValue:
+        """``i1``: is the whole region at ``offsets`` (``extents``, right-aligned with
+        the buffer's dimensions) inside the array?  Uniform when the offsets are."""
+        rank = len(self.buffer.type.get_shape())  # type: ignore[attr-defined]
+        extents = (1,) * (rank - len(extents)) + tuple(extents)
+        condition: SSAValue | None = None
+        for dim in self.dims:
+            end = emit.add(offsets[dim] if offsets else emit.const(0), extents[dim])
+            inside = arith.CmpiOp(end, self.size(dim), "ule").result
+            condition = inside if condition is None else arith.AndIOp(condition, inside).result
+        assert condition is not None
+        return condition
+
     def elements_inside(self, indices: Sequence[SSAValue], width: int) -> SSAValue | None:
         """How many of the ``width`` elements of a row from ``indices`` lie inside the
         array (``cp.async``'s ``srcElements``); None when all of them always do."""
@@ -115,6 +134,15 @@ def edge_checks(
     proved = dims_in_bounds(buffer_type, offsets, tile_shape)
     dims = tuple(d for d, inside in enumerate(proved) if not inside)
     return EdgeChecks(buffer, dims) if dims else None
+
+
+def if_else(condition: SSAValue, then: Callable[[], None], otherwise: Callable[[], None]) -> None:
+    then_block, else_block = Block(), Block()
+    scf.IfOp(condition, [], Region(then_block), Region(else_block))
+    for block, body in ((then_block, then), (else_block, otherwise)):
+        with ImplicitBuilder(block):
+            body()
+            scf.YieldOp()
 
 
 def zero(element_type: Attribute) -> SSAValue:

@@ -3,11 +3,10 @@ a register fragment in the runs of neighbouring elements its layout gives a thre
 ``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks (zero-filling
 past the edge of a global array), and
 ``pipeline.bulk_copy`` (sm_90) as one ``cp.async.bulk`` per tile row, issued by
-thread 0 and completing its bytes on the named mbarrier."""
+thread 0 and completing its bytes on the named mbarrier (guarded at an array's edge,
+where the tile is copied with predicated loads instead)."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -22,6 +21,7 @@ from tilepipe.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.access import TileOperand, for_each_run, tile_operands
+from tilepipe.lowering.nvvm.boundary import if_else
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.layout import for_each_chunk
 from tilepipe.lowering.nvvm.sync import mbarrier_pointer, on_thread_zero
@@ -62,7 +62,7 @@ def _cooperative_copy(
     op: CopyOp, context: KernelContext, src: TileOperand, dst: TileOperand
 ) -> None:
     chunk = chunk_elements(op.tile_shape, src.element_type)
-    vectorized = chunk > 1 and src.vector_aligned(chunk) and dst.vector_aligned(chunk)
+    vectorized = chunk > 1 and src.vector_accessible(chunk) and dst.vector_accessible(chunk)
 
     def copy_chunk(coords: list[SSAValue]) -> None:
         if vectorized:
@@ -93,14 +93,13 @@ class LowerAsyncCopy(RewritePattern):
         src, dst = operands["src"], operands["dst"]
         chunk = chunk_elements(op.tile_shape, src.element_type)
         size = element_bytes(src.element_type)
-        aligned = replace(src, edges=None)  # src-size covers the edges, not the width
         piece = next(
             (
                 n // size
                 for n in ASYNC_COPY_BYTES
                 if n // size >= 1
                 and chunk % (n // size) == 0
-                and aligned.vector_aligned(n // size)
+                and src.vector_aligned(n // size)
                 and dst.vector_aligned(n // size)
             ),
             None,
@@ -157,13 +156,6 @@ class LowerBulkCopy(RewritePattern):
         size = element_bytes(src.element_type)
         row_elements = op.tile_shape[-1]
         aligned = BULK_COPY_ALIGNMENT // size
-        if src.edges is not None:
-            raise op_error(
-                op,
-                "a bulk copy cannot zero-fill the part of a tile past its global array, "
-                "and this one is not provably inside it (tma-copy leaves such copies "
-                "to cp.async)",
-            )
         if (row_elements * size) % BULK_COPY_ALIGNMENT or not (
             src.vector_aligned(aligned) and dst.vector_aligned(aligned)
         ):
@@ -188,6 +180,25 @@ class LowerBulkCopy(RewritePattern):
                 emit.const_i32(row_elements * size),
             )
 
-        with emit.emitting(rewriter, op):
+        def bulk() -> None:
             on_thread_zero(self.context, lambda: emit.for_range(rows, issue_row))
+
+        def at_the_edge() -> None:
+            _cooperative_copy(op, self.context, src, dst)
+            # A later bulk copy may write these bytes through the async proxy.
+            nvvm.FenceProxyOp()
+            nvvm.Barrier0Op()
+            on_thread_zero(
+                self.context,
+                lambda: nvvm.MBarrierCompleteTxOp(
+                    mbarrier_pointer(op.barriers, op.barrier_slot),
+                    emit.const_i32(rows * row_elements * size),
+                ),
+            )
+
+        with emit.emitting(rewriter, op):
+            if src.edges is None:
+                bulk()
+            else:
+                if_else(src.edges.region_inside(src.offsets, op.tile_shape), bulk, at_the_edge)
         rewriter.erase(op)

@@ -73,7 +73,6 @@ from tilepipe.targets import CudaTarget, UnknownTarget, target_of
 
 from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
 from tilepipe.passes.analysis.alignment import provable_vector_width
-from tilepipe.passes.analysis.index_range import dims_in_bounds
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, versions_by_buffer
 from tilepipe.passes.memory.liveness import is_loop_like
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, read_schedule
@@ -84,10 +83,10 @@ TMA_MAX_BOX = 256  # elements per box dimension
 
 def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
     """A global -> shared copy whose box the bulk copy engine can move: rows that
-    are provably 16-byte aligned multiples of 16 bytes on both sides, and a region
-    provably inside the global array for every block and iteration -- a bulk copy
-    cannot zero-fill the part of a boundary tile past the array, so such a copy is
-    left to ``async-copy`` (predicated ``cp.async`` with zero-fill)."""
+    are provably 16-byte aligned multiples of 16 bytes on both sides
+    (``alignment.provable_vector_width``; a dynamic row length without a
+    divisibility fact is left to ``async-copy``).  A box that may reach past the
+    array is still a bulk copy: the lowering guards it (``nvvm_boundary``)."""
     if not isinstance(op, CopyOp):
         return False
     src, dst = op.src.type, op.dst.type
@@ -102,7 +101,6 @@ def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
         and all(extent <= TMA_MAX_BOX for extent in op.tile_shape)
         and provable_vector_width(op.src, op.src_offsets, row, aligned) == aligned
         and provable_vector_width(op.dst, op.dst_offsets, row, aligned) == aligned
-        and all(dims_in_bounds(src, op.src_offsets, op.tile_shape))
     )
 
 

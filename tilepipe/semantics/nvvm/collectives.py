@@ -356,6 +356,18 @@ def _mbarrier_expect_tx(ex, op, mask):
     _arrive(ex, op, mask, ex.uniform(op, op.operands[1]))
 
 
+@handles("nvvm.mbarrier.complete_tx")
+def _mbarrier_complete_tx(ex, op, mask):
+    """Each active thread completes ``txcount`` bytes of the current phase (an
+    atomic update, like an arrival, but not one)."""
+    _, state = _mbarrier(ex, op)
+    if state is None:
+        raise NvvmExecutionError(op, "completes bytes on an uninitialised mbarrier")
+    _mbarrier_access(ex, op, mask, write=False)
+    state.tx_bytes -= ex.uniform(op, op.operands[1]) * int(mask.sum())
+    state.maybe_complete()
+
+
 def _phase_completed(ex, op, mask) -> bool:
     """Has the phase of the given parity completed?  A completed wait orders the bulk
     copies that completed that phase before the waiting threads' later accesses."""
