@@ -92,6 +92,8 @@ class TileOperand:
         if self.is_fragment:
             assert register is not None
             return emit.vector_load(self.buffer, [register], width)
+        if self.edges is not None:
+            return self.edges.load(self.indices(coords), width)
         return emit.vector_load(self.buffer, self.indices(coords), width)
 
     def store_run(
@@ -102,6 +104,8 @@ class TileOperand:
         elif self.is_fragment:
             assert register is not None
             emit.vector_store(value, self.buffer, [register])
+        elif self.edges is not None:
+            self.edges.store(value, self.indices(coords))
         else:
             emit.vector_store(value, self.buffer, self.indices(coords))
 
@@ -124,9 +128,12 @@ class TileOperand:
 
     def vector_accessible(self, width: int) -> bool:
         """May ``width`` consecutive elements be one ``vector.load``/``store``?
-        Aligned, and not in a global region that may leave its array: that one is
-        accessed element by element, each with its own predicate (``nvvm_boundary``)."""
-        return width == 1 or (self.edges is None and self.vector_aligned(width))
+        Aligned, and in a global region that may leave its array, wholly inside or
+        wholly outside it, under one predicate (``nvvm_boundary``)."""
+        if width == 1:
+            return True
+        edges_allow = self.edges is None or self.edges.whole_runs(width)
+        return edges_allow and self.vector_aligned(width)
 
 
 def tile_operands(op: TileOp, context: KernelContext) -> dict[str, TileOperand]:

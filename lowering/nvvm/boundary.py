@@ -6,9 +6,11 @@ For each global operand of a tile op the lowering asks ``index_range.dims_in_bou
 which dimensions stay inside the array for every block and iteration; the others
 get a predicate per access:
 
-* a scalar load becomes ``scf.if %in -> T { memref.load } else { 0 }``, a scalar
-  store ``scf.if %in { memref.store }``; an operand with edges is accessed element
-  by element (no vector runs), so each element has its own predicate;
+* a load becomes ``scf.if %in -> T { memref.load } else { 0 }``, a store
+  ``scf.if %in { memref.store }``; a vector run keeps one aligned ``vector.load`` /
+  ``vector.store`` under one predicate when the run is wholly inside or wholly
+  outside the array (the innermost dimension is proven in bounds, or its size is a
+  multiple of the run: ``EdgeChecks.whole_runs``), else it goes element by element;
 * a ``cp.async`` chunk reads ``srcElements`` of its elements -- all of them inside,
   the part of the row inside the array at the edge, 0 for a row past it -- and
   zero-fills the rest (PTX's src-size form, ``nvgpu.device_async_copy``'s
@@ -41,10 +43,12 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     MemRefType,
+    VectorType,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tilepipe.passes.analysis.alignment import dim_multiple
 from tilepipe.passes.analysis.index_range import dims_in_bounds
 
 from tilepipe.lowering.nvvm import emit
@@ -73,24 +77,42 @@ class EdgeChecks:
         assert condition is not None
         return condition
 
-    def load(self, indices: Sequence[SSAValue]) -> SSAValue:
-        """``buffer[indices]``, or 0 outside the array."""
+    def whole_runs(self, width: int) -> bool:
+        """Is a run of ``width`` elements that starts at a multiple of ``width``
+        either wholly inside the array or wholly outside it, so that its first
+        element's predicate covers it?  Yes when the innermost dimension is proven
+        in bounds or its size is a multiple of ``width``."""
+        last = len(self.buffer.type.get_shape()) - 1  # type: ignore[attr-defined]
+        return last not in self.dims or dim_multiple(self.buffer, last) % width == 0
+
+    def load(self, indices: Sequence[SSAValue], width: int = 1) -> SSAValue:
+        """``buffer[indices]`` (``width`` consecutive elements as one aligned vector
+        when more than one: ``whole_runs``), or 0 outside the array."""
         element_type = self.buffer.type.element_type  # type: ignore[attr-defined]
+        result_type = element_type if width == 1 else VectorType(element_type, [width])
         then_block, else_block = Block(), Block()
         select = scf.IfOp(
-            self.contains(indices), [element_type], Region(then_block), Region(else_block)
+            self.contains(indices), [result_type], Region(then_block), Region(else_block)
         )
         with ImplicitBuilder(then_block):
-            scf.YieldOp(emit.load(self.buffer, indices))
+            if width == 1:
+                scf.YieldOp(emit.load(self.buffer, indices))
+            else:
+                scf.YieldOp(emit.vector_load(self.buffer, indices, width))
         with ImplicitBuilder(else_block):
-            scf.YieldOp(zero(element_type))
+            scf.YieldOp(emit.broadcast(zero(element_type), width))
         return select.results[0]
 
     def store(self, value: SSAValue, indices: Sequence[SSAValue]) -> None:
-        """``buffer[indices] = value`` inside the array; dropped outside."""
-        emit.if_then(
-            self.contains(indices), lambda: emit.store(value, self.buffer, indices)
-        )
+        """``buffer[indices] = value`` (a scalar, or a vector of ``whole_runs``)
+        inside the array; dropped outside."""
+        def store() -> None:
+            if isinstance(value.type, VectorType):
+                emit.vector_store(value, self.buffer, indices)
+            else:
+                emit.store(value, self.buffer, indices)
+
+        emit.if_then(self.contains(indices), store)
 
     def region_inside(self, offsets: Sequence[SSAValue], extents: Sequence[int]) -> SSAValue:
         """``i1``: is the whole region at ``offsets`` (``extents``, right-aligned with

@@ -66,8 +66,7 @@ def _cooperative_copy(
 
     def copy_chunk(coords: list[SSAValue]) -> None:
         if vectorized:
-            value = emit.vector_load(src.buffer, src.indices(coords), chunk)
-            emit.vector_store(value, dst.buffer, dst.indices(coords))
+            dst.store_run(src.load_run(coords, None, chunk), coords, None)
             return
         for element in range(chunk):
             at = _chunk_offsets(coords, element)
