@@ -182,7 +182,7 @@ _SIZES: weakref.WeakKeyDictionary[Operation, dict[tuple[SSAValue, int], SSAValue
 
 def _descriptor_size(buffer: SSAValue, dim: int) -> SSAValue:
     if not isinstance(buffer, BlockArgument) or buffer.block.parent_op() is None:
-        return memref.DimOp.from_source_and_index(buffer, emit.const(dim)).result
+        return memref.DimOp(buffer, emit.const(dim)).result
     kernel = buffer.block.parent_op()
     assert kernel is not None
     sizes = _SIZES.setdefault(kernel, {})
@@ -192,7 +192,7 @@ def _descriptor_size(buffer: SSAValue, dim: int) -> SSAValue:
     # Built outside the current insertion point (the ImplicitBuilder would put them
     # where the access is): the size is read once, before everything else.
     index = arith.ConstantOp(IntegerAttr(dim, IndexType()))
-    size = memref.DimOp.from_source_and_index(buffer, index)
+    size = memref.DimOp(buffer, index)
     for op in (index, size):
         if op.parent is not None:
             op.detach()
