@@ -116,34 +116,31 @@ class EdgeChecks:
 
     def region_inside(self, offsets: Sequence[SSAValue], extents: Sequence[int]) -> SSAValue:
         """``i1``: is the whole region at ``offsets`` (``extents``, right-aligned with
-        the buffer's dimensions) inside the array?  Uniform when the offsets are."""
+        the buffer's dimensions) inside the array?  Uniform when the offsets are.
+        Its first element inside (unsigned: not before the start) and its end not
+        past the size."""
         rank = len(self.buffer.type.get_shape())  # type: ignore[attr-defined]
         extents = (1,) * (rank - len(extents)) + tuple(extents)
-        condition: SSAValue | None = None
+        starts = list(offsets) if offsets else [emit.const(0)] * rank
+        condition = self.contains(starts)
         for dim in self.dims:
-            end = emit.add(offsets[dim] if offsets else emit.const(0), extents[dim])
+            end = emit.add(starts[dim], extents[dim])
             inside = arith.CmpiOp(end, self.size(dim), "ule").result
-            condition = inside if condition is None else arith.AndIOp(condition, inside).result
-        assert condition is not None
+            condition = arith.AndIOp(condition, inside).result
         return condition
 
     def elements_inside(self, indices: Sequence[SSAValue], width: int) -> SSAValue | None:
         """How many of the ``width`` elements of a row from ``indices`` lie inside the
-        array (``cp.async``'s ``srcElements``); None when all of them always do."""
+        array (``cp.async``'s ``srcElements``): none unless the first one does, then
+        up to the end of the row; None when all of them always do."""
+        if not self.dims:
+            return None
         last = len(self.buffer.type.get_shape()) - 1  # type: ignore[attr-defined]
-        rows = [d for d in self.dims if d != last]
+        count = emit.const(width)
         if last in self.dims:
             left = arith.SubiOp(self.size(last), indices[last]).result
-            count = arith.MaxSIOp(
-                arith.MinSIOp(left, emit.const(width)).result, emit.const(0)
-            ).result
-        elif rows:
-            count = emit.const(width)
-        else:
-            return None
-        if rows:
-            count = arith.SelectOp(self.contains(indices, rows), count, emit.const(0)).result
-        return count
+            count = arith.MinSIOp(left, count).result
+        return arith.SelectOp(self.contains(indices), count, emit.const(0)).result
 
 
 def edge_checks(

@@ -101,14 +101,17 @@ func.func @store_inside(%C: memref<128x128xf32>)
 
 // -----
 
-// sm_90: a bulk copy cannot zero-fill.  Guarded by "is the whole box inside?":
+// sm_90: a bulk copy cannot zero-fill.  Guarded by "is the whole box inside?"
+// (its first row is, unsigned, and its end is not past the array):
 // inside, thread 0 issues the bulk copies; else every thread copies with predicated
 // loads, fences and meets the others at a barrier, and thread 0 completes the box's
 // 2048 bytes on the mbarrier.
 // CHECK-LABEL: gpu.func @bulk_edge(
 // CHECK:         %[[BYTES:.*]] = arith.constant 2048 : i32
-// CHECK:         %[[END:.*]] = arith.addi %i, %{{.*}} : index
-// CHECK-NEXT:    %[[INSIDE:.*]] = arith.cmpi ule, %[[END]], %{{.*}} : index
+// CHECK:         %[[FIRST:.*]] = arith.cmpi ult, %i, %[[ROWS:.*]] : index
+// CHECK-NEXT:    %[[END:.*]] = arith.addi %i, %{{.*}} : index
+// CHECK-NEXT:    %[[LAST:.*]] = arith.cmpi ule, %[[END]], %[[ROWS]] : index
+// CHECK-NEXT:    %[[INSIDE:.*]] = arith.andi %[[FIRST]], %[[LAST]] : i1
 // CHECK-NEXT:    scf.if %[[INSIDE]] {
 // CHECK:           "nvvm.cp.async.bulk.shared.cluster.global"
 // CHECK:         } else {
