@@ -196,3 +196,24 @@ def test_a_dynamic_gemm_zero_fills_its_cp_async_chunks():
     zero_filling = [op for op in copies if op.properties["operandSegmentSizes"].get_values()[-1]]
     assert copies and zero_filling
     assert {op.properties["dstElements"].value.data for op in copies} == {8}
+
+
+def test_the_guarded_edge_of_a_bulk_copy_needs_its_barrier():
+    """sm_90, M = 15: the A box is past the array, so its guarded path copies with
+    every thread; without the barrier before thread 0 completes the bytes, the
+    gemm's reads race with the other threads' stores."""
+    check_gemm(15, 64, 64, "", 2, "sm_90")
+    module = lowered(gemm_text(15, 64, 64, target="sm_90", num_stages=2), "sm_90")
+    completes = [op for op in module.walk() if op.name == "nvvm.mbarrier.complete_tx"]
+    assert completes
+    for complete in completes:
+        edge_path = complete.parent_block().parent_op().parent_block()  # in scf.if tid == 0
+        (barrier,) = [op for op in edge_path.ops if op.name == "nvvm.barrier0"]
+        barrier.detach()
+        barrier.erase()
+    a = np.ones((15, 64), np.float16)
+    b = np.ones((64, 64), np.float16)
+    run = run_nvvm_kernel(
+        module, [a, b, np.zeros((15, 64), np.float32), np.int64(2)], check_races=True
+    )
+    assert run.races
