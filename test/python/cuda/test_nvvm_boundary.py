@@ -213,3 +213,37 @@ def test_the_guarded_edge_of_a_bulk_copy_needs_its_barrier():
         module, [a, b, np.zeros((15, 64), np.float32), np.int64(2)], check_races=True
     )
     assert run.races
+
+
+def elementwise_text(types: str) -> str:
+    """Elementwise, register-fragment and reduction accesses of a 100x70 array on a
+    grid of 64x128 tiles that reaches past it (``types``: the arrays' dimensions)."""
+    t = f"memref<{types}xf32>"
+    return f"""
+func.func @edges(%A: {t}, %B: {t}, %C: {t}, %D: {t}, %R: memref<?xf32>)
+    attributes {{tile.grid = array<i64: 1, 2>, tile.threads = 128 : i64, tile.target = "sm_80"}} {{
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %by = tile.block_id y
+  %m0 = arith.muli %by, %c64 : index
+  %F = memref.alloc() : memref<64x128xf32, "fragment">
+  tile.add<64x128> %A[%m0, %c0], %B[%m0, %c0] -> %C[%m0, %c0] : {t}, {t} -> {t}
+  tile.copy<64x128> %A[%m0, %c0] -> %F : {t} -> memref<64x128xf32, "fragment">
+  tile.copy<64x128> %F -> %D[%m0, %c0] : memref<64x128xf32, "fragment"> -> {t}
+  tile.reduce<64x128> sum %B[%m0, %c0] -> %R[%m0] axis 1 : {t} -> memref<?xf32>
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize("types", ["100x70", "?x?"])
+def test_elementwise_fragment_and_reduction_accesses_at_the_edges(types):
+    module = lowered(elementwise_text(types), "sm_80")
+    rng = np.random.default_rng(5)
+    a, b = (rng.integers(-8, 9, (100, 70)).astype(np.float32) for _ in range(2))
+    c, d, r = np.full((100, 70), 3.0, np.float32), np.zeros((100, 70), np.float32), np.zeros(100, np.float32)
+    run = run_nvvm_kernel(module, [a, b, c, d, r], check_races=True)
+    assert run.races == [], "\n".join(run.races)
+    np.testing.assert_array_equal(run.outputs[2], a + b)
+    np.testing.assert_array_equal(run.outputs[3], a)
+    np.testing.assert_array_equal(run.outputs[4], b.sum(axis=1))
