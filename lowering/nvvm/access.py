@@ -125,7 +125,6 @@ class TileOperand:
             return False
         return provable_vector_width(self.buffer, self.offsets, width, width) == width
 
-
     def vector_accessible(self, width: int) -> bool:
         """May ``width`` consecutive elements be one ``vector.load``/``store``?
         Aligned, and in a global region that may leave its array, wholly inside or

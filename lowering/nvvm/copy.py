@@ -59,8 +59,13 @@ class LowerCopy(RewritePattern):
 
 
 def _cooperative_copy(
-    op: CopyOp, context: KernelContext, src: TileOperand, dst: TileOperand
+    op: CopyOp | AsyncCopyOp | BulkCopyOp,
+    context: KernelContext,
+    src: TileOperand,
+    dst: TileOperand,
 ) -> None:
+    """Each thread copies its cooperative chunks: one vector per chunk where both
+    sides allow it, else element by element (predicated at an array's edge)."""
     chunk = chunk_elements(op.tile_shape, src.element_type)
     vectorized = chunk > 1 and src.vector_accessible(chunk) and dst.vector_accessible(chunk)
 
