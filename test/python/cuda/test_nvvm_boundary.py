@@ -7,7 +7,9 @@ of C outside the product untouched).
 
 The default run takes a few cases; ``TILEPIPE_BOUNDARY_SWEEP=long`` sweeps M, N, K
 over {1, 15, 127, 129, 1000}, static and dynamic, num_stages 1-4, sm_80 and sm_90
-(large grids run their first block and their edge blocks only)."""
+(large grids run their first block and their edge blocks only).  Drawn tile copies
+(hypothesis; ``TILEPIPE_BOUNDARY_EXAMPLES``, default 10) cover arrays of drawn shapes
+with drawn tiles exactly."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 from xdsl.passes import PassPipeline
 
 from pipeline_helpers import context, parse
@@ -247,3 +251,52 @@ def test_elementwise_fragment_and_reduction_accesses_at_the_edges(types):
     np.testing.assert_array_equal(run.outputs[2], a + b)
     np.testing.assert_array_equal(run.outputs[3], a)
     np.testing.assert_array_equal(run.outputs[4], b.sum(axis=1))
+
+
+# --------------------------------------------------------------- drawn shapes
+
+EXAMPLES = int(os.environ.get("TILEPIPE_BOUNDARY_EXAMPLES", "10"))
+
+
+@st.composite
+def tile_copies(draw) -> tuple[str, tuple[int, int], str]:
+    """A global -> shared -> global tile copy over an R x C array (static or
+    dynamic) on a grid that covers it, maybe with a block row past it."""
+    rows, cols = draw(st.integers(1, 150)), draw(st.integers(1, 150))
+    tile_rows = draw(st.sampled_from([1, 8, 16, 32]))
+    tile_cols = draw(st.sampled_from([1, 4, 8, 16, 32, 64, 128]))
+    dtype = draw(st.sampled_from(["f16", "f32"]))
+    shape = draw(st.sampled_from([f"{rows}x{cols}", "?x?", f"?x{cols}"]))
+    grid_rows = _ceil(rows, tile_rows) + draw(st.integers(0, 1))
+    t = f"memref<{shape}x{dtype}>"
+    s = f'memref<{tile_rows}x{tile_cols}x{dtype}, "shared">'
+    text = f"""
+func.func @tiles(%A: {t}, %B: {t})
+    attributes {{tile.grid = array<i64: {_ceil(cols, tile_cols)}, {grid_rows}>,
+                tile.threads = 128 : i64, tile.target = "sm_80"}} {{
+  %tr = arith.constant {tile_rows} : index
+  %tc = arith.constant {tile_cols} : index
+  %bx = tile.block_id x
+  %by = tile.block_id y
+  %m0 = arith.muli %by, %tr : index
+  %n0 = arith.muli %bx, %tc : index
+  %S = memref.alloc() : {s}
+  tile.copy<{tile_rows}x{tile_cols}> %A[%m0, %n0] -> %S : {t} -> {s}
+  tile.copy<{tile_rows}x{tile_cols}> %S -> %B[%m0, %n0] : {s} -> {t}
+  func.return
+}}
+"""
+    return text, (rows, cols), dtype
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tile_copies())
+def test_drawn_tile_copies_cover_their_arrays_exactly(case):
+    text, shape, dtype = case
+    note(text)
+    module = lowered(text, "sm_80")
+    values = np.arange(shape[0] * shape[1]).reshape(shape) % 251 + 1
+    a = values.astype(np.float16 if dtype == "f16" else np.float32)
+    run = run_nvvm_kernel(module, [a, np.zeros_like(a)], check_races=True)
+    assert run.races == [], "\n".join(run.races)
+    np.testing.assert_array_equal(run.outputs[1], a)
