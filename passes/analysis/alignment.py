@@ -23,7 +23,7 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, NoneAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, NoneAttr, StridedLayoutAttr
 from xdsl.ir import SSAValue
 
 from tilepipe.dialects.tile import constant_index
@@ -68,17 +68,21 @@ def dim_multiple(buffer: SSAValue, dim: int) -> int:
 
 def row_stride_multiple(buffer: SSAValue) -> int:
     """A number that provably divides every stride of ``buffer`` but the innermost
-    (what moving to the next row of a tile adds to the element index)."""
+    (what moving to the next row of a tile adds to the element index), and the
+    layout's offset of element 0 from the (aligned) base."""
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
     rank = len(buffer_type.get_shape())
+    layout = buffer_type.layout
+    if not isinstance(layout, NoneAttr):
+        if not isinstance(layout, StridedLayoutAttr):
+            return 1
+        strides, offset = layout.get_strides(), layout.get_offset()
+        if offset is None or strides[-1] != 1 or any(s is None for s in strides):
+            return 1
+        return math.gcd(offset, *(s for s in strides[:-1] if s is not None)) or _UNKNOWN_ZERO
     if rank <= 1:
         return _UNKNOWN_ZERO
-    if not isinstance(buffer_type.layout, NoneAttr):
-        strides = buffer_type.get_strides()
-        if strides is None or strides[-1] != 1 or any(s is None for s in strides[:-1]):
-            return 1
-        return math.gcd(*(s for s in strides[:-1] if s is not None)) or _UNKNOWN_ZERO
     # Row-major: every outer stride is a multiple of the last dimension's size.
     return dim_multiple(buffer, rank - 1)
 
