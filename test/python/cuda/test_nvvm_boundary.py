@@ -300,3 +300,65 @@ def test_drawn_tile_copies_cover_their_arrays_exactly(case):
     run = run_nvvm_kernel(module, [a, np.zeros_like(a)], check_races=True)
     assert run.races == [], "\n".join(run.races)
     np.testing.assert_array_equal(run.outputs[1], a)
+
+
+# --------------------------------------------------------------- the analyses
+
+
+def test_index_ranges_bound_block_ids_loops_and_arithmetic():
+    from tilepipe.dialects.tile import CopyOp
+    from tilepipe.passes.analysis.index_range import dims_in_bounds, index_range
+
+    module = parse("""
+func.func @k(%A: memref<512x100xf16>, %n: index)
+    attributes {tile.grid = array<i64: 2, 8>, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %by = tile.block_id y
+  %m0 = arith.muli %by, %c64 : index
+  %S = memref.alloc() : memref<64x32xf16, "shared">
+  scf.for %i = %c0 to %c4 step %c1 {
+    %k = arith.muli %i, %c3 : index
+    tile.copy<64x32> %A[%m0, %k] -> %S : memref<512x100xf16> -> memref<64x32xf16, "shared">
+    tile.copy<64x32> %A[%m0, %n] -> %S : memref<512x100xf16> -> memref<64x32xf16, "shared">
+  }
+  func.return
+}""")
+    first, second = [op for op in module.walk() if isinstance(op, CopyOp)]
+    m0, k = first.src_offsets
+    assert index_range(m0) == (0, 448)  # block id y in [0, 7], times 64
+    assert index_range(k) == (0, 9)  # i in [0, 3], times 3
+    assert dims_in_bounds(first.src.type, first.src_offsets, first.tile_shape) == (True, True)
+    # %n is an argument: unbounded, so the columns are checked at run time.
+    assert dims_in_bounds(second.src.type, second.src_offsets, second.tile_shape) == (True, False)
+
+
+@pytest.mark.parametrize(
+    "memref_type,offset,widest,expected",
+    [
+        ("memref<128x64xf16>", "%c32", 8, 8),
+        ("memref<128x70xf16>", "%c32", 8, 2),  # rows of 70: every other row at 4 bytes
+        ("memref<?x?xf16>", "%c32", 8, 1),  # a dynamic row length proves nothing
+        ("memref<?x64xf16>", "%c32", 8, 8),
+        ("memref<128x64xf16>", "%c1", 8, 1),
+        ("memref<4x64xf16, strided<[64, 1], offset: 4>>", "%c0", 8, 4),
+    ],
+)
+def test_provable_vector_widths(memref_type, offset, widest, expected):
+    from tilepipe.dialects.tile import CopyOp
+    from tilepipe.passes.analysis.alignment import provable_vector_width
+
+    module = parse(f"""
+func.func @k(%A: {memref_type}) attributes {{tile.target = "sm_80"}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %S = memref.alloc() : memref<4x8xf16, "shared">
+  tile.copy<4x8> %A[%c0, {offset}] -> %S : {memref_type} -> memref<4x8xf16, "shared">
+  func.return
+}}""")
+    (copy,) = [op for op in module.walk() if isinstance(op, CopyOp)]
+    assert provable_vector_width(copy.src, copy.src_offsets, 8, widest) == expected
