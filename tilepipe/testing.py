@@ -5,7 +5,9 @@
 * :func:`assert_race_free` -- the happens-before race detector finds nothing;
 * :func:`sync_mutants` / :func:`assert_every_sync_needed` -- deleting any one
   synchronization op (barrier, wait_group, mbarrier wait, commit_group) makes the
-  race detector fire, i.e. no inserted sync is superfluous.
+  race detector fire, i.e. no inserted sync is superfluous;
+* :func:`loosened_waits` -- letting any one ``wait_group`` leave one more group in
+  flight makes it fire too, i.e. every wait count is as large as it can be.
 
 Kernels are given as text or as ``ModuleOp``.  Trip counts reach a kernel in one of two
 ways: the kernel takes an ``index`` argument named ``n`` (the trip count is passed as
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation
 
 from tilepipe.diagnostics import op_location
@@ -125,6 +127,21 @@ def sync_mutants(module: Kernel) -> Iterator[tuple[str, ModuleOp]]:
         victim.detach()
         victim.erase()
         yield description, mutant
+
+
+def loosened_waits(module: Kernel) -> Iterator[tuple[str, ModuleOp]]:
+    """For every ``wait_group N``: a copy of the module whose wait is ``N + 1``,
+    described as ``"wait_group N -> N+1 before 'op' at f:l:c"``.  A count is tight
+    when every such mutant races: one more group in flight leaves a copy pending."""
+    module = load_module(module)
+    positions = [i for i, op in enumerate(module.walk()) if isinstance(op, sync.WaitGroupOp)]
+    for position in positions:
+        mutant = module.clone()
+        wait = list(mutant.walk())[position]
+        count = wait.pending_groups
+        wait.properties["pending"] = IntegerAttr(count + 1, i64)
+        # A wait is never a terminator: an op follows it.
+        yield f"wait_group {count} -> {count + 1} before {_describe(wait.next_op)}", mutant
 
 
 def assert_every_sync_needed(

@@ -1,19 +1,29 @@
 """Is a bulk (TMA) copy landed by an mbarrier wait before a later access of its bytes?
 
 Only a wait on the copy's mbarrier orders a bulk copy's bytes (the copy engine writes
-them; a block barrier does not order it).  The hazard analysis asks this for a copy
-``x`` and a later access ``y`` that may touch common bytes.  The answer is yes when
+them; a block barrier does not order it), and only a wait on the copy's *slot* of the
+array: a wait on another slot completes with another copy.  The hazard analysis asks
+this for a copy ``x`` and a later access ``y`` that may touch common bytes.  The
+answer is yes when, for every pair of runs of ``x`` and ``y`` that conflict, one of
+these waits runs between them on the copy's slot:
 
-* a wait on the copy's mbarrier array sits at a point every path from ``x`` to ``y``
-  passes (``covering_points``), or
-* for every pair of runs of ``x`` and ``y`` that conflict, one of the waits nested in
-  ``scf.if``/loop statements that every such path passes whole runs *on the copy's
-  mbarrier slot*: the conditions of the ``scf.if`` statements on the way hold, and a
-  loop on the way runs the wait in one of its first ``SEARCHED_ITERATIONS``, or
-* the access is after a loop around the copy, and a later iteration of that loop (one
-  of the next ``SEARCHED_ITERATIONS``) runs a wait on the copy's slot: every path to
-  the access runs the loop's remaining iterations whole.  A steady-state copy is
-  landed by the next iteration's wait, and in the last iteration by the epilogue's.
+* a wait at a point every path from ``x`` to ``y`` passes (``covering_points``), in
+  one of its runs between the two: in ``x``'s iteration (it follows ``x`` inside
+  ``x``'s loops), in ``y``'s (it precedes ``y`` inside ``y``'s loops), or in an
+  iteration between them of the loop whose body holds it (all of them for a loop
+  carrying the pair; the next or previous ones, as many as the ring has slots, for
+  a loop the path leaves or enters).  One that runs only deeper inside a loop the
+  path passes whole is taken on any slot;
+* a wait nested in ``scf.if``/loop statements that every such path passes whole,
+  when the conditions of the ``scf.if`` statements on the way hold, and a loop on
+  the way runs the wait in one of its first ``SEARCHED_ITERATIONS``;
+* when the access is after a loop around the copy, a wait nested in that loop that a
+  later iteration (one of the next ``SEARCHED_ITERATIONS``) runs: every path to the
+  access runs the loop's remaining iterations whole.  A steady-state copy is landed
+  by the next iteration's wait, and in the last iteration by the epilogue's.
+
+With static loop bounds the conflicting pairs of runs are enumerated and the waits
+on every path evaluated on each; what that does not settle goes to Z3.
 
 Software pipelining issues the prologue's copies under ``k < n`` guards and lands them
 in the steady-state loop or the epilogue under *correlated* guards: the same guard,
@@ -23,14 +33,13 @@ depends on ``n``.  Treating every ``scf.if`` and loop as independent rejects tho
 race-free kernels.  The question is one Z3 query over the symbolic indices, like the
 rest of the hazard analysis: the conflict's constraints (both accesses' loop bounds
 and guards, their common bytes) imply the disjunction over the candidate waits; a
-condition Z3 does not model proves nothing.  Unlike a wait on every path, a guarded
-wait must be on the copy's slot: a wait that runs only sometimes, on another slot,
-would otherwise hide a missing one.
+condition Z3 does not model proves nothing.
 
-A statement is used only when its first run after ``x`` is in ``x``'s iteration of
-every loop around it (it follows ``x`` in program order, inside loops that all
-enclose ``x``), so that its conditions and slots are those of ``x``'s instance.  The
-phase a wait observes is not compared: the race detector checks that at run time.
+A nested statement is used only when its first run after ``x`` is in ``x``'s
+iteration of every loop around it (it follows ``x`` in program order, inside loops
+that all enclose ``x``), so that its conditions and slots are those of ``x``'s
+instance.  The phase a wait observes is not compared: the race detector checks that
+at run time.
 """
 
 from __future__ import annotations
@@ -43,13 +52,21 @@ from xdsl.ir import Operation
 
 from tilepipe.dialects.pipeline_sync import BulkCopyOp, MBarrierWaitOp
 
-from tilepipe.passes.analysis.program_points import Point, chain, position, precedes
+from tilepipe.passes.analysis.program_points import (
+    Point,
+    Relation,
+    chain,
+    position,
+    precedes,
+)
+from tilepipe.passes.analysis.concrete_index import Env, evaluate, loop_range
 from tilepipe.passes.analysis.symbolic_index import (
     IndexEncoder,
     Instance,
     LoopOp,
     enclosing_loops,
     satisfiable,
+    static_step,
 )
 
 # A wait in a loop between the copy and the access is looked for in the loop's first
@@ -57,19 +74,22 @@ from tilepipe.passes.analysis.symbolic_index import (
 SEARCHED_ITERATIONS = 8
 
 # Given an encoder: the constraints under which the two accesses conflict, and the
-# copy's instance in them.
-Conflict = Callable[[IndexEncoder], tuple[list[z3.BoolRef], Instance]]
+# copy's and the access's instances in them.
+Conflict = Callable[[IndexEncoder], tuple[list[z3.BoolRef], Instance, Instance]]
 
 
 def bulk_copy_waited(
     copy: BulkCopyOp,
+    access: Operation,
+    relation: Relation,
     points: set[Point],
     conflict: Conflict,
-    exited_loops: tuple[Operation, ...] = (),
+    conflicting_runs: list[tuple[Env, Env]] | None,
 ) -> bool:
-    """Does a wait on ``copy``'s mbarrier array run between every conflicting pair of
-    runs, given ``points``, the points every path from the copy to the access passes,
-    and ``exited_loops``, the loops around the copy that the access is outside of?"""
+    """Does a wait on ``copy``'s mbarrier slot run between every conflicting pair of
+    runs of ``copy`` and ``access``, given how the access's iteration follows the
+    copy's (``relation``), ``points``, the points every path passes, and the
+    conflicting pairs of runs themselves when the loop bounds are static?"""
     function = copy.parent_op()
     while function is not None and not isinstance(function, func.FuncOp):
         function = function.parent_op()
@@ -78,23 +98,46 @@ def bulk_copy_waited(
         op for op in function.walk()
         if isinstance(op, MBarrierWaitOp) and op.barriers == copy.barriers
     ]
-    if any((wait.parent_block(), position(wait)) in points for wait in waits):
-        return True
+    on_every_path = [w for w in waits if (w.parent_block(), position(w)) in points]
+    runs = [_runs_between(copy, access, w, relation) for w in on_every_path]
+    if any(r is None for r in runs):
+        return True  # a wait in a loop passed whole between the two: slot not compared
+    if any(
+        ("copy", None, 0) in r and list(w.barrier_index) == list(copy.barrier_index)
+        for w, r in zip(on_every_path, runs)
+    ):
+        return True  # the copy's own slot value, in its iteration: no question to ask
+    candidates = list(zip(on_every_path, runs))
+    if conflicting_runs is not None and all(
+        any(_lands_concretely(copy, wait, wait_runs, pair) for wait, wait_runs in candidates)
+        for pair in conflicting_runs
+    ):
+        return True  # static bounds: every conflicting pair checked by evaluation
     # Different waits may land the copy at different trip counts (a prologue copy is
     # landed in the steady-state loop when it runs, else in the epilogue): one query
     # over all of them.
     encoder = IndexEncoder()
-    facts, instance = conflict(encoder)
-    slot = _slot(encoder, copy, instance)
+    facts, copy_instance, access_instance = conflict(encoder)
+    slot = _slot(encoder, copy, copy_instance)
     landings = []
+    access_loops = enclosing_loops(access)
+    exited_loops = [loop for loop in enclosing_loops(copy) if loop not in access_loops]
+    for wait, wait_runs in candidates:
+        for whose, loop, shift in wait_runs:  # type: ignore[union-attr]
+            base = copy_instance if whose == "copy" else access_instance
+            run, when = _shifted(encoder, base, loop, shift)
+            landings.append(z3.And(when, _same_slot(_slot(encoder, wait, run), slot)))
     for wait in waits:
         statement = _whole_statement(wait, points)
-        if statement is not None and _runs_in_copy_iteration(copy, statement):
-            lands = _waits_on_slot(encoder, wait, _nesting(wait, statement), instance, slot)
+        if statement is not None and _runs_after(copy, statement):
+            lands = _waits_on_slot(encoder, wait, _nesting(wait, statement), copy_instance,
+                                   slot)
             if lands is not None:
                 landings.append(lands)
+        if wait in on_every_path:
+            continue  # its later iterations are among its runs above
         for loop in exited_loops:
-            lands = _waits_in_later_iterations(encoder, wait, loop, instance, slot)
+            lands = _waits_in_later_iterations(encoder, wait, loop, copy_instance, slot)
             if lands is not None:
                 landings.append(lands)
     return bool(landings) and not satisfiable(facts + [z3.Not(z3.Or(*landings))])
@@ -156,12 +199,90 @@ def _whole_statement(wait: Operation, points: set[Point]) -> Operation | None:
     return None
 
 
-def _runs_in_copy_iteration(copy: Operation, statement: Operation) -> bool:
-    """Its first run after the copy is in the copy's iteration of each of its loops."""
+# A run of a wait: in the copy's or the access's iteration (``"copy"``/``"access"``),
+# with ``loop``'s induction variable moved by ``shift`` steps (``None``: unmoved).
+Run = tuple[str, Operation | None, int]
+
+
+def _runs_between(
+    copy: Operation, access: Operation, wait: Operation, relation: Relation
+) -> list[Run] | None:
+    """The runs of a wait on every path that lie between the copy and the access: in
+    the copy's iteration after it, in the access's before it, and in the iterations
+    between the two of the loop whose body holds the wait (directly) -- all of them
+    for a loop carrying the pair, the next (previous) ones while in bounds for a
+    loop the path leaves (enters), as many as the mbarrier array has slots (a ring's
+    wait comes back to a slot within that many iterations; fewer runs can only
+    prove less).  None when the wait runs in a loop between the two otherwise."""
+    runs: list[Run] = [("copy", None, 0)] if _runs_after(copy, wait) else []
+    runs += [("access", None, 0)] if _runs_before(access, wait) else []
+    copy_loops, access_loops = enclosing_loops(copy), enclosing_loops(access)
+    loops = enclosing_loops(wait)
+    shared = [loop for loop in copy_loops if loop in access_loops]
+    if all(loop in shared and loop is not relation.carried_loop for loop in loops):
+        return runs  # in the iterations the two share
+    loop = loops[-1]
+    if wait.parent_block() is not loop.regions[0].blocks[0] or any(
+        outer not in shared for outer in loops[:-1]
+    ):
+        return None  # its other runs are under conditions, or in other loops' iterations
+    searched = min(SEARCHED_ITERATIONS, wait.barriers.type.get_shape()[0])
+    if loop is relation.carried_loop:
+        return runs + [("copy", loop, d) for d in range(1, relation.distance)]
+    if loop in copy_loops and loop not in access_loops:
+        return runs + [("copy", loop, d) for d in range(1, searched + 1)]
+    if loop in access_loops and loop not in copy_loops:
+        return runs + [("access", loop, -d) for d in range(1, searched + 1)]
+    return None
+
+
+def _shifted(
+    encoder: IndexEncoder, base: Instance, loop: Operation | None, shift: int
+) -> tuple[Instance, z3.BoolRef]:
+    """``base`` with ``loop`` moved ``shift`` steps, and when that iteration exists."""
+    if loop is None:
+        return base, z3.BoolVal(True)
+    step = static_step(loop)
+    step_term = z3.IntVal(step) if step is not None else encoder.term(loop.step, base)
+    iv = base.ivs[loop] + shift * step_term
+    lb, ub = (encoder.term(v, base) for v in loop.operands[:2])
+    return base.derive({loop: iv}), z3.And(lb <= iv, iv < ub)
+
+
+def _lands_concretely(
+    copy: BulkCopyOp, wait: MBarrierWaitOp, runs: list[Run], pair: tuple[Env, Env]
+) -> bool:
+    """Whether one of the wait's runs between a conflicting pair of runs of the copy
+    and the access (their loop iterations) is on the copy's slot."""
+    slot = [evaluate(i, pair[0]) for i in copy.barrier_index]
+    for whose, loop, shift in runs:
+        env = pair[0] if whose == "copy" else pair[1]
+        if loop is not None:
+            values = loop_range(loop, env)
+            if values is None or (iv := env[loop] + shift * values.step) not in values:
+                continue
+            env = {**env, loop: iv}
+        if None not in slot and [evaluate(i, env) for i in wait.barrier_index] == slot:
+            return True
+    return False
+
+
+def _runs_after(copy: Operation, op: Operation) -> bool:
+    """``op``'s first run after the copy is in the copy's iteration of each of its
+    loops (it follows the copy in program order, inside loops around the copy)."""
     copy_loops = enclosing_loops(copy)
-    if not all(loop in copy_loops for loop in enclosing_loops(statement)):
+    if not all(loop in copy_loops for loop in enclosing_loops(op)):
         return False
-    return precedes(chain(copy), chain(statement))
+    return precedes(chain(copy), chain(op))
+
+
+def _runs_before(access: Operation, op: Operation) -> bool:
+    """``op``'s last run before the access is in the access's iteration of each of
+    its loops (it precedes the access in program order, inside loops around it)."""
+    access_loops = enclosing_loops(access)
+    if not all(loop in access_loops for loop in enclosing_loops(op)):
+        return False
+    return precedes(chain(op), chain(access))
 
 
 def _waits_on_slot(
@@ -175,7 +296,7 @@ def _waits_on_slot(
     ``wait`` on the mbarrier ``slot`` (in one of the first ``SEARCHED_ITERATIONS`` of
     each loop on the way), or None when a condition is not modelled."""
     if not nesting:
-        return z3.And(*[a == b for a, b in zip(_slot(encoder, wait, instance), slot)])
+        return _same_slot(_slot(encoder, wait, instance), slot)
     (op, child), inner = nesting[0], nesting[1:]
     if isinstance(op, scf.IfOp):
         condition = encoder.condition(op.cond, instance)
@@ -197,3 +318,7 @@ def _waits_on_slot(
 
 def _slot(encoder: IndexEncoder, op: BulkCopyOp | MBarrierWaitOp, instance: Instance):
     return [encoder.term(index, instance) for index in op.barrier_index]
+
+
+def _same_slot(a: list[z3.ArithRef], b: list[z3.ArithRef]) -> z3.BoolRef:
+    return z3.And(*[x == y for x, y in zip(a, b)])

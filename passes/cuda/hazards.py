@@ -291,9 +291,11 @@ class HazardAnalysis:
         full = {loop for loop in loops_x - loops_y if self.iterations_from_end(probe, loop)}
         full |= {loop for loop in loops_y - loops_x if self.iterations_from_start(probe, loop)}
         points = covering_points(list(x.levels), list(y.levels), relation, full)
-        exited = tuple(loop for loop in enclosing_loops(x.op) if loop not in loops_y)
+        pairs = self._instance_pairs(x, y, relation)
+        conflicting = None if pairs is None else self._conflicting_pairs(x, y, pairs)
         return bulk_copy_waited(
-            x.op, points, lambda encoder: self._conflict(encoder, x, y, relation), exited
+            x.op, y.op, relation, points,
+            lambda encoder: self._conflict(encoder, x, y, relation), conflicting,
         )
 
     def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:
@@ -404,6 +406,13 @@ class HazardAnalysis:
         return None if None in values else values  # type: ignore[return-value]
 
     def _concrete_overlap(self, x, y, pairs) -> bool | None:
+        conflicting = self._conflicting_pairs(x, y, pairs)
+        return None if conflicting is None else bool(conflicting)
+
+    def _conflicting_pairs(self, x, y, pairs) -> list | None:
+        """The pairs of runs that touch common bytes, or None when an offset is only
+        known at run time."""
+        found = []
         for ex, ey in pairs:
             ox, oy = self._concrete_boxes(x, ex), self._concrete_boxes(y, ey)
             if ox is None or oy is None:
@@ -411,10 +420,10 @@ class HazardAnalysis:
             if self._same_storage(x.buffer, y.buffer):
                 if all(a < b + nb and b < a + na
                        for a, na, b, nb in zip(ox, x.sizes, oy, y.sizes)):
-                    return True
+                    found.append((ex, ey))
             elif _bytes_overlap(x, ox, y, oy):
-                return True
-        return False
+                found.append((ex, ey))
+        return found
 
     def _concrete_same_threads(self, x, y, pairs) -> bool | None:
         for ex, ey in pairs:
@@ -439,14 +448,15 @@ class HazardAnalysis:
                 return found
             self.solver_calls += 1
             encoder = IndexEncoder()
-            constraints, _ = self._conflict(encoder, x, y, relation)
+            constraints, _, _ = self._conflict(encoder, x, y, relation)
             return satisfiable(constraints)
 
         return self._cached(("intersect", x, y, relation), compute)
 
     def _conflict(self, encoder: IndexEncoder, x: AccessEntry, y: AccessEntry,
-                  relation: Relation) -> tuple[list, Instance]:
-        """Constraints under which x's instance and y's touch common bytes, and x's."""
+                  relation: Relation) -> tuple[list, Instance, Instance]:
+        """Constraints under which x's instance and y's touch common bytes, and the
+        two instances."""
         constraints, ix, iy = self._constraints(encoder, x, y, relation)
         lo_x, hi_x = self._byte_bounds(encoder, x, ix)
         lo_y, hi_y = self._byte_bounds(encoder, y, iy)
@@ -454,7 +464,7 @@ class HazardAnalysis:
             constraints += _box_overlap(encoder, x, ix, y, iy)
         else:
             constraints += [lo_x < hi_y, lo_y < hi_x]
-        return constraints, ix
+        return constraints, ix, iy
 
     def _same_threads(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
         """Every common element is touched by the same thread in both accesses."""

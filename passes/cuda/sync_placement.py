@@ -9,11 +9,14 @@ cover is solved exactly with Z3's optimizer (0/1 variables per candidate point),
 a greedy cover as the fallback for very large kernels.
 
 Async hazards (a ``cp.async`` copy whose data a later access needs) also need a
-``wait_group`` that lands the copy first: at the chosen barrier point (right before the
-barrier) when threads differ, or at the latest point before the consumer otherwise.
-A wait at point ``p`` covers the hazard when its pending count is at most the number
-of groups committed after the copy's own group on every path to ``p``; the wait gets
-the smallest such count over the hazards it serves.
+``wait_group`` that lands the copy first: at a barrier point between the two (right
+before the barrier) when threads differ -- also one in a loop the path runs whole
+iterations of -- or at the latest point before the consumer otherwise.  A wait at
+point ``p`` covers the hazard when its pending count is at most the number of groups
+committed after the copy's own group on every path to ``p``'s last run before the
+consumer (in a loop the path leaves, the loop's last iteration); the wait goes where
+that number is largest and gets the smallest such count over the hazards it serves
+(docs/sync.md, "How deep a wait is").
 
 Proxy hazards (a thread's generic access of shared bytes that a later bulk copy
 overwrites through the async proxy) also need a ``fence.proxy.async`` by the accessing
@@ -126,13 +129,12 @@ class SyncPlanner:
             self._counts[key] = commits - 1
         return self._counts[key]
 
-    @staticmethod
-    def _relation_to_point(hazard: Hazard, point: Point) -> Relation:
+    def _relation_to_point(self, hazard: Hazard, point: Point) -> Relation:
         """The relation of the last guaranteed run of ``point`` before the target."""
         relation = hazard.relation
         loop = relation.carried_loop
         if loop is None:
-            return relation
+            return self._exit_relation(hazard, point)
         body = loop.regions[0].blocks[0]
         source_levels = hazard.source.levels
         target_levels = hazard.target.levels
@@ -151,6 +153,21 @@ class SyncPlanner:
         if relation.distance >= 2:
             return Relation(loop, relation.distance - 1)
         return Relation()  # the source's own iteration, after the source
+
+    def _exit_relation(self, hazard: Hazard, point: Point) -> Relation:
+        """A point in the body of a loop the path leaves (it holds the source, not
+        the target) runs last in the loop's last iteration, not in the source's: a
+        wait there has the groups of the iterations in between in flight too.  (A
+        point nested in the source's statement runs in the source's iteration only.)"""
+        loop = point[0].parent_op()
+        if (
+            not isinstance(loop, LoopOp)
+            or loop not in enclosing_loops(hazard.source.op)
+            or loop in enclosing_loops(hazard.target.op)
+        ):
+            return hazard.relation
+        distance = self.analysis.iterations_from_end(hazard, loop)
+        return Relation(loop, distance) if distance >= 1 else hazard.relation
 
     # -- planning
 
@@ -288,22 +305,26 @@ class SyncPlanner:
             ),
         )
         for hazard in wait_hazards:
-            points = self.points(hazard)
+            # Barrier points in loops run whole between the two count too: in the
+            # steady state a wait lands what the prologue committed for the first
+            # iterations with the groups of the iterations before in flight.
+            points = self.reach(hazard)
             if self._served_by_planned_wait(plan, hazard, points, barriers):
                 continue
             if hazard.needs_barrier:
                 candidates = [p for p in barriers if p in points]
             else:
-                candidates = sorted(points, key=self.rank.__getitem__)[-1:]
+                candidates = sorted(self.points(hazard), key=self.rank.__getitem__)[-1:]
             if not candidates:
                 # No point after the copy's commit (or, with a barrier, none where
                 # one is placed): nothing can land the copy before its reader.
                 if hazard not in plan.uncovered:
                     plan.uncovered.append(hazard)
                 continue
-            point = max(candidates, key=lambda p: (self.wait_allowance(hazard, p), self.rank[p]))
+            allowance = self.any_allowance
+            point = max(candidates, key=lambda p: (allowance(hazard, p), self.rank[p]))
             plan.waits.setdefault(point, []).append(hazard)
-            count = self.wait_allowance(hazard, point)
+            count = allowance(hazard, point)
             plan.wait_counts[point] = min(plan.wait_counts.get(point, count), count)
 
     # -- relaxing waits: let a wait that already lands a copy serve it
@@ -458,7 +479,7 @@ class SyncPlanner:
         for wait in plan.waits:
             if wait not in points:
                 continue
-            if plan.wait_counts[wait] > self.wait_allowance(hazard, wait):
+            if plan.wait_counts[wait] > self.any_allowance(hazard, wait):
                 continue
             if hazard.needs_barrier and not any(
                 b in points and self.rank[b] >= self.rank[wait] for b in barriers

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -34,6 +35,22 @@ def apply_passes(text: str, passes: str = PIPELINE) -> ModuleOp:
 
 def with_num_stages(text: str, num_stages: int) -> str:
     return re.sub(r"num_stages = \d+", f"num_stages = {num_stages}", text)
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def example_kernel(
+    name: str, num_stages: int, trip_count: int | None = None, target: str | None = None
+) -> str:
+    """``examples/<name>`` at ``num_stages``, its main loop (up to ``%c16``) cut to
+    ``trip_count`` iterations, retargeted to ``target``."""
+    text = with_num_stages((EXAMPLES / name).read_text(), num_stages)
+    if trip_count is not None:
+        text = text.replace("%c16 = arith.constant 16", f"%c16 = arith.constant {trip_count}")
+    if target is not None:
+        text = re.sub(r'tile.target = "sm_\d+"', f'tile.target = "{target}"', text)
+    return text
 
 
 def first_difference_of_runs(

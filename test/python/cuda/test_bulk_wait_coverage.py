@@ -1,14 +1,16 @@
 """thread-sync's bulk-copy coverage (passes/cuda/bulk_coverage.py) against deleted waits.
 
-The sm_90 kernels whose prologue copies are landed under correlated guards
-(test/regressions/Inputs/sm90_*.mlir) are accepted; deleting any one mbarrier wait
-that tma-copy placed, *before* thread-sync runs, must make thread-sync reject the
-kernel with a located error: a guarded wait on another mbarrier slot, or under a
-guard the copy does not imply, must not stand in for the deleted one.
+The sm_90 kernels -- those whose prologue copies are landed under correlated guards
+(test/regressions/Inputs/sm90_*.mlir), the fuzz reproducers and the examples -- are
+accepted; deleting any one mbarrier wait that tma-copy placed, *before* thread-sync
+runs, must make thread-sync reject the kernel with a located error: a wait on
+another mbarrier slot (one on every path, in the copy's iteration, the access's or
+one between), or under a guard the copy does not imply, must not stand in for the
+deleted one.
 """
 
 import pytest
-from pipeline_helpers import apply_passes, context
+from pipeline_helpers import apply_passes, context, example_kernel
 from xdsl.passes import PassPipeline
 
 from conftest import ROOT
@@ -27,6 +29,18 @@ CORRELATED = [
     "sm90_first_consumer_in_time.mlir",
     "sm90_two_tma_loops.mlir",
 ]
+# A ring's wait of the next iteration, or of a copy into another slot, used to stand
+# in for the deleted wait (the race detector alone reported these).
+OTHER_SLOT = [
+    INPUTS / "sm90_overwritten_copy.mlir",
+    INPUTS / "sm90_bulk_waw_after_loop.mlir",
+    INPUTS / "sm90_dead_copy_dynamic.mlir",
+    INPUTS / "sm90_lb_step.mlir",
+    INPUTS / "sm90_loop_in_if.mlir",
+    INPUTS / "sm90_two_copies_one_wait.mlir",
+    ROOT / "test" / "regressions" / "tma_bars_reuse_war.mlir",
+    ROOT / "test" / "regressions" / "tma_order_tma_bars.mlir",
+]
 
 
 def _without_each_wait(module):
@@ -40,9 +54,8 @@ def _without_each_wait(module):
         yield position, mutant
 
 
-@pytest.mark.parametrize("name", CORRELATED)
-def test_deleted_wait_is_an_error(name):
-    module = apply_passes((INPUTS / name).read_text(), BEFORE_SYNC)
+def _accepted_without_a_wait(text: str) -> list[int]:
+    module = apply_passes(text, BEFORE_SYNC)
     thread_sync = PassPipeline.parse_spec(get_all_passes(), "thread-sync")
     accepted = []
     for position, mutant in _without_each_wait(module):
@@ -52,4 +65,22 @@ def test_deleted_wait_is_an_error(name):
             assert "no mbarrier wait lands" in str(err)
         else:
             accepted.append(position)
-    assert accepted == []
+    return accepted
+
+
+@pytest.mark.parametrize("name", CORRELATED)
+def test_deleted_wait_is_an_error(name):
+    assert _accepted_without_a_wait((INPUTS / name).read_text()) == []
+
+
+@pytest.mark.parametrize("path", OTHER_SLOT, ids=lambda p: p.name)
+def test_deleted_wait_is_not_covered_by_a_wait_on_another_slot(path):
+    assert _accepted_without_a_wait(path.read_text()) == []
+
+
+@pytest.mark.parametrize("num_stages", [2, 3, 4])
+@pytest.mark.parametrize("name", ["gemm.mlir", "gemm_epilogue.mlir"])
+def test_deleted_wait_of_an_example_is_an_error(name, num_stages):
+    """The steady state's wait lands the copy of an earlier iteration; the waits of
+    the iterations between (other slots of the ring) do not."""
+    assert _accepted_without_a_wait(example_kernel(name, num_stages, 6, "sm_90")) == []
