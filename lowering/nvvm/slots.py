@@ -19,12 +19,16 @@ bound, ``lb + c >= 0``, positive constant step: the dividend only grows), so tha
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import IndexType, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
 from tilepipe.dialects.tile import constant_index
+
+COUNTER = i32
+"""A counter stays below its divisor (a number of buffer versions): 32 bits, so that
+its update is three 32-bit instructions rather than 64-bit pairs."""
 
 
 def _offset_from(value: SSAValue, induction: SSAValue) -> int | None:
@@ -80,18 +84,22 @@ class RotateSlotCounters(RewritePattern):
         for _, key in remainders:
             counters.setdefault(key, len(counters))
         first_new = len(loop.iter_args)
-        index = IndexType()
 
         def constant(value: int) -> SSAValue:
-            op = arith.ConstantOp.from_int_and_width(value, index)
+            op = arith.ConstantOp.from_int_and_width(value, COUNTER)
             rewriter.insert(op, InsertPoint.before(loop))
             return op.result
 
         initial = [constant((lower + c) % n) for c, n in counters]
         # Appended after the loop's own arguments, in order of first appearance.
-        new_args = [body.insert_arg(index, len(body.args)) for _ in counters]
+        new_args = [body.insert_arg(COUNTER, len(body.args)) for _ in counters]
+        slots = []
+        for current in new_args:
+            cast = arith.IndexCastOp(current, IndexType())
+            rewriter.insert(cast, InsertPoint.at_start(body))
+            slots.append(cast.result)
         for op, key in remainders:
-            rewriter.replace(op, [], [new_args[counters[key]]])
+            rewriter.replace(op, [], [slots[counters[key]]])
 
         yield_op = body.last_op
         assert isinstance(yield_op, scf.YieldOp)
@@ -100,8 +108,8 @@ class RotateSlotCounters(RewritePattern):
             # r + s wraps to r + s - n = r - (n - s) once r >= n - s (s = step mod n).
             stride = step % n
             ops = [
-                forward_by := arith.ConstantOp.from_int_and_width(stride, index),
-                back_by := arith.ConstantOp.from_int_and_width(n - stride, index),
+                forward_by := arith.ConstantOp.from_int_and_width(stride, COUNTER),
+                back_by := arith.ConstantOp.from_int_and_width(n - stride, COUNTER),
                 wraps := arith.CmpiOp(current, back_by, "uge"),
                 forward := arith.AddiOp(current, forward_by),
                 back := arith.SubiOp(current, back_by),
