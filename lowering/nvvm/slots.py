@@ -5,13 +5,14 @@ computed every iteration.
 The multi-buffered loops that ``inject-software-pipeline`` leaves index each versioned
 buffer by ``((k - lb) / step) mod versions``; with ``step = 1`` that is
 ``arith.remsi (k + c), n``.  For ``n`` = 3 (num_stages 3) LLVM computes it in 64 bits
-with a multiply-high by the magic reciprocal, and then multiplies the slot by the
-version's size in bytes -- a dozen integer instructions per iteration, and two
-64-bit multiplies, before the first address.  A counter costs an add, a compare and a
-select; LLVM folds the size multiply into the counter's phi.
+with a multiply-high by the magic reciprocal and then multiplies the slot by the
+version's size in bytes: a dozen integer instructions per iteration, two of them 64-bit
+multiplies.  A 32-bit counter costs an add, a compare and a select, and the size
+multiply of a value below ``n`` becomes a 32-bit shift or multiply.  Remainders by a
+power of two are rotated too: LLVM cannot tell that ``k - c`` is non-negative, so
+``remsi`` by 4 costs a sign fix-up (about ten instructions at num_stages 4).
 
-Remainders by a power of two stay (an AND is cheaper than the counter's compare and
-select).  Only remainders whose dividend provably stays non-negative are rotated (constant lower
+Only remainders whose dividend provably stays non-negative are rotated (constant lower
 bound, ``lb + c >= 0``, positive constant step: the dividend only grows), so that
 ``remsi`` and ``remui`` agree with the counter on every iteration.
 """
@@ -55,10 +56,6 @@ def _rotatable(op: Operation, induction: SSAValue, lower: int) -> tuple[int, int
     divisor = constant_index(op.rhs)
     offset = _offset_from(op.lhs, induction)
     if divisor is None or divisor <= 0 or offset is None or lower + offset < 0:
-        return None
-    if divisor & (divisor - 1) == 0:
-        # A power of two is one AND that LLVM folds into the addresses; a counter
-        # would cost a compare, a select and a register (measured: bench_sass).
         return None
     return offset, divisor
 
