@@ -12,6 +12,9 @@ included: they issue).  A loop nested inside it (a rolled 16-wide k-step loop) r
 as often as makes the HMMA count of an iteration what the kernel's gemms need
 (``KernelCase.hmma_per_iteration``), which the table marks with ``*``.
 
+The ``TileLang`` column is TileLang 0.1.15's figure for the same kernel (nvcc 13, sm_80)
+as reported in issue 18 -- not measured here: TileLang is not installed.
+
 Both ptxas and nvdisasm are pinned registry wheels (the ``ptx`` extra:
 ``nvidia-cuda-nvcc``, ``nvidia-cuda-nvdisasm``).  The figures are instruction counts,
 not timings.
@@ -134,8 +137,12 @@ def steady_state_count(sass: str, hmma_per_iteration: int) -> LoopCount:
 class KernelCase:
     name: str
     text: str
-    num_stages: int | None
+    num_stages: int
     hmma_per_iteration: int  # per thread: the gemms' m16n8k16 blocks per warp
+    reference: str = ""  # TileLang 0.1.15's figure (issue 18), where known
+
+
+TILELANG_BLOCK_K32 = {1: "115", 2: "150", 3: "143", 4: "148"}
 
 
 def _gemm_block_k32() -> str:
@@ -152,8 +159,11 @@ def _gemm_block_k32() -> str:
 def cases() -> list[KernelCase]:
     gemm = (EXAMPLES / "gemm.mlir").read_text()
     # 4 warps over 128x128: 64x64 per warp, 4x8 m16n8 blocks, K/16 steps.
-    rows = [KernelCase("gemm.mlir (block_K 64)", gemm, 3, 32 * 4)]
-    rows += [KernelCase("gemm block_K 32", _gemm_block_k32(), n, 32 * 2) for n in (1, 2, 3, 4)]
+    rows = [KernelCase("gemm.mlir (block_K 64)", gemm, 3, 32 * 4, "248 regs")]
+    rows += [
+        KernelCase("gemm block_K 32", _gemm_block_k32(), n, 32 * 2, TILELANG_BLOCK_K32[n])
+        for n in (1, 2, 3, 4)
+    ]
     # 64x64 tiles over 4 warps whose rows a row reduction keeps whole: 16x64 per
     # warp, 1x8 blocks, 4 k-steps, two gemms.
     rows.append(KernelCase("flash_attention.mlir", (EXAMPLES / "flash_attention.mlir").read_text(), 2, 2 * 8 * 4))
@@ -164,7 +174,7 @@ def cases() -> list[KernelCase]:
 @dataclass
 class Measurement:
     case: KernelCase
-    num_stages: int | None
+    num_stages: int
     loop: LoopCount
     ptxas: PtxasReport
 
@@ -180,18 +190,19 @@ def measure(case: KernelCase, target: str) -> Measurement:
 
 
 def table(measurements: list[Measurement]) -> str:
-    header = ["kernel", "ns", "total", *CLASSES, "regs", "spill B"]
+    header = ["kernel", "ns", "total", *CLASSES, "regs", "spill B", "TileLang"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for m in measurements:
         total = f"{m.loop.total}" + ("*" if m.loop.inner_trips else "")
         spills = m.ptxas.spill_store_bytes + m.ptxas.spill_load_bytes
         cells = [
             m.case.name,
-            str(m.num_stages) if m.num_stages is not None else "(file)",
+            str(m.num_stages),
             total,
             *(str(m.loop.classes.get(c, 0)) for c in CLASSES),
             str(m.ptxas.registers),
             str(spills),
+            m.case.reference or "-",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
