@@ -1,5 +1,5 @@
 """Machine code per k-iteration, without a GPU: compile a kernel to PTX, assemble it
-with ptxas (``-v``: registers, spills), disassemble the cubin with nvdisasm and count
+with ptxas (-v: registers, spills), disassemble the cubin with nvdisasm and count
 the SASS instructions of the steady-state loop, by class.
 
     python bench/bench_sass.py [--target sm_80] [--markdown]
@@ -119,7 +119,9 @@ def steady_state_count(sass: str, hmma_per_iteration: int) -> LoopCount:
         (f, l) for f, l in loops(instructions, labels) if first <= f and l < last
     ]
     # Outermost nested loops only; each runs `trips` times per iteration.
-    nested = [n for n in nested if not any(o != n and o[0] <= n[0] and n[1] <= o[1] for o in nested)]
+    nested = [
+        n for n in nested if not any(o != n and o[0] <= n[0] and n[1] <= o[1] for o in nested)
+    ]
     in_nested = {i for f, l in nested for i in range(f, l + 1)}
     classes: Counter = Counter()
     trips = None
@@ -166,8 +168,10 @@ def cases() -> list[KernelCase]:
     ]
     # 64x64 tiles over 4 warps whose rows a row reduction keeps whole: 16x64 per
     # warp, 1x8 blocks, 4 k-steps, two gemms.
-    rows.append(KernelCase("flash_attention.mlir", (EXAMPLES / "flash_attention.mlir").read_text(), 2, 2 * 8 * 4))
-    rows.append(KernelCase("gemm_epilogue.mlir", (EXAMPLES / "gemm_epilogue.mlir").read_text(), 2, 32 * 4))
+    flash = (EXAMPLES / "flash_attention.mlir").read_text()
+    rows.append(KernelCase("flash_attention.mlir", flash, 2, 2 * 8 * 4))
+    epilogue = (EXAMPLES / "gemm_epilogue.mlir").read_text()
+    rows.append(KernelCase("gemm_epilogue.mlir", epilogue, 2, 32 * 4))
     return rows
 
 
@@ -180,13 +184,16 @@ class Measurement:
 
 
 def measure(case: KernelCase, target: str) -> Measurement:
-    result = compile_kernel(case.text, case.name, target, num_stages=case.num_stages, run_ptxas=False)
+    result = compile_kernel(
+        case.text, case.name, target, num_stages=case.num_stages, run_ptxas=False
+    )
     assert result.ptx is not None
     with tempfile.TemporaryDirectory(prefix="tilepipe-sass-") as tmp:
         cubin = Path(tmp) / "kernel.cubin"
         (report,) = run_ptxas(result.ptx, target, cubin)
         sass = disassemble(cubin)
-    return Measurement(case, case.num_stages, steady_state_count(sass, case.hmma_per_iteration), report)
+    loop = steady_state_count(sass, case.hmma_per_iteration)
+    return Measurement(case, case.num_stages, loop, report)
 
 
 def table(measurements: list[Measurement]) -> str:
@@ -213,7 +220,10 @@ def main() -> None:
     parser.add_argument("--target", default="sm_80", choices=("sm_80", "sm_90"))
     args = parser.parse_args()
     measurements = [measure(case, args.target) for case in cases()]
-    print(f"SASS per steady-state k-iteration, per thread ({args.target}; * = nested loop trips inferred)")
+    print(
+        f"SASS per steady-state k-iteration, per thread ({args.target}; "
+        "* = nested loop trips inferred)"
+    )
     print(table(measurements))
 
 

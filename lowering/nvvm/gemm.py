@@ -154,12 +154,13 @@ def _b_fragments(
         col0 = emit.add(warp_col, j * MMA_N)
         block = lanes.half_k if pair else emit.const(0)
         if transpose_b:  # B stored N x K: rows of B^T are columns of B
-            coords = [emit.add(emit.add(col0, lanes.mod8), block), emit.add(k0, lanes.second_matrix)]
+            row = emit.add(emit.add(col0, lanes.mod8), block)
+            coords = [row, emit.add(k0, lanes.second_matrix)]
         else:
             coords = [emit.add(k0, lanes.mod16), emit.add(col0, block)]
         loaded = _ldmatrix(b, coords, 4 if pair else 2, not transpose_b)
         if pair:
-            fragments += [ExtractStridedSliceOp(loaded, 0, 2).result, ExtractStridedSliceOp(loaded, 2, 2).result]
+            fragments += [ExtractStridedSliceOp(loaded, first, 2).result for first in (0, 2)]
         else:
             fragments.append(loaded)
     return fragments

@@ -127,3 +127,46 @@ def test_rotated_slots_keep_the_pipelined_gemm_exact_and_race_free(num_stages, t
     assert run.races == []
     exact = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(run.outputs[2], exact, atol=1e-3)
+
+
+# 4 warps over 64x48 are 2x2 warps of 32x24: three 8-column B blocks per warp, one
+# ldmatrix.x4 for the first two and an .x2 for the third.
+ODD_BLOCKS_GEMM = """
+func.func @gemm(%A: memref<64x32xf16>, %B: memref<B_SHAPExf16>, %C: memref<64x48xf32>)
+    attributes {tile.grid = array<i64: 1, 1>, tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<64x32xf16, "shared">
+  %B_s = memref.alloc() : memref<B_SHAPExf16, "shared">
+  %C_f = memref.alloc() : memref<64x48xf32, "fragment">
+  tile.fill<64x48> %zero -> %C_f : f32 -> memref<64x48xf32, "fragment">
+  tile.copy<64x32> %A -> %A_s : memref<64x32xf16> -> memref<64x32xf16, "shared">
+  tile.copy<B_TILE> %B -> %B_s : memref<B_SHAPExf16> -> memref<B_SHAPExf16, "shared">
+  pipeline.barrier
+  tile.gemm<64x48x32> %A_s, %B_s -> %C_f TRANSPOSE : memref<64x32xf16, "shared">, memref<B_SHAPExf16, "shared"> -> memref<64x48xf32, "fragment">
+  tile.copy<64x48> %C_f -> %C : memref<64x48xf32, "fragment"> -> memref<64x48xf32>
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_an_odd_number_of_b_blocks_loads_the_last_with_x2(transpose_b):
+    shape, tile = ("48x32", "48x32") if transpose_b else ("32x48", "32x48")
+    text = (
+        ODD_BLOCKS_GEMM.replace("B_SHAPE", shape)
+        .replace("B_TILE", tile)
+        .replace("TRANSPOSE", "transpose_b" if transpose_b else "")
+    )
+    module = parse_kernel(text, "gemm.mlir")
+    get_all_passes()["lower-to-nvvm"]()().apply(make_context(), module)
+    printed = str(module)
+    assert printed.count('"nvgpu.ldmatrix"') == 2 * (2 + 2)  # per k-step: 2 A, 2 B
+    assert printed.count("numTiles = 2 : i32") == 2  # the third B block, per k-step
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (64, 32)).astype(np.float16)
+    b = rng.uniform(-1, 1, (48, 32) if transpose_b else (32, 48)).astype(np.float16)
+    run = run_nvvm_kernel(module, [a, b, np.zeros((64, 48), np.float32)], check_races=True)
+    assert run.races == []
+    product = a.astype(np.float32) @ (b.T if transpose_b else b).astype(np.float32)
+    np.testing.assert_allclose(run.outputs[2], product, atol=1e-3)
