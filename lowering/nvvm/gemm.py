@@ -7,7 +7,7 @@ each warp owns a ``warp_m x warp_n`` sub-tile of C, held in registers in the
 accumulator layout (``MmaAccumulatorLayout``).  For every 16-wide step of K it loads
 one A fragment per 16 rows with ``ldmatrix.x4`` and the B fragments of two 8-column
 blocks with one ``ldmatrix.x4`` (``.trans`` for a row-major KxN B), then issues one
-``mma.sync`` per 16x8 block; the k-steps are unrolled.  The lane addresses follow the
+``mma.sync`` per 16x8 block; LLVM unrolls the k-steps.  The lane addresses follow the
 PTX ISA's ``ldmatrix`` rule (lanes ``8i..8i+7`` address the rows of matrix ``i``) and
 produce exactly the A/B fragment layouts ``mma.m16n8k16`` expects.
 
@@ -220,11 +220,12 @@ def _tensor_core_gemm(
                 acc = MmaSyncOp(a_fragments[i], b_fragments[j], acc).res
                 emit.vector_store(emit.shape_cast(acc, [4]), c.buffer, register)
 
-    # The k-steps are emitted unrolled: their shared-memory addresses differ by
-    # constants (folded into the ldmatrix immediates), and LLVM keeps a rolled loop
-    # of two steps as a loop, paying its counter and address updates every step.
-    for step in range(op.mnk[2] // MMA_K):
-        k_step(emit.const(step * MMA_K))
+    # LLVM unrolls the k-steps completely (it would keep a loop of two steps, paying
+    # its counter and address updates every step): their shared-memory addresses then
+    # differ by constants, folded into the ldmatrix immediates.
+    emit.for_range(
+        op.mnk[2] // MMA_K, lambda step: k_step(emit.mul(step, MMA_K)), unroll=True
+    )
 
 
 def _fma_gemm(

@@ -97,7 +97,7 @@ def for_each_chunk(
 
 
 UNROLLED_ROUNDS = 8
-"""Rounds of a cooperative access emitted one after another (more: an ``scf.for``)."""
+"""Rounds of a cooperative access that LLVM is asked to unroll completely."""
 
 
 def _whole_rows_per_round(shape: Sequence[int], chunk: int, threads: int, chunks: int) -> bool:
@@ -116,19 +116,16 @@ def _for_each_chunk_by_rows(
     """``for_each_chunk`` when each round covers whole rows: round ``r`` is the
     thread's first-round chunk ``r * rows_per_round`` rows further down.  The rounds'
     addresses then differ by constants (one address register and immediate offsets,
-    where a division of the round's linear index would hide that), and up to
-    ``UNROLLED_ROUNDS`` rounds are emitted unrolled."""
+    where a division of the round's linear index would hide that), and a loop of up to
+    ``UNROLLED_ROUNDS`` rounds is marked for LLVM to unroll."""
     rows_per_round = ids.threads * chunk // math.prod(shape[1:])
     first = emit.delinearize(emit.mul(ids.thread, chunk), shape)
 
-    def one_round(row_offset: SSAValue | int) -> None:
+    def one_round(row_offset: SSAValue) -> None:
         body([emit.add(first[0], row_offset), *first[1:]])
 
-    if rounds <= UNROLLED_ROUNDS:
-        for round_index in range(rounds):
-            one_round(round_index * rows_per_round)
-    else:
-        emit.for_range(rounds, lambda r: one_round(emit.mul(r, rows_per_round)))
+    unroll = rounds <= UNROLLED_ROUNDS
+    emit.for_range(rounds, lambda r: one_round(emit.mul(r, rows_per_round)), unroll=unroll)
 
 
 class FragmentLayout:
