@@ -1,17 +1,26 @@
 """``vector`` ops as MLIR 22.1.8 has them, where xDSL 0.75 differs or lacks them.
 
 ``lower-to-nvvm`` builds these (``lowering/nvvm/emit.py``): ``vector.load`` and
-``vector.store`` with the ``alignment`` property upstream's LLVM lowering reads, and
-``vector.shape_cast``.  :data:`VECTOR` is xDSL's ``vector`` dialect with these in
+``vector.store`` with the ``alignment`` property upstream's LLVM lowering reads,
+``vector.shape_cast`` and ``vector.extract_strided_slice`` (one B fragment of an
+``ldmatrix.x4`` that loaded two).  :data:`VECTOR` is xDSL's ``vector`` dialect with these in
 place of xDSL's load and store, registered by tile-opt and every tilepipe context
 instead of xDSL's (``registry.OVERRIDES``), so that the lowered level reads back.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, MemRefType, VectorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    VectorType,
+    i64,
+)
 from xdsl.dialects.vector import Vector as XDSL_VECTOR
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -65,6 +74,50 @@ class ShapeCastOp(IRDLOperation):
             raise VerifyException(f"cannot shape_cast {source} to {result}")
 
 
+@irdl_op_definition
+class ExtractStridedSliceOp(IRDLOperation):
+    """``vector.extract_strided_slice`` with unit strides (xDSL 0.75 lacks it): the
+    rows ``offsets[0] .. offsets[0] + sizes[0]`` of the leading dimension."""
+
+    name = "vector.extract_strided_slice"
+    source = operand_def(VectorType)
+    offsets = prop_def(ArrayAttr[IntegerAttr[IntegerType]])
+    sizes = prop_def(ArrayAttr[IntegerAttr[IntegerType]])
+    strides = prop_def(ArrayAttr[IntegerAttr[IntegerType]])
+    result = result_def(VectorType)
+
+    def __init__(self, source: SSAValue, first_row: int, rows: int) -> None:
+        source_type = source.type
+        assert isinstance(source_type, VectorType)
+        super().__init__(
+            operands=[source],
+            properties={
+                "offsets": ArrayAttr([IntegerAttr(first_row, i64)]),
+                "sizes": ArrayAttr([IntegerAttr(rows, i64)]),
+                "strides": ArrayAttr([IntegerAttr(1, i64)]),
+            },
+            result_types=[
+                VectorType(source_type.element_type, [rows, *source_type.get_shape()[1:]])
+            ],
+        )
+
+    def verify_(self) -> None:
+        source, result = self.source.type, self.result.type
+        assert isinstance(source, VectorType) and isinstance(result, VectorType)
+        slices = [[a.value.data for a in p.data] for p in (self.offsets, self.sizes, self.strides)]
+        if any(len(values) != 1 for values in slices) or slices[2] != [1]:
+            raise VerifyException("only unit-stride slices of the leading dimension")
+        (offset,), (size,), _ = slices
+        shape = source.get_shape()
+        if (
+            offset < 0
+            or offset + size > shape[0]
+            or result.get_shape() != (size, *shape[1:])
+            or result.element_type != source.element_type
+        ):
+            raise VerifyException(f"rows {offset}..{offset + size} of {source} are not {result}")
+
+
 _REPLACED = {AlignedVectorLoadOp.name, AlignedVectorStoreOp.name}
 
 VECTOR = Dialect(
@@ -74,6 +127,7 @@ VECTOR = Dialect(
         AlignedVectorLoadOp,
         AlignedVectorStoreOp,
         ShapeCastOp,
+        ExtractStridedSliceOp,
     ],
     list(XDSL_VECTOR.attributes),
 )

@@ -30,6 +30,7 @@ DIALECTS: dict[str, tuple[str, str]] = {
 OVERRIDES: dict[str, tuple[str, str]] = {
     "gpu": ("tilepipe.dialects.gpu_upstream", "GPU"),
     "vector": ("tilepipe.dialects.vector_upstream", "VECTOR"),
+    "llvm": ("tilepipe.dialects.llvm_upstream", "LLVM"),
 }
 
 PASSES: dict[str, tuple[str, str]] = {

@@ -28,6 +28,7 @@ class CudaTarget:
     async_copy_sizes: tuple[int, ...] = (4, 8, 16)  # cp.async chunk sizes in bytes
     async_copy_bypass_l1_size: int = 16  # cp.async.cg (L1 bypass) needs 16 B chunks
     warp_size: int = 32
+    registers_per_thread: int = 255  # the most a thread may use (sm_50 onwards)
     named_barriers: int = 16  # bar.sync ids 0..15
     has_mbarrier: bool = True
     has_mbarrier_try_wait_parity: bool = False  # sm_90+

@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from tilepipe.dialects.llvm_upstream import FULL_UNROLL, LOOP_ANNOTATION
 from tilepipe.dialects.tile import constant_index
 from tilepipe.passes.analysis.alignment import known_multiple  # noqa: F401  (emit.known_multiple)
 from tilepipe.dialects.vector_upstream import (
@@ -162,14 +163,18 @@ def for_range(
     body: Callable[[SSAValue], None],
     start: int = 0,
     step: int = 1,
+    unroll: bool = False,
 ) -> None:
-    """``scf.for %i = start to count step step`` around ``body(%i)``."""
+    """``scf.for %i = start to count step step`` around ``body(%i)``; with ``unroll``
+    marked for LLVM to unroll completely (one copy of the body in the IR, every
+    iteration's addresses constant offsets in the machine code)."""
     block = Block(arg_types=[IndexType()])
     loop = scf.ForOp(const(start), const(count), const(step), [], Region(block))
+    if unroll:
+        loop.attributes[LOOP_ANNOTATION] = FULL_UNROLL
     with ImplicitBuilder(block):
         body(block.args[0])
         scf.YieldOp()
-    del loop
 
 
 def for_range_carrying(

@@ -5,11 +5,11 @@ Tensor-core path (f16 or bf16 inputs in shared memory, f32 accumulator fragment,
 K tiling into whole m16n8k16 blocks over the block's warps -- ``choose_warp_grid``):
 each warp owns a ``warp_m x warp_n`` sub-tile of C, held in registers in the
 accumulator layout (``MmaAccumulatorLayout``).  For every 16-wide step of K it loads
-one A fragment per 16 rows with ``ldmatrix.x4`` and one B fragment per 8 columns with
-``ldmatrix.x2`` (``.trans`` for a row-major KxN B), then issues one ``mma.sync`` per
-16x8 block.  The lane addresses follow the PTX ISA's ``ldmatrix`` rule (lanes
-``8i..8i+7`` address the rows of matrix ``i``) and produce exactly the A/B fragment
-layouts ``mma.m16n8k16`` expects.
+one A fragment per 16 rows with ``ldmatrix.x4`` and the B fragments of two 8-column
+blocks with one ``ldmatrix.x4`` (``.trans`` for a row-major KxN B), then issues one
+``mma.sync`` per 16x8 block; LLVM unrolls the k-steps.  The lane addresses follow the
+PTX ISA's ``ldmatrix`` rule (lanes ``8i..8i+7`` address the rows of matrix ``i``) and
+produce exactly the A/B fragment layouts ``mma.m16n8k16`` expects.
 
 f16 uses ``nvgpu.mma.sync``.  bf16 uses upstream's ``nvvm.mma.sync`` directly
 (``m16n8k16.row.col`` with bf16 multiplicand types), because upstream 22.1.8's
@@ -27,6 +27,8 @@ m16n8k16 blocks over the warps is an error, not a silent slow path.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.dialects import arith, llvm, vector
 from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, VectorType, f32, i32, i64
 from xdsl.ir import SSAValue
@@ -35,6 +37,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from tilepipe.dialects.nvgpu import LdMatrixOp, MmaSyncOp
 from tilepipe.dialects.nvvm import MmaOp
 from tilepipe.dialects.tile import GemmOp
+from tilepipe.dialects.vector_upstream import ExtractStridedSliceOp
 from tilepipe.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
@@ -110,6 +113,59 @@ def _packed_registers(fragment: SSAValue, tiles: int) -> list[SSAValue]:
     ]
 
 
+@dataclass(frozen=True)
+class _LaneOffsets:
+    """The lane's row/column offsets in the ``ldmatrix`` address patterns."""
+
+    mod16: SSAValue
+    mod8: SSAValue
+    half_k: SSAValue  # lanes 16..31: 8 on (the k + 8 half of A, B's second block)
+    second_matrix: SSAValue  # lanes 8..15, 24..31: 8 on
+
+    @staticmethod
+    def of(lane: SSAValue) -> _LaneOffsets:
+        return _LaneOffsets(
+            emit.rem(lane, 16),
+            emit.rem(lane, 8),
+            emit.mul(emit.div(lane, 16), 8),
+            emit.mul(emit.rem(emit.div(lane, 8), 2), 8),
+        )
+
+
+def _b_fragments(
+    b: TileOperand,
+    k0: SSAValue,
+    warp_col: SSAValue,
+    lanes: _LaneOffsets,
+    tiles_n: int,
+    transpose_b: bool,
+) -> list[SSAValue]:
+    """The B fragments of one 16-wide k-step, two 8-column blocks per ``ldmatrix.x4``
+    (an odd last block with ``.x2``).
+
+    The four 8x8 matrices of an x4 load are (k 0-7, block j), (k 8-15, block j),
+    (k 0-7, block j+1), (k 8-15, block j+1): registers 0-1 are block j's fragment,
+    2-3 block j+1's.  Lanes ``8i..8i+7`` address matrix ``i``, so lanes 16-31 (whose
+    addresses an x2 load ignores) address the second block, 8 columns on.
+    """
+    fragments = []
+    for j in range(0, tiles_n, 2):
+        pair = j + 1 < tiles_n
+        col0 = emit.add(warp_col, j * MMA_N)
+        block = lanes.half_k if pair else emit.const(0)
+        if transpose_b:  # B stored N x K: rows of B^T are columns of B
+            row = emit.add(emit.add(col0, lanes.mod8), block)
+            coords = [row, emit.add(k0, lanes.second_matrix)]
+        else:
+            coords = [emit.add(k0, lanes.mod16), emit.add(col0, block)]
+        loaded = _ldmatrix(b, coords, 4 if pair else 2, not transpose_b)
+        if pair:
+            fragments += [ExtractStridedSliceOp(loaded, first, 2).result for first in (0, 2)]
+        else:
+            fragments.append(loaded)
+    return fragments
+
+
 def _tensor_core_gemm(
     op: GemmOp,
     context: KernelContext,
@@ -119,38 +175,25 @@ def _tensor_core_gemm(
     layout: MmaAccumulatorLayout,
 ) -> None:
     grid = layout.grid
-    lane = context.ids.lane
     warp_row, warp_col = grid.warp_origin(context.ids.warp)
-    lane_mod16 = emit.rem(lane, 16)
-    lane_mod8 = emit.rem(lane, 8)
-    half_k = emit.mul(emit.div(lane, 16), 8)  # lanes 16..31 address k + 8
-    second_matrix = emit.mul(emit.rem(emit.div(lane, 8), 2), 8)  # lanes 8..15, 24..31
-    k_steps = op.mnk[2] // MMA_K
+    lanes = _LaneOffsets.of(context.ids.lane)
     transpose_a = op.transpose_a is not None
     transpose_b = op.transpose_b is not None
     bf16 = isinstance(a.element_type, BFloat16Type)
 
-    def k_step(step: SSAValue) -> None:
-        k0 = emit.mul(step, MMA_K)
+    def k_step(k0: SSAValue) -> None:
         a_fragments = []
         for i in range(grid.tiles_m):
             row0 = emit.add(warp_row, i * MMA_M)
             if transpose_a:  # A stored K x M: transposing loads of 8x8 blocks
                 coords = [
-                    emit.add(emit.add(k0, lane_mod8), half_k),
-                    emit.add(row0, second_matrix),
+                    emit.add(emit.add(k0, lanes.mod8), lanes.half_k),
+                    emit.add(row0, lanes.second_matrix),
                 ]
             else:
-                coords = [emit.add(row0, lane_mod16), emit.add(k0, half_k)]
+                coords = [emit.add(row0, lanes.mod16), emit.add(k0, lanes.half_k)]
             a_fragments.append(_ldmatrix(a, coords, 4, transpose_a))
-        b_fragments = []
-        for j in range(grid.tiles_n):
-            col0 = emit.add(warp_col, j * MMA_N)
-            if transpose_b:  # B stored N x K: rows of B^T are columns of B
-                coords = [emit.add(col0, lane_mod8), emit.add(k0, second_matrix)]
-            else:
-                coords = [emit.add(k0, lane_mod16), col0]
-            b_fragments.append(_ldmatrix(b, coords, 2, not transpose_b))
+        b_fragments = _b_fragments(b, k0, warp_col, lanes, grid.tiles_n, transpose_b)
         if bf16:
             a_registers = [_packed_registers(f, 4) for f in a_fragments]
             b_registers = [_packed_registers(f, 2) for f in b_fragments]
@@ -177,7 +220,12 @@ def _tensor_core_gemm(
                 acc = MmaSyncOp(a_fragments[i], b_fragments[j], acc).res
                 emit.vector_store(emit.shape_cast(acc, [4]), c.buffer, register)
 
-    emit.for_range(k_steps, k_step)
+    # LLVM unrolls the k-steps completely (it would keep a loop of two steps, paying
+    # its counter and address updates every step): their shared-memory addresses then
+    # differ by constants, folded into the ldmatrix immediates.
+    emit.for_range(
+        op.mnk[2] // MMA_K, lambda step: k_step(emit.mul(step, MMA_K)), unroll=True
+    )
 
 
 def _fma_gemm(

@@ -14,7 +14,9 @@ What moves where:
   ``tilepipe.dynamic_shared_memory``;
 * register fragments become per-thread ``memref.alloca``s holding the elements the
   thread owns under the fragment's layout (``nvvm_layout``): a gemm accumulator's mma
-  layout, propagated to the fragments combined with it elementwise;
+  layout, propagated to the fragments combined with it elementwise; a kernel whose
+  fragments cannot fit in the target's registers per thread gets a warning
+  (``nvvm_registers``);
 * the shared tiles tensor cores read get an XOR swizzle of their 16-byte units
   (``nvvm_swizzle``), which every access of theirs applies;
 * ``tile.block_id`` -> ``gpu.block_id``, ``pipeline.for`` -> ``scf.for``.
@@ -73,6 +75,7 @@ from tilepipe.lowering.nvvm.layout import (
     choose_warp_grid,
     is_tensor_core_gemm,
 )
+from tilepipe.lowering.nvvm.registers import check_register_budget
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
@@ -306,6 +309,7 @@ def build_kernel(
         raise op_error(err.op, str(err)) from None
     grid, threads = kernel_launch_shape(kernel)
     layouts = fragment_layouts(kernel, threads)
+    check_register_budget(kernel, layouts, target)
     offsets, shared_bytes, base_alignment = shared_offsets(kernel)
     if shared_bytes > target.shared_memory_bytes:
         raise op_error(

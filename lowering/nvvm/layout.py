@@ -74,6 +74,9 @@ def for_each_chunk(
     """Run ``body(coords of the chunk's first element)`` for the chunks this thread owns."""
     chunks = math.prod(shape) // chunk
     rounds = -(-chunks // ids.threads)
+    if rounds > 1 and _whole_rows_per_round(shape, chunk, ids.threads, chunks):
+        _for_each_chunk_by_rows(ids, shape, chunk, rounds, body)
+        return
     thread = ids.thread
 
     def one_round(round_index: SSAValue) -> None:
@@ -91,6 +94,38 @@ def for_each_chunk(
         one_round(emit.const(0))
     else:
         emit.for_range(rounds, one_round)
+
+
+UNROLLED_ROUNDS = 8
+"""Rounds of a cooperative access that LLVM is asked to unroll completely."""
+
+
+def _whole_rows_per_round(shape: Sequence[int], chunk: int, threads: int, chunks: int) -> bool:
+    """Does every round cover whole rows (of the leading dimension), with no thread
+    idle in the last one?"""
+    return chunks % threads == 0 and (threads * chunk) % math.prod(shape[1:]) == 0
+
+
+def _for_each_chunk_by_rows(
+    ids: ThreadIds,
+    shape: Sequence[int],
+    chunk: int,
+    rounds: int,
+    body: Callable[[list[SSAValue]], None],
+) -> None:
+    """``for_each_chunk`` when each round covers whole rows: round ``r`` is the
+    thread's first-round chunk ``r * rows_per_round`` rows further down.  The rounds'
+    addresses then differ by constants (one address register and immediate offsets,
+    where a division of the round's linear index would hide that), and a loop of up to
+    ``UNROLLED_ROUNDS`` rounds is marked for LLVM to unroll."""
+    rows_per_round = ids.threads * chunk // math.prod(shape[1:])
+    first = emit.delinearize(emit.mul(ids.thread, chunk), shape)
+
+    def one_round(row_offset: SSAValue) -> None:
+        body([emit.add(first[0], row_offset), *first[1:]])
+
+    unroll = rounds <= UNROLLED_ROUNDS
+    emit.for_range(rounds, lambda r: one_round(emit.mul(r, rows_per_round)), unroll=unroll)
 
 
 class FragmentLayout:

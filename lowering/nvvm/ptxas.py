@@ -1,8 +1,11 @@
 """``ptxas -v``: the check that a real assembler accepts tilepipe's PTX, and the
 register / shared-memory figures it reports.
 
-ptxas comes from the ``nvidia-cuda-nvcc`` wheel (``site-packages/nvidia/cu13/bin``);
-``TILEPIPE_PTXAS`` overrides the path, and a ``ptxas`` on ``PATH`` is the last resort.
+ptxas comes from the ``nvidia-cuda-nvcc`` wheel (``site-packages/nvidia/cu13/bin``), and
+``nvdisasm`` (the SASS of an assembled cubin, for ``bench/bench_sass.py``) from the
+``nvidia-cuda-nvdisasm`` wheel beside it: both are the ``ptx`` extra's pins.
+``TILEPIPE_PTXAS`` / ``TILEPIPE_NVDISASM`` override the paths, and a tool on ``PATH`` is
+the last resort.
 """
 
 from __future__ import annotations
@@ -11,16 +14,22 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import sysconfig
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 PTXAS_ENV = "TILEPIPE_PTXAS"
+NVDISASM_ENV = "TILEPIPE_NVDISASM"
+CUDA_WHEEL_BIN = "nvidia/cu13/bin"
 
 
-class PtxasNotFound(RuntimeError):
+class CudaToolNotFound(RuntimeError):
     pass
+
+
+PtxasNotFound = CudaToolNotFound  # what the drivers catch when ptxas is missing
 
 
 class PtxasError(RuntimeError):
@@ -44,21 +53,33 @@ class PtxasReport:
     log: str
 
 
-def find_ptxas() -> Path:
+def find_cuda_tool(tool: str, env: str, wheel: str) -> Path:
+    """``tool`` from the environment variable ``env``, else from the pinned CUDA wheel
+    ``wheel`` in any site directory on ``sys.path`` (a venv layered over another
+    through a ``.pth`` sees the other's wheels there), else from ``PATH``."""
     candidates: list[Path] = []
-    if env := os.environ.get(PTXAS_ENV):
-        candidates.append(Path(env))
-    for key in ("purelib", "platlib"):
-        candidates.append(Path(sysconfig.get_paths()[key]) / "nvidia/cu13/bin/ptxas")
-    if on_path := shutil.which("ptxas"):
+    if override := os.environ.get(env):
+        candidates.append(Path(override))
+    site_dirs = [sysconfig.get_paths()[key] for key in ("purelib", "platlib")]
+    site_dirs += [entry for entry in sys.path if entry.endswith("site-packages")]
+    candidates += [Path(site) / CUDA_WHEEL_BIN / tool for site in dict.fromkeys(site_dirs)]
+    if on_path := shutil.which(tool):
         candidates.append(Path(on_path))
     for candidate in candidates:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
-    raise PtxasNotFound(
-        "ptxas not found: install the nvidia-cuda-nvcc wheel (pip install "
-        f"'tilepipe[ptx]') or set {PTXAS_ENV}"
+    raise CudaToolNotFound(
+        f"{tool} not found: install the {wheel} wheel (pip install "
+        f"'tilepipe[ptx]') or set {env}"
     )
+
+
+def find_ptxas() -> Path:
+    return find_cuda_tool("ptxas", PTXAS_ENV, "nvidia-cuda-nvcc")
+
+
+def find_nvdisasm() -> Path:
+    return find_cuda_tool("nvdisasm", NVDISASM_ENV, "nvidia-cuda-nvdisasm")
 
 
 _USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?")
@@ -95,14 +116,16 @@ def parse_ptxas_log(log: str, arch: str) -> list[PtxasReport]:
     return reports
 
 
-def run_ptxas(ptx: str, arch: str) -> list[PtxasReport]:
-    """Assemble ``ptx`` for ``arch`` (e.g. ``sm_80``) and report per kernel."""
+def run_ptxas(ptx: str, arch: str, cubin: Path | None = None) -> list[PtxasReport]:
+    """Assemble ``ptx`` for ``arch`` (e.g. ``sm_80``) and report per kernel; the
+    cubin is kept at ``cubin`` when given."""
     ptxas = find_ptxas()
     with tempfile.TemporaryDirectory(prefix="tilepipe-ptxas-") as tmp:
         source = Path(tmp) / "kernel.ptx"
         source.write_text(ptx)
+        output = cubin if cubin is not None else Path(tmp) / "kernel.cubin"
         result = subprocess.run(
-            [str(ptxas), "-v", f"-arch={arch}", str(source), "-o", str(Path(tmp) / "kernel.cubin")],
+            [str(ptxas), "-v", f"-arch={arch}", str(source), "-o", str(output)],
             capture_output=True,
             text=True,
         )
@@ -111,3 +134,13 @@ def run_ptxas(ptx: str, arch: str) -> list[PtxasReport]:
         errors = [line for line in log.splitlines() if "error" in line] or [log]
         raise PtxasError(arch, "\n".join(errors))
     return parse_ptxas_log(log, arch)
+
+
+def disassemble(cubin: Path) -> str:
+    """The SASS of ``cubin`` (``nvdisasm -c``: code sections only)."""
+    result = subprocess.run(
+        [str(find_nvdisasm()), "-c", str(cubin)], capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"nvdisasm failed on {cubin}:\n{result.stderr}")
+    return result.stdout

@@ -1,6 +1,6 @@
 """``lower-to-nvvm``: tile-level (or scheduled-level) kernels -> upstream gpu/nvgpu/nvvm.
 
-The pass works in three steps:
+The pass works in these steps:
 
 1. ``nvvm_kernel.lower_kernels`` moves each kernel into a ``gpu.func`` of one
    ``gpu.module``, places the shared buffers in one shared memory buffer, turns
@@ -9,7 +9,9 @@ The pass works in three steps:
    no users left;
 3. the tile ops are lowered to per-thread code (``nvvm_copy``, ``nvvm_gemm``,
    ``nvvm_elementwise``);
-4. the index arithmetic no access ended up using (a fill of a register fragment
+4. the version slots of multi-buffered loops (``(k + c) rem n``) become rotating
+   loop-carried counters (``nvvm_slots``);
+5. the index arithmetic no access ended up using (a fill of a register fragment
    needs no coordinates) is removed, so that neither the verifier, the printer nor
    upstream's parser pays for it.
 
@@ -41,6 +43,7 @@ from tilepipe.lowering.nvvm.copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
 from tilepipe.lowering.nvvm.elementwise import LowerBroadcast, LowerElementwise, LowerReduce
 from tilepipe.lowering.nvvm.gemm import LowerGemm
 from tilepipe.lowering.nvvm.kernel import KernelContext, lower_kernels
+from tilepipe.lowering.nvvm.slots import RotateSlotCounters
 from tilepipe.lowering.nvvm.sync import (
     LowerBarrier,
     LowerCommitGroup,
@@ -109,4 +112,5 @@ class LowerToNVVM(ModulePass):
             _walk(kernel, sync_patterns(context))
             _walk(kernel, tile_patterns(context))
             _reject_leftovers(kernel)
+            _walk(kernel, [RotateSlotCounters()])
         region_dce(gpu_module.regions[0])

@@ -3,6 +3,7 @@
 
 // RUN: tilepipe compile %examples/gemm.mlir --target sm_80 -o %t.sm80.ptx 2>&1 | filecheck %s --check-prefix=SUMMARY
 // RUN: filecheck %s --check-prefix=PTX80 < %t.sm80.ptx
+// RUN: filecheck %s --check-prefix=X4 < %t.sm80.ptx
 // RUN: tilepipe compile %examples/gemm.mlir --target sm_90 --num-stages 2 -q -o %t.sm90.ptx
 // RUN: filecheck %s --check-prefix=PTX90 < %t.sm90.ptx
 // RUN: tilepipe compile %examples/gemm.mlir --target sm_80 --emit nvvm --no-ptxas -q | filecheck %s --check-prefix=NVVM
@@ -20,11 +21,15 @@
 // PTX80:      .target sm_80
 // PTX80:      .visible .entry gemm(
 // PTX80:      ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// PTX80:      ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// PTX80:      ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX80:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // The accumulator leaves in pairs of neighbouring columns: 8-byte global stores.
 // PTX80:      st.global.v2.b32
 // PTX80-NOT:  st.global.f32
+
+// Both operands load four 8x8 matrices per ldmatrix (B: two 8-column blocks), in
+// the whole kernel.
+// X4-NOT:     ldmatrix.sync.aligned.m8n8.x{{[12]}}
 
 // PTX90:      .target sm_90
 // PTX90:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
@@ -49,7 +54,7 @@
 
 // BF16-80:      .target sm_80
 // BF16-80:      ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// BF16-80:      ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// BF16-80:      ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // BF16-80:      mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // BF16-80-NOT:  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 

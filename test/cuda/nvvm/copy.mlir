@@ -3,14 +3,22 @@
 
 // RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
 
-// A 128x64 f16 tile is 1024 chunks of 8 elements: 8 rounds of 128 threads.
+// A 128x64 f16 tile is 1024 chunks of 8 elements: 8 rounds of 128 threads, each
+// round 16 whole rows, so round r is the thread's first chunk 16 r rows down (one
+// address and constant offsets once LLVM unrolls the loop, as it is asked to).
 // CHECK-LABEL: gpu.func @copy_in(
 // CHECK-SAME:    %{{.*}}: memref<1024x1024xf16>) workgroup(%[[SMEM:[^:]*]]: memref<16384xi8, 3 : i64> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 8, 8, 1>}
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
 // CHECK:         %[[A_S:.*]] = memref.view %[[SMEM]][%{{.*}}][] : memref<16384xi8, 3 : i64> to memref<128x64xf16, 3 : i64>
 // CHECK:         %[[TID:.*]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}>
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK:         %[[ROW:.*]] = arith.divui
+// CHECK-NEXT:    %[[COL:.*]] = arith.remui
+// CHECK-NEXT:    scf.for %[[ROUND:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[ROWS:.*]] = arith.muli %[[ROUND]], %[[C16]] : index
+// CHECK-NEXT:      %[[ROW_R:.*]] = arith.addi %[[ROW]], %[[ROWS]] : index
 // CHECK:           %[[V:.*]] = "vector.load"(%{{.*}}) <{alignment = 16 : i64}> : (memref<1024x1024xf16>, index, index) -> vector<8xf16>
-// CHECK:           "vector.store"(%[[V]], %[[A_S]], %{{.*}}) <{alignment = 16 : i64}> : (vector<8xf16>, memref<128x64xf16, 3 : i64>, index, index) -> ()
+// CHECK-NEXT:      "vector.store"(%[[V]], %[[A_S]], %[[ROW_R]], %[[COL]]) <{alignment = 16 : i64}> : (vector<8xf16>, memref<128x64xf16, 3 : i64>, index, index) -> ()
+// CHECK-NEXT:    } {loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<full = true>>}
 // CHECK:         gpu.return
 func.func @copy_in(%A: memref<1024x1024xf16>)
     attributes {tile.grid = array<i64: 8, 8>, tile.threads = 128 : i64, tile.target = "sm_80"} {

@@ -4,22 +4,28 @@
 // RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
 
 // 4 warps tile 64x64 as 2x2 warps of 32x32: per 16-wide k step, 2 A fragments
-// (ldmatrix.x4), 4 B fragments (ldmatrix.x2.trans of the row-major KxN B) and
-// 2x4 mma.sync; 4 k steps.  The four accumulator registers of an mma (c0..c3, which
-// are neighbours in the fragment) travel as one aligned 16-byte vector.
+// (ldmatrix.x4) and the 4 B fragments of 2 ldmatrix.x4.trans of the row-major KxN B
+// (registers 0-1 one 8-column block, 2-3 the next), then 2x4 mma.sync; the loop over
+// the 2 k steps is marked for LLVM to unroll.  The four accumulator registers of an
+// mma (c0..c3, which are neighbours in the fragment) travel as one aligned 16-byte
+// vector.
 // CHECK-LABEL: gpu.func @gemm_f16(
 // CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32xf32>
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK-COUNT-2:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = false}> : (memref<64x32xf16, 3 : i64>, index, index) -> vector<4x2xf16>
-// CHECK-COUNT-4:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>, index, index) -> vector<2x2xf16>
+// CHECK:           %[[B01:.*]] = "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>, index, index) -> vector<4x2xf16>
+// CHECK-NEXT:      %[[B0:.*]] = "vector.extract_strided_slice"(%[[B01]]) <{offsets = [0 : i64], sizes = [2 : i64], strides = [1 : i64]}> : (vector<4x2xf16>) -> vector<2x2xf16>
+// CHECK-NEXT:      %[[B1:.*]] = "vector.extract_strided_slice"(%[[B01]]) <{offsets = [2 : i64], sizes = [2 : i64], strides = [1 : i64]}> : (vector<4x2xf16>) -> vector<2x2xf16>
+// CHECK:           "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>, index, index) -> vector<4x2xf16>
 // CHECK:           %[[ACC:.*]] = "vector.load"(%[[C]], %[[REG:.*]]) <{alignment = 16 : i64}> : (memref<32xf32>, index) -> vector<4xf32>
 // CHECK-NEXT:      %[[ACC2:.*]] = "vector.shape_cast"(%[[ACC]]) : (vector<4xf32>) -> vector<2x2xf32>
-// CHECK-NEXT:      %[[D:.*]] = "nvgpu.mma.sync"(%{{.*}}, %{{.*}}, %[[ACC2]]) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-NEXT:      %[[D:.*]] = "nvgpu.mma.sync"(%{{.*}}, %[[B0]], %[[ACC2]]) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-NEXT:      %[[D4:.*]] = "vector.shape_cast"(%[[D]]) : (vector<2x2xf32>) -> vector<4xf32>
 // CHECK-NEXT:      "vector.store"(%[[D4]], %[[C]], %[[REG]]) <{alignment = 16 : i64}> : (vector<4xf32>, memref<32xf32>, index) -> ()
-// CHECK-COUNT-7:   "nvgpu.mma.sync"
+// CHECK:           "nvgpu.mma.sync"(%{{.*}}, %[[B1]], %{{.*}})
+// CHECK-COUNT-6:   "nvgpu.mma.sync"
 // CHECK-NOT:       "nvgpu.mma.sync"
-// CHECK:         }
+// CHECK:         } {loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<full = true>>}
 // CHECK:         gpu.return
 func.func @gemm_f16(%C: memref<64x64xf32>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
@@ -33,10 +39,10 @@ func.func @gemm_f16(%C: memref<64x64xf32>)
 // -----
 
 // Transposed operands swap the ldmatrix flavours: A^T (KxM) is read with .trans,
-// B^T (NxK) without.
+// B^T (NxK) without (two 8-row blocks of B^T per x4 load as well).
 // CHECK-LABEL: gpu.func @gemm_f16_transposed(
 // CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>
-// CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = false}> : (memref<64x32xf16, 3 : i64>
+// CHECK:         "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = false}> : (memref<64x32xf16, 3 : i64>
 // CHECK:         "nvgpu.mma.sync"(%{{.*}}) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>)
 func.func @gemm_f16_transposed()
     attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
@@ -53,13 +59,14 @@ func.func @gemm_f16_transposed()
 // bitcast to the i32 register PTX wants, and upstream's nvvm.mma.sync (m16n8k16,
 // row.col, bf16 multiplicands) instead of nvgpu.mma.sync, which upstream 22.1.8's
 // convert-nvgpu-to-nvvm cannot lower for bf16.  4 warps tile 32x32 as 2x2 warps of
-// 16x16: per k step one A fragment, two B fragments, two mma.sync.
+// 16x16: per k step one A fragment, two B fragments (one ldmatrix.x4.trans), two
+// mma.sync.
 // CHECK-LABEL: gpu.func @gemm_bf16(
 // CHECK-NOT:     arith.mulf
 // CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<8xf32>
 // CHECK:         scf.for
 // CHECK:           %[[A:.*]] = "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = false}> : (memref<32x16xbf16, 3 : i64>, index, index) -> vector<4x2xbf16>
-// CHECK-COUNT-2:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 2 : i32, transpose = true}> : (memref<16x32xbf16, 3 : i64>, index, index) -> vector<2x2xbf16>
+// CHECK:           "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<16x32xbf16, 3 : i64>, index, index) -> vector<4x2xbf16>
 // CHECK:           %[[A0:.*]] = vector.extract %[[A]][0] : vector<2xbf16> from vector<4x2xbf16>
 // CHECK:           %[[R0:.*]] = llvm.bitcast %[[A0]] : vector<2xbf16> to i32
 // CHECK:           %[[C0:.*]] = memref.load %[[C]][%{{.*}}] : memref<8xf32>

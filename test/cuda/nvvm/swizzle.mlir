@@ -6,16 +6,21 @@
 // RUN: tile-opt %s --split-input-file -p 'lower-to-nvvm{swizzle-shared=false}' | filecheck %s --check-prefix=OFF
 
 // Rows of 128 bytes (64 f16, 8 units): column ^ ((row % 8) * 8).  The copy's 16-byte
-// store and the gemm's ldmatrix apply the same permutation.
+// store and the gemm's ldmatrix apply the same permutation.  The copy's rounds are 16
+// rows apart, whole periods of the permutation: the phase is the first round's.
 // CHECK-LABEL: gpu.func @rows_of_128_bytes(
 // CHECK:         %[[A_S:.*]] = memref.view {{.*}} {tilepipe.swizzle = "col ^ ((row % 8) * 8)"} : {{.*}} to memref<64x64xf16, 3 : i64>
 // CHECK:         %[[ROW:.*]] = arith.divui %{{.*}}, %[[C64:.*]] : index
 // CHECK-NEXT:    %[[COL:.*]] = arith.remui %{{.*}}, %[[C64]] : index
-// CHECK-NEXT:    %[[CHUNK:.*]] = "vector.load"(%{{.*}}, %[[ROW]], %[[COL]])
-// CHECK-NEXT:    %[[PHASE:.*]] = arith.remui %[[ROW]], %[[C8:.*]] : index
-// CHECK-NEXT:    %[[MASK:.*]] = arith.muli %[[PHASE]], %[[C8]] : index
-// CHECK-NEXT:    %[[SWIZZLED:.*]] = arith.xori %[[COL]], %[[MASK]] : index
-// CHECK-NEXT:    "vector.store"(%[[CHUNK]], %[[A_S]], %[[ROW]], %[[SWIZZLED]]) <{alignment = 16 : i64}>
+// CHECK-NEXT:    scf.for %[[ROUND:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[ROWS:.*]] = arith.muli %[[ROUND]], %{{.*}} : index
+// CHECK-NEXT:      %[[ROW_R:.*]] = arith.addi %[[ROW]], %[[ROWS]] : index
+// CHECK-NEXT:      %[[CHUNK:.*]] = "vector.load"(%{{.*}}, %[[ROW_R]], %[[COL]])
+// CHECK-NEXT:      %[[PHASE:.*]] = arith.remui %[[ROW]], %[[C8:.*]] : index
+// CHECK-NEXT:      %[[MASK:.*]] = arith.muli %[[PHASE]], %[[C8]] : index
+// CHECK-NEXT:      %[[SWIZZLED:.*]] = arith.xori %[[COL]], %[[MASK]] : index
+// CHECK-NEXT:      "vector.store"(%[[CHUNK]], %[[A_S]], %[[ROW_R]], %[[SWIZZLED]]) <{alignment = 16 : i64}>
+// CHECK-NEXT:    } {loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<full = true>>}
 // CHECK:         nvvm.barrier0
 // CHECK:         %[[LD_COL:.*]] = arith.xori %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:    "nvgpu.ldmatrix"(%[[A_S]], %{{.*}}, %[[LD_COL]]) <{numTiles = 4 : i32, transpose = false}>
@@ -46,12 +51,15 @@ func.func @rows_of_128_bytes(%A: memref<64x64xf16>, %B: memref<64x64xf16>)
 // CHECK:         memref.view {{.*}} {tilepipe.swizzle = "col ^ ((row / 2 % 4) * 8)"} : {{.*}} to memref<64x32xf16, 3 : i64>
 // CHECK:         %[[ROW:.*]] = arith.divui %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:    %[[COL:.*]] = arith.remui %{{.*}}, %{{.*}} : index
-// CHECK-NEXT:    %[[CHUNK:.*]] = "vector.load"
-// CHECK-NEXT:    %[[PAIR:.*]] = arith.divui %[[ROW]], %[[C2:.*]] : index
-// CHECK-NEXT:    %[[PHASE:.*]] = arith.remui %[[PAIR]], %[[C4:.*]] : index
-// CHECK-NEXT:    %[[MASK:.*]] = arith.muli %[[PHASE]], %[[C8:.*]] : index
-// CHECK-NEXT:    %[[SWIZZLED:.*]] = arith.xori %[[COL]], %[[MASK]] : index
-// CHECK-NEXT:    "vector.store"(%[[CHUNK]], %{{.*}}, %[[ROW]], %[[SWIZZLED]])
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      arith.muli
+// CHECK-NEXT:      %[[ROW_R:.*]] = arith.addi %[[ROW]], %{{.*}} : index
+// CHECK-NEXT:      %[[CHUNK:.*]] = "vector.load"
+// CHECK-NEXT:      %[[PAIR:.*]] = arith.divui %[[ROW]], %[[C2:.*]] : index
+// CHECK-NEXT:      %[[PHASE:.*]] = arith.remui %[[PAIR]], %[[C4:.*]] : index
+// CHECK-NEXT:      %[[MASK:.*]] = arith.muli %[[PHASE]], %[[C8:.*]] : index
+// CHECK-NEXT:      %[[SWIZZLED:.*]] = arith.xori %[[COL]], %[[MASK]] : index
+// CHECK-NEXT:      "vector.store"(%[[CHUNK]], %{{.*}}, %[[ROW_R]], %[[SWIZZLED]])
 // CHECK:         gpu.return
 func.func @rows_of_64_bytes(%A: memref<64x32xf16>, %B: memref<32x64xf16>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {

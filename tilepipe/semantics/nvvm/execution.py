@@ -434,6 +434,14 @@ def _extract(ex, op, mask):
     return [ex[op.operands[0]][(slice(None), *_position(op))].copy()]
 
 
+@handles("vector.extract_strided_slice")
+def _extract_strided_slice(ex, op, mask):
+    """Rows ``offsets[0] .. + sizes[0]`` of the leading dimension (unit strides)."""
+    (offset,) = (a.value.data for a in op.properties["offsets"].data)
+    (size,) = (a.value.data for a in op.properties["sizes"].data)
+    return [ex[op.operands[0]][:, offset : offset + size].copy()]
+
+
 @handles("llvm.extractvalue")
 def _extractvalue(ex, op, mask):
     """Structs (the result of ``nvvm.mma.sync``) are held as ``(threads, fields)``."""

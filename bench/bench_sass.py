@@ -1,0 +1,231 @@
+"""Machine code per k-iteration, without a GPU: compile a kernel to PTX, assemble it
+with ptxas (-v: registers, spills), disassemble the cubin with nvdisasm and count
+the SASS instructions of the steady-state loop, by class.
+
+    python bench/bench_sass.py [--target sm_80] [--markdown]
+
+The steady-state loop is the SASS loop (a backward branch and the instructions from
+its target label to it) that holds tensor-core instructions (HMMA) and a block
+barrier (BAR): the pipelined main loop, not an epilogue's.  Its instructions are
+counted once per iteration, each thread executing every one of them (predicated ones
+included: they issue).  A loop nested inside it (a rolled 16-wide k-step loop) runs
+as often as makes the HMMA count of an iteration what the kernel's gemms need
+(``KernelCase.hmma_per_iteration``), which the table marks with ``*``.
+
+The ``TileLang`` column is TileLang 0.1.15's figure for the same kernel (nvcc 13, sm_80)
+as reported in issue 18 -- not measured here: TileLang is not installed.
+
+Both ptxas and nvdisasm are pinned registry wheels (the ``ptx`` extra:
+``nvidia-cuda-nvcc``, ``nvidia-cuda-nvdisasm``).  The figures are instruction counts,
+not timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from tilepipe.compile import compile_kernel
+from tilepipe.lowering.nvvm.ptxas import PtxasReport, disassemble, run_ptxas
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+CLASSES = ("HMMA", "LDSM", "LDGSTS", "BAR", "int/addr", "other")
+INTEGER_OPCODES = frozenset(
+    """IMAD IADD3 IADD LEA SHF SHL SHR LOP3 LOP ISETP IMNMX IABS PRMT SEL SGXT BMSK
+    FLO POPC BREV IMUL UIMAD UIADD3 ULEA USHF ULOP3 UISETP USEL UPRMT UIMNMX USGXT
+    UFLO UPOPC UBREV UBMSK""".split()
+)
+
+
+def instruction_class(opcode: str) -> str:
+    """The class of a SASS opcode (its mnemonic before the first dot)."""
+    base = opcode.split(".")[0]
+    if base in ("HMMA", "LDSM", "LDGSTS", "BAR"):
+        return base
+    if base in INTEGER_OPCODES:
+        return "int/addr"
+    return "other"
+
+
+@dataclass(frozen=True)
+class Instruction:
+    address: int
+    opcode: str
+    text: str
+
+
+_INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)(.*?);")
+_LABEL = re.compile(r"^(\.L_x_\d+):")
+_BRANCH_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
+
+
+def parse_sass(sass: str) -> tuple[list[Instruction], dict[str, int]]:
+    """The instructions of one kernel's SASS and the index each label stands before."""
+    instructions: list[Instruction] = []
+    labels: dict[str, int] = {}
+    for line in sass.splitlines():
+        if label := _LABEL.match(line.strip()):
+            labels[label.group(1)] = len(instructions)
+        elif match := _INSTRUCTION.search(line):
+            instructions.append(Instruction(int(match[1], 16), match[2], line.strip()))
+    return instructions, labels
+
+
+def loops(instructions: list[Instruction], labels: dict[str, int]) -> list[tuple[int, int]]:
+    """``(first, last)`` instruction indices of every loop: a branch back to a label
+    at or before it."""
+    found = []
+    for index, instruction in enumerate(instructions):
+        if not instruction.opcode.startswith("BRA"):
+            continue
+        target = _BRANCH_TARGET.search(instruction.text)
+        if target and target[1] in labels and labels[target[1]] <= index:
+            found.append((labels[target[1]], index))
+    return found
+
+
+@dataclass
+class LoopCount:
+    classes: Counter
+    inner_trips: int | None  # the inferred trip count of nested loops, if any
+
+    @property
+    def total(self) -> int:
+        return sum(self.classes.values())
+
+
+def steady_state_count(sass: str, hmma_per_iteration: int) -> LoopCount:
+    """Dynamic instructions per iteration of the steady-state loop, by class."""
+    instructions, labels = parse_sass(sass)
+
+    def count(first: int, last: int, opcode: str) -> int:
+        return sum(1 for i in instructions[first : last + 1] if i.opcode.startswith(opcode))
+
+    candidates = [
+        (first, last)
+        for first, last in loops(instructions, labels)
+        if count(first, last, "HMMA") and count(first, last, "BAR")
+    ]
+    if not candidates:
+        raise ValueError("no loop with HMMA and BAR in the SASS")
+    first, last = max(candidates, key=lambda loop: (count(*loop, "HMMA"), loop[1] - loop[0]))
+    nested = [
+        (f, l) for f, l in loops(instructions, labels) if first <= f and l < last
+    ]
+    # Outermost nested loops only; each runs `trips` times per iteration.
+    nested = [
+        n for n in nested if not any(o != n and o[0] <= n[0] and n[1] <= o[1] for o in nested)
+    ]
+    in_nested = {i for f, l in nested for i in range(f, l + 1)}
+    classes: Counter = Counter()
+    trips = None
+    if nested:
+        nested_hmma = sum(count(f, l, "HMMA") for f, l in nested)
+        outside_hmma = count(first, last, "HMMA") - nested_hmma
+        trips = max(1, (hmma_per_iteration - outside_hmma) // max(1, nested_hmma))
+    for index in range(first, last + 1):
+        weight = trips if index in in_nested else 1
+        classes[instruction_class(instructions[index].opcode)] += weight
+    return LoopCount(classes, trips)
+
+
+@dataclass(frozen=True)
+class KernelCase:
+    name: str
+    text: str
+    num_stages: int
+    hmma_per_iteration: int  # per thread: the gemms' m16n8k16 blocks per warp
+    reference: str = ""  # TileLang 0.1.15's figure (issue 18), where known
+
+
+TILELANG_BLOCK_K32 = {1: "115", 2: "150", 3: "143", 4: "148"}
+
+
+def _gemm_block_k32() -> str:
+    """examples/gemm.mlir with block_K 32 (32 k-iterations of 128x128x32)."""
+    text = (EXAMPLES / "gemm.mlir").read_text()
+    return (
+        text.replace("%c64 = arith.constant 64", "%c64 = arith.constant 32")
+        .replace("%c16 = arith.constant 16", "%c16 = arith.constant 32")
+        .replace("128x64", "128x32")
+        .replace("64x128", "32x128")
+    )
+
+
+def cases() -> list[KernelCase]:
+    gemm = (EXAMPLES / "gemm.mlir").read_text()
+    # 4 warps over 128x128: 64x64 per warp, 4x8 m16n8 blocks, K/16 steps.
+    rows = [KernelCase("gemm.mlir (block_K 64)", gemm, 3, 32 * 4, "248 regs")]
+    rows += [
+        KernelCase("gemm block_K 32", _gemm_block_k32(), n, 32 * 2, TILELANG_BLOCK_K32[n])
+        for n in (1, 2, 3, 4)
+    ]
+    # 64x64 tiles over 4 warps whose rows a row reduction keeps whole: 16x64 per
+    # warp, 1x8 blocks, 4 k-steps, two gemms.
+    flash = (EXAMPLES / "flash_attention.mlir").read_text()
+    rows.append(KernelCase("flash_attention.mlir", flash, 2, 2 * 8 * 4))
+    epilogue = (EXAMPLES / "gemm_epilogue.mlir").read_text()
+    rows.append(KernelCase("gemm_epilogue.mlir", epilogue, 2, 32 * 4))
+    return rows
+
+
+@dataclass
+class Measurement:
+    case: KernelCase
+    num_stages: int
+    loop: LoopCount
+    ptxas: PtxasReport
+
+
+def measure(case: KernelCase, target: str) -> Measurement:
+    result = compile_kernel(
+        case.text, case.name, target, num_stages=case.num_stages, run_ptxas=False
+    )
+    assert result.ptx is not None
+    with tempfile.TemporaryDirectory(prefix="tilepipe-sass-") as tmp:
+        cubin = Path(tmp) / "kernel.cubin"
+        (report,) = run_ptxas(result.ptx, target, cubin)
+        sass = disassemble(cubin)
+    loop = steady_state_count(sass, case.hmma_per_iteration)
+    return Measurement(case, case.num_stages, loop, report)
+
+
+def table(measurements: list[Measurement]) -> str:
+    header = ["kernel", "ns", "total", *CLASSES, "regs", "spill B", "TileLang"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for m in measurements:
+        total = f"{m.loop.total}" + ("*" if m.loop.inner_trips else "")
+        spills = m.ptxas.spill_store_bytes + m.ptxas.spill_load_bytes
+        cells = [
+            m.case.name,
+            str(m.num_stages),
+            total,
+            *(str(m.loop.classes.get(c, 0)) for c in CLASSES),
+            str(m.ptxas.registers),
+            str(spills),
+            m.case.reference or "-",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--target", default="sm_80", choices=("sm_80", "sm_90"))
+    args = parser.parse_args()
+    measurements = [measure(case, args.target) for case in cases()]
+    print(
+        f"SASS per steady-state k-iteration, per thread ({args.target}; "
+        "* = nested loop trips inferred)"
+    )
+    print(table(measurements))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Version slots as rotating counters: ``(k + c) rem n`` in a loop over ``k`` becomes a
+loop-carried value that steps by ``step mod n`` and wraps, instead of a remainder
+computed every iteration.
+
+The multi-buffered loops that ``inject-software-pipeline`` leaves index each versioned
+buffer by ``((k - lb) / step) mod versions``; with ``step = 1`` that is
+``arith.remsi (k + c), n``.  For ``n`` = 3 (num_stages 3) LLVM computes it in 64 bits
+with a multiply-high by the magic reciprocal and then multiplies the slot by the
+version's size in bytes: a dozen integer instructions per iteration, two of them 64-bit
+multiplies.  A 32-bit counter costs an add, a compare and a select, and the size
+multiply of a value below ``n`` becomes a 32-bit shift or multiply.  Remainders by a
+power of two are rotated too: LLVM cannot tell that ``k - c`` is non-negative, so
+``remsi`` by 4 costs a sign fix-up (about ten instructions at num_stages 4).
+
+Only remainders whose dividend provably stays non-negative are rotated (constant lower
+bound, ``lb + c >= 0``, positive constant step: the dividend only grows), so that
+``remsi`` and ``remui`` agree with the counter on every iteration.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, i32
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+
+from tilepipe.dialects.tile import constant_index
+
+COUNTER = i32
+"""A counter stays below its divisor (a number of buffer versions): 32 bits, so that
+its update is three 32-bit instructions rather than 64-bit pairs."""
+
+
+def _offset_from(value: SSAValue, induction: SSAValue) -> int | None:
+    """``c`` when ``value`` is ``induction + c`` (``addi``/``subi`` by a constant, or
+    the induction variable itself), else None."""
+    if value == induction:
+        return 0
+    owner = value.owner
+    if isinstance(owner, arith.AddiOp):
+        for var, const in ((owner.lhs, owner.rhs), (owner.rhs, owner.lhs)):
+            if var == induction and (c := constant_index(const)) is not None:
+                return c
+    if isinstance(owner, arith.SubiOp) and owner.lhs == induction:
+        if (c := constant_index(owner.rhs)) is not None:
+            return -c
+    return None
+
+
+def _rotatable(op: Operation, induction: SSAValue, lower: int) -> tuple[int, int] | None:
+    """``(c, n)`` when ``op`` is ``(induction + c) rem n`` with a dividend that stays
+    non-negative from ``lower`` on."""
+    if not isinstance(op, arith.RemSIOp | arith.RemUIOp):
+        return None
+    divisor = constant_index(op.rhs)
+    offset = _offset_from(op.lhs, induction)
+    if divisor is None or divisor <= 0 or offset is None or lower + offset < 0:
+        return None
+    return offset, divisor
+
+
+class RotateSlotCounters(RewritePattern):
+    """Carry each ``(k + c) rem n`` of a loop's body as a rotating counter."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, loop: scf.ForOp, rewriter: PatternRewriter) -> None:
+        lower, step = constant_index(loop.lb), constant_index(loop.step)
+        if lower is None or step is None or step <= 0:
+            return
+        body = loop.body.block
+        induction = body.args[0]
+        remainders = [
+            (op, key)
+            for op in body.ops
+            if (key := _rotatable(op, induction, lower)) is not None
+        ]
+        if not remainders:
+            return
+        counters: dict[tuple[int, int], int] = {}  # (c, n) -> its iter_arg position
+        for _, key in remainders:
+            counters.setdefault(key, len(counters))
+        first_new = len(loop.iter_args)
+
+        def constant(value: int) -> SSAValue:
+            op = arith.ConstantOp.from_int_and_width(value, COUNTER)
+            rewriter.insert(op, InsertPoint.before(loop))
+            return op.result
+
+        initial = [constant((lower + c) % n) for c, n in counters]
+        # Appended after the loop's own arguments, in order of first appearance.
+        new_args = [body.insert_arg(COUNTER, len(body.args)) for _ in counters]
+        slots = []
+        for current in new_args:
+            cast = arith.IndexCastOp(current, IndexType())
+            rewriter.insert(cast, InsertPoint.at_start(body))
+            slots.append(cast.result)
+        for op, key in remainders:
+            rewriter.replace(op, [], [slots[counters[key]]])
+
+        yield_op = body.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        advanced = []
+        for (_, n), current in zip(counters, new_args):
+            # r + s wraps to r + s - n = r - (n - s) once r >= n - s (s = step mod n).
+            stride = step % n
+            ops = [
+                forward_by := arith.ConstantOp.from_int_and_width(stride, COUNTER),
+                back_by := arith.ConstantOp.from_int_and_width(n - stride, COUNTER),
+                wraps := arith.CmpiOp(current, back_by, "uge"),
+                forward := arith.AddiOp(current, forward_by),
+                back := arith.SubiOp(current, back_by),
+                select := arith.SelectOp(wraps, back, forward),
+            ]
+            rewriter.insert(ops, InsertPoint.before(yield_op))
+            advanced.append(select.result)
+        rewriter.replace(yield_op, scf.YieldOp(*yield_op.operands, *advanced))
+
+        new_loop = scf.ForOp(
+            loop.lb,
+            loop.ub,
+            loop.step,
+            [*loop.iter_args, *initial],
+            loop.detach_region(loop.body),
+        )
+        new_loop.location = loop.location
+        rewriter.replace(loop, new_loop, new_loop.results[:first_new])
