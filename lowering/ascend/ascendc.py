@@ -313,7 +313,8 @@ class AscendCPrinter(CubeCalls):
             call = "asc_lock" if take else "asc_unlock"
             mode = "ASC_LOCK_BLOCK" if op.is_blocking else "ASC_LOCK_NON_BLOCK"
             return f"{call}({pipe}, {id_text}, {mode});"
-        # The 910B-class buffer-lock intrinsics: mode true = non-blocking.
+        # The 910B-class buffer-lock intrinsics: mode false = blocking, true =
+        # non-blocking (asc-devkit's asc_lock_impl.h maps ASC_LOCK_BLOCK to false).
         call = "get_buf" if take else "rls_buf"
         return f"{call}({pipe}, {id_text}, {'false' if op.is_blocking else 'true'});"
 
