@@ -11,9 +11,9 @@ compiled in a worker process and kept only if it fits every budget of the target
 The survivors are ranked by the schedule simulator's cycles for the whole grid (one
 block's cycles times the number of blocks, which is what makes tile shapes comparable;
 for one kernel it orders by the block's cycles), then cycles per iteration, then fewer
-stages.  The target's latencies are per op, not per byte, so tile shapes differ only
-by their loop structure and block count in this model.  The table lists every configuration with the
-reason it was rejected, and the pick's tile-level kernel (its ``num_stages`` set) is
+stages.  The target's latencies are per byte and per FLOP (docs/schedule_sim.md), so
+a tile shape's cycles follow the bytes it moves and the FLOPs it computes.  The table
+lists every configuration with the reason it was rejected, and the pick's tile-level kernel (its ``num_stages`` set) is
 written out.
 """
 
