@@ -79,7 +79,7 @@ class InstantiateUses(RewritePattern):
             (value,) = numbers.values()
             new = arith.ConstantOp(IntegerAttr(value, IndexType()))
             new.result.name_hint = op.result.name_hint
-            rewriter.replace_op(op, new)
+            rewriter.replace(op, new)
             return
         if isinstance(op, AllocOp) and numbers:
             old = op.memref.type
@@ -89,7 +89,7 @@ class InstantiateUses(RewritePattern):
             new = AllocOp(op.dynamic_sizes, op.symbol_operands, new_type, op.alignment)
             new.attributes.update(op.attributes)
             new.memref.name_hint = op.memref.name_hint
-            rewriter.replace_op(op, new)
+            rewriter.replace(op, new)
             return
         if isinstance(op, TileOp) and numbers:
             shape = [numbers.get((DIMS, i), d) for i, d in enumerate(op.tile_shape)]
