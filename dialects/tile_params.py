@@ -155,10 +155,9 @@ def _parameter_name(op: Operation, attr: str, value: Attribute, declared) -> str
     if not isinstance(value, StringAttr):
         raise KernelAttributeError(op, f"'{attr}' must name a parameter (a string), got {value}")
     if value.data not in declared:
-        known = ", ".join(declared) or "none: the kernel has no 'tile.tune'"
         raise KernelAttributeError(
             op, f"'{attr}' names '{value.data}', which the kernel's '{TUNE}' does not declare "
-            f"(declared: {known})"
+            f"(declared: {', '.join(declared)})"
         )
     return value.data
 
@@ -209,4 +208,7 @@ def verify_parameter_attribute(op: Operation, name: str) -> None:
         parameter_defaults(op)  # checks every use in the kernel
         return
     kernel = declaring_kernel(op)
-    uses_of_op(op, tune_candidates(kernel) if kernel is not None else {})
+    # Outside a declaring kernel the names mean nothing: a lowering that moves ops
+    # into a new function keeps their discardable attributes.
+    if kernel is not None:
+        uses_of_op(op, tune_candidates(kernel))

@@ -32,14 +32,6 @@ func.func @undeclared() attributes {tile.tune = {block_K = [32, 64]}} {
 
 // -----
 
-func.func @outside_a_tuned_kernel() {
-  // expected-error @+1 {{'tile.param' names 'block_K', which the kernel's 'tile.tune' does not declare (declared: none: the kernel has no 'tile.tune')}}
-  %k = arith.constant {tile.param = "block_K"} 64 : index
-  func.return
-}
-
-// -----
-
 func.func @param_on_a_float() attributes {tile.tune = {block_K = [32, 64]}} {
   %k = arith.constant {tile.param = "block_K"} 64 : index
   // expected-error @+1 {{'tile.tiles_of' belongs on an index arith.constant}}
