@@ -79,6 +79,19 @@ _VECTOR_CALLS = {ascend.AddOp: "Add", ascend.SubOp: "Sub", ascend.MulOp: "Mul",
                  ascend.MaxOp: "Max", ascend.ExpOp: "Exp"}
 
 
+# C++17 keywords and alternative tokens: never a variable name.
+CPP_KEYWORDS = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char16_t
+    char32_t class compl const constexpr const_cast continue decltype default delete do
+    double dynamic_cast else enum explicit export extern false float for friend goto if
+    inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq
+    private protected public register reinterpret_cast return short signed sizeof static
+    static_assert static_cast struct switch template this thread_local throw true try
+    typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
+    xor_eq
+""".split())
+
+
 class AscendCPrinter(CubeCalls):
     """Prints one kernel; names values after their name hints."""
 
@@ -87,7 +100,9 @@ class AscendCPrinter(CubeCalls):
         self.lines: list[str] = []
         self.indent = 0
         self.names: dict[SSAValue, str] = {}
-        self.taken: set[str] = set()
+        # An SSA name such as %short or %new is no C++ identifier as it stands, and
+        # %pipe would shadow the kernel's TPipe.
+        self.taken: set[str] = {*CPP_KEYWORDS, "pipe"}
         target = target_of(kernel) if "tile.target" in kernel.attributes else ASCEND_910B
         self.target = target if isinstance(target, AscendTarget) else ASCEND_910B
         # The ops of the core section being printed (None: a single-core kernel).
