@@ -112,6 +112,11 @@ def uses_of_op(op: Operation, declared: dict[str, tuple[int, ...]]) -> list[Para
     """The parameter uses ``op``'s own attributes declare, checked against ``declared``
     (a malformed one raises :class:`KernelAttributeError` pointing at ``op``)."""
     uses: list[ParameterUse] = []
+    if PARAM in op.attributes and TILES_OF in op.attributes:
+        raise KernelAttributeError(
+            op, f"a number is a parameter ('{PARAM}') or a count of its tiles "
+            f"('{TILES_OF}'), not both"
+        )
     for attr in (PARAM, TILES_OF):
         if attr in op.attributes:
             name = _parameter_name(op, attr, op.attributes[attr], declared)
@@ -144,11 +149,18 @@ def _per_dimension(op, attr, numbers, what, declared) -> list[ParameterUse]:
         raise KernelAttributeError(
             op, f"'{attr}' names {len(names.data)} dimensions, but the op has {len(numbers)} {what}"
         )
-    return [
+    uses = [
         ParameterUse(op, attr, _parameter_name(op, attr, name, declared), i, numbers[i])
         for i, name in enumerate(names.data)
         if name.data  # type: ignore[union-attr]
     ]
+    for use in uses:
+        if use.written <= 0:
+            raise KernelAttributeError(
+                op, f"'{attr}' names '{use.param}' for dimension {use.position}, which is "
+                "not a static size"
+            )
+    return uses
 
 
 def _parameter_name(op: Operation, attr: str, value: Attribute, declared) -> str:

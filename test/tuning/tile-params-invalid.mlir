@@ -95,3 +95,21 @@ func.func @grid_without_grid() attributes {tile.tune = {block_M = [64, 128]}, ti
   %m = arith.constant {tile.param = "block_M"} 128 : index
   func.return
 }
+
+// -----
+
+func.func @param_and_count() attributes {tile.tune = {block_K = [32, 64]}} {
+  %k = arith.constant {tile.param = "block_K"} 64 : index
+  // expected-error @+1 {{a number is a parameter ('tile.param') or a count of its tiles ('tile.tiles_of'), not both}}
+  %n = arith.constant {tile.param = "block_K", tile.tiles_of = "block_K"} 64 : index
+  func.return
+}
+
+// -----
+
+func.func @dynamic_dimension(%m: index) attributes {tile.tune = {block_K = [32, 64]}} {
+  %k = arith.constant {tile.param = "block_K"} 64 : index
+  // expected-error @+1 {{'tile.dims' names 'block_K' for dimension 0, which is not a static size}}
+  %a = memref.alloc(%m) {tile.dims = ["block_K", ""]} : memref<?x64xf16, "shared">
+  func.return
+}
