@@ -39,7 +39,8 @@ def _trip_count_query(loop: Operation) -> tuple[z3.ArithRef, list[z3.BoolRef]] |
 
 
 def trips_at_most(loop: Operation, bound: int) -> bool:
-    """Whether ``loop`` provably runs at most ``bound`` iterations."""
+    """Whether ``loop``, where it is reached, provably runs at most ``bound``
+    iterations (the conditions of the ``scf.if`` ops around it hold there)."""
     if (trips := static_trip_count(loop)) is not None:
         return trips <= bound
     query = _trip_count_query(loop)
@@ -47,7 +48,8 @@ def trips_at_most(loop: Operation, bound: int) -> bool:
 
 
 def trips_at_least(loop: Operation, bound: int) -> bool:
-    """Whether ``loop`` provably runs at least ``bound`` iterations."""
+    """Whether ``loop``, where it is reached, provably runs at least ``bound``
+    iterations (whether it is reached at all is the caller's question)."""
     if (trips := static_trip_count(loop)) is not None:
         return trips >= bound
     query = _trip_count_query(loop)

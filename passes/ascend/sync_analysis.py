@@ -56,6 +56,7 @@ from tilepipe.passes.analysis.access_analysis import (
 )
 from tilepipe.passes.ascend.multi_buffer import EpochClock, MultiBuffer, epoch_clock
 from tilepipe.passes.ascend.resolve_core import op_core, op_pipe
+from tilepipe.passes.analysis.symbolic_index import enclosing_conditions
 from tilepipe.passes.analysis.trip_counts import trips_at_least, trips_at_most
 
 
@@ -380,7 +381,8 @@ def _maybe_skipped(target: DepEdge, sites: Sequence[SyncSite]) -> list[bool]:
     """By site position: may the site not run at all when both ends of ``target`` do?
     Then a path through it orders nothing.  That is a site of a pipelined loop other
     than the ends' loops, unless the loop provably runs: with zero trips, a fill before
-    the loop and a copy after it meet with no loop body in between."""
+    the loop and a copy after it meet with no loop body in between.  A trip count is
+    proven where its loop is reached, so a loop under an ``scf.if`` may not run."""
     loops = (target.src.loop, target.dst.loop)
     runs: dict[ForOp, bool] = {}
     skipped = []
@@ -390,7 +392,7 @@ def _maybe_skipped(target: DepEdge, sites: Sequence[SyncSite]) -> list[bool]:
             skipped.append(False)
             continue
         if loop not in runs:
-            runs[loop] = trips_at_least(loop, 1)
+            runs[loop] = not enclosing_conditions(loop) and trips_at_least(loop, 1)
         skipped.append(not runs[loop])
     return skipped
 

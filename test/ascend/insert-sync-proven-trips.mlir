@@ -74,3 +74,54 @@ func.func @unbounded(%x: memref<128xf16>, %y: memref<128xf16>, %n: index) attrib
   }
   func.return
 }
+
+// -----
+
+// A loop that provably runs (max(n, 1) trips) orders the fill before it and the copy
+// after it through its body's syncs, as a one-trip loop does: no flag of its own for %a.
+// CHECK-LABEL: func.func @proven_running
+// CHECK-NOT:   a:raw
+// CHECK:       func.return
+func.func @proven_running(%out: memref<8x8xf32>, %z: memref<8x8xf32>, %n: index) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<8x8xf32, "ub">
+  %b = memref.alloc() : memref<8x8xf32, "ub">
+  %more = arith.cmpi sgt, %n, %c1 : index
+  %t = arith.select %more, %n, %c1 : index
+  tile.fill<8x8> %zero -> %a : f32 -> memref<8x8xf32, "ub">
+  pipeline.for %k = %c0 to %t step %c1 num_stages = 1 {
+    tile.mul<8x8> %a, %a -> %b : memref<8x8xf32, "ub">, memref<8x8xf32, "ub"> -> memref<8x8xf32, "ub">
+    tile.copy<8x8> %b -> %z : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+  }
+  tile.copy<8x8> %a -> %out : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+  func.return
+}
+
+// -----
+
+// Under `scf.if %n >= 1` the loop runs whenever it is reached, but it may not be
+// reached: %a keeps its own flag.
+// CHECK-LABEL: func.func @guarded_running
+// CHECK:       tile.fill<8x8> %zero -> %a
+// CHECK-NEXT:  ascend.set_flag[V, MTE3] %[[ID:.*]] {ascend.sync_point = "a:raw"}
+// CHECK:       ascend.wait_flag[V, MTE3] %[[ID]] {ascend.sync_point = "a:raw"}
+// CHECK-NEXT:  tile.copy<8x8> %a -> %out
+func.func @guarded_running(%out: memref<8x8xf32>, %z: memref<8x8xf32>, %n: index) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<8x8xf32, "ub">
+  %b = memref.alloc() : memref<8x8xf32, "ub">
+  %some = arith.cmpi sge, %n, %c1 : index
+  tile.fill<8x8> %zero -> %a : f32 -> memref<8x8xf32, "ub">
+  scf.if %some {
+    pipeline.for %k = %c0 to %n step %c1 num_stages = 1 {
+      tile.mul<8x8> %a, %a -> %b : memref<8x8xf32, "ub">, memref<8x8xf32, "ub"> -> memref<8x8xf32, "ub">
+      tile.copy<8x8> %b -> %z : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+    }
+  }
+  tile.copy<8x8> %a -> %out : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+  func.return
+}

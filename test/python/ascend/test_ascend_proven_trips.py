@@ -110,3 +110,34 @@ def test_every_remaining_sync_is_needed(name):
         assert not simulate(module, inputs(), {"n": 2}).ok, f"deleting {description} went unnoticed"
         checked += 1
     assert checked >= 4
+
+
+GUARDED_RUNNING = """
+func.func @guarded_running(%out: memref<8x8xf32>, %z: memref<8x8xf32>, %n: index) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<8x8xf32, "ub">
+  %b = memref.alloc() : memref<8x8xf32, "ub">
+  %some = arith.cmpi sge, %n, %c1 : index
+  tile.fill<8x8> %zero -> %a : f32 -> memref<8x8xf32, "ub">
+  scf.if %some {
+    pipeline.for %k = %c0 to %n step %c1 num_stages = 1 {
+      tile.mul<8x8> %a, %a -> %b : memref<8x8xf32, "ub">, memref<8x8xf32, "ub"> -> memref<8x8xf32, "ub">
+      tile.copy<8x8> %b -> %z : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+    }
+  }
+  tile.copy<8x8> %a -> %out : memref<8x8xf32, "ub"> -> memref<8x8xf32>
+  func.return
+}
+"""
+
+
+def test_a_guarded_loop_that_runs_once_reached_does_not_order_around_it():
+    # The loop runs whenever it is reached, but with %n = 0 it is not: the fill and
+    # the copy after the branch need their own flag (test/ascend/insert-sync-proven-trips.mlir).
+    module = compile_ascend(load_module(GUARDED_RUNNING))
+    zeros = {"out": np.zeros((8, 8), np.float32), "z": np.zeros((8, 8), np.float32)}
+    for trips in (0, 1, 2):
+        report = simulate(module, dict(zeros), {"n": trips})
+        assert report.ok, (trips, report.problems())
