@@ -164,6 +164,10 @@ class AscendCPrinter(CubeCalls):
 
     def print_kernel(self) -> str:
         func = self.kernel
+        if func.sym_name.data in CPP_KEYWORDS:
+            # The kernel's name is its symbol for the host: not renamed behind its back.
+            raise op_error(func, f"kernel name '{func.sym_name.data}' is a C++ keyword, "
+                           "which AscendC cannot name a kernel")
         params = []
         for arg in func.body.block.args:
             kind = "GM_ADDR" if isinstance(arg.type, MemRefType) else cpp_type(arg.type)
