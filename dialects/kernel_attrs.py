@@ -19,6 +19,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from tilepipe.dialects.kernel_errors import KernelAttributeError
+from tilepipe.dialects.tile_params import PARAMETER_ATTRS, verify_parameter_attribute
+
 KERNEL_ATTRS = ("tile.grid", "tile.threads", "tile.target", "tile.kernel")
 
 
@@ -36,15 +39,6 @@ def is_kernel(op: Operation) -> bool:
     return any(
         inner.name.startswith(("tile.", "pipeline.")) for inner in op.walk() if inner is not op
     )
-
-
-class KernelAttributeError(VerifyException):
-    """An op inside a kernel contradicts one of the kernel's attributes; ``op`` is the
-    op to point at."""
-
-    def __init__(self, op: Operation, message: str):
-        super().__init__(message)
-        self.op = op
 
 
 def verify_memory_spaces(kernel: Operation, target) -> None:
@@ -100,10 +94,13 @@ def verify_dialect_attributes(op: Operation) -> None:
     for name, attr in op.attributes.items():
         if not name.startswith("tile."):
             continue
+        if name in PARAMETER_ATTRS:
+            verify_parameter_attribute(op, name)
+            continue
         if name not in KERNEL_ATTRS:
             raise VerifyException(
                 f"unknown tile dialect attribute '{name}' "
-                f"(known: {', '.join(KERNEL_ATTRS)})"
+                f"(known: {', '.join(KERNEL_ATTRS + PARAMETER_ATTRS)})"
             )
         if name == "tile.grid":
             values = (

@@ -104,8 +104,9 @@ def _add_tune(commands) -> None:
     tune_cmd = commands.add_parser(
         "tune",
         help="rank num_stages (and tile shapes) by simulated cycles under every budget",
-        description="Compile every configuration (each KERNEL is one tile shape, times "
-        "each num_stages), reject those over a budget (shared-memory arena, registers, "
+        description="Compile every configuration (each tile shape -- a KERNEL, or each "
+        "combination of the tile sizes a KERNEL declares in 'tile.tune' -- times each "
+        "num_stages), reject those over a budget (shared-memory arena, registers, "
         "Ascend flags and lock pool), rank the rest by the schedule simulator's cycles "
         "per iteration, print the table and write the chosen kernel.",
     )

@@ -192,11 +192,15 @@ def retarget(
     check it is one: a kernel written for another target of the same kind (sm_80 vs
     sm_90) is compiled for ``target``, one for another kind of target (CUDA vs Ascend)
     is an error, and so is a buffer in a memory space ``target`` does not have.  This
-    runs before any pass, so that nothing unlowerable reaches upstream MLIR."""
+    runs before any pass, so that nothing unlowerable reaches upstream MLIR.  A kernel
+    that declares tile-size candidates (``tile.tune``) is compiled at the sizes it is
+    written at: its declarations are dropped (``instantiate-tile-params``)."""
+    from tilepipe.passes.tuning.instantiate_tile_params import InstantiateTileParams
     from tilepipe.source import functions_with_one_block
 
     if (diagnostic := functions_with_one_block(module)) is not None:
         raise CompileError([diagnostic])
+    InstantiateTileParams().apply(make_context(), module)
     from tilepipe.dialects.kernel_attrs import is_kernel
 
     for op in module.walk():

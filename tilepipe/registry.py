@@ -48,6 +48,11 @@ PASSES: dict[str, tuple[str, str]] = {
     "async-copy": ("tilepipe.passes.cuda.async_copy", "AsyncCopyPass"),
     "thread-sync": ("tilepipe.passes.cuda.thread_sync", "ThreadSyncPass"),
     "lower-to-nvvm": ("tilepipe.lowering.nvvm.to_nvvm", "LowerToNVVM"),
+    # tile-size candidates of `tilepipe tune` (docs/schedule_sim.md)
+    "instantiate-tile-params": (
+        "tilepipe.passes.tuning.instantiate_tile_params",
+        "InstantiateTileParams",
+    ),
     # the cycle model of the scheduled level (docs/schedule_sim.md)
     "schedule-sim": ("tilepipe.schedule_sim.flow", "ScheduleSimPass"),
     # Ascend (docs/ascend.md)

@@ -346,3 +346,17 @@ __all__ = [
     "read_source",
     "undeclared_or_invisible_use",
 ]
+
+
+def parse_assignments(spec: str | None, what: str) -> dict[str, int]:
+    """``"n=4,m=2"`` -> ``{"n": 4, "m": 2}`` (index arguments, tile parameters: ``what``
+    names them in the error); a malformed item raises ValueError."""
+    values: dict[str, int] = {}
+    for item in (spec or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip().lstrip("-").isdigit():
+            raise ValueError(f"{what} are NAME=INT, got '{item.strip()}'")
+        values[name.strip()] = int(value)
+    return values

@@ -6,10 +6,39 @@ record up with :func:`target_of` and never branch on target names themselves.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
 KiB = 1024
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Cycles an op occupies its unit in the cycle models (docs/schedule_sim.md):
+    ``fixed + work / rate``.  The work is what the op moves or computes
+    (:func:`tilepipe.semantics.op_work.op_work`): bytes for a copy or a vector op,
+    FLOPs for a matmul.  ``rate`` None charges per op, whatever the tile's size (the
+    abstract model of the chapter's cycle comparison)."""
+
+    fixed: int
+    rate: float | None = None  # bytes or FLOPs per cycle
+
+    def cycles(self, work: int) -> int:
+        if self.rate is None or work <= 0:
+            return self.fixed
+        return self.fixed + math.ceil(work / self.rate)
+
+
+# The chapter's abstract cycle model: per op, whatever the size (a copy 30 cycles, a
+# compute 20, a barrier 8, one issue per cycle).  The default of a CudaTarget record.
+CHAPTER_LATENCIES: dict[str, Latency] = {
+    "issue": Latency(1),  # an async copy's occupancy of the copy engine
+    "global_copy": Latency(30),  # a global copy from its start until its data lands
+    "compute": Latency(20),  # any compute tile op but a matmul
+    "gemm": Latency(20),  # a matmul
+    "barrier": Latency(8),
+}
 
 
 class LockPrimitive(Enum):
@@ -35,15 +64,9 @@ class CudaTarget:
     has_bulk_tensor_copy: bool = False  # TMA, sm_90+
     # The memref memory spaces a kernel for this target may use ("global" = none).
     memory_spaces: tuple[str, ...] = ("global", "shared", "fragment", "local")
-    # Latencies (cycles) of the schedule simulator's cycle model (docs/schedule_sim.md).
-    latencies: dict[str, int] = field(
-        default_factory=lambda: {
-            "issue": 1,
-            "global_copy": 30,
-            "compute": 20,
-            "barrier": 8,
-        }
-    )
+    # Latencies of the schedule simulator's cycle model (docs/schedule_sim.md), keyed
+    # as CHAPTER_LATENCIES.
+    latencies: dict[str, Latency] = field(default_factory=lambda: dict(CHAPTER_LATENCIES))
 
     kind = "cuda"
 
@@ -72,16 +95,17 @@ class AscendTarget:
     lock_primitive: LockPrimitive = LockPrimitive.GET_BUF
     cube_cores: int = 24
     vector_cores: int = 48
-    # Per-pipe latencies (cycles per tile op) for the pipe simulator's cycle model.
-    pipe_latencies: dict[str, int] = field(
+    # Per-pipe latencies of the pipe simulator's cycle model (cycles per tile op:
+    # fixed + bytes / rate, FLOPs on the cube's M pipe).
+    pipe_latencies: dict[str, Latency] = field(
         default_factory=lambda: {
-            "MTE2": 30,
-            "MTE1": 10,
-            "MTE3": 30,
-            "M": 20,
-            "V": 20,
-            "FIX": 10,
-            "S": 1,
+            "MTE2": Latency(30, 64),  # GM -> L1/UB
+            "MTE1": Latency(10, 256),  # L1 -> L0A/L0B
+            "MTE3": Latency(30, 64),  # UB -> GM
+            "M": Latency(20, 8192),  # the cube: 16x16x16 MACs per cycle
+            "V": Latency(20, 256),  # the vector unit: 256 bytes per cycle
+            "FIX": Latency(10, 128),  # L0C -> GM/L1
+            "S": Latency(1),
         }
     )
     flag_latency: int = 2
@@ -93,13 +117,34 @@ class AscendTarget:
     kind = "ascend"
 
 
-SM_80 = CudaTarget(name="sm_80", sm=80, shared_memory_bytes=163 * KiB)
+# Per SM (one block per SM), from the parts' public peak figures: bandwidth between
+# global and shared memory per SM and cycle (an L2-hit mix, above DRAM's share), dense
+# f16 tensor-core FLOPs per SM and cycle, 32 lanes x 4 bytes for elementwise work.
+SM_80 = CudaTarget(
+    name="sm_80",
+    sm=80,
+    shared_memory_bytes=163 * KiB,
+    latencies={
+        "issue": Latency(1, 16),
+        "global_copy": Latency(400, 16),
+        "compute": Latency(20, 128),
+        "gemm": Latency(20, 2048),  # A100: 312 TFLOP/s over 108 SMs at 1.41 GHz
+        "barrier": Latency(20),
+    },
+)
 SM_90 = CudaTarget(
     name="sm_90",
     sm=90,
     shared_memory_bytes=227 * KiB,  # 232,448 bytes
     has_mbarrier_try_wait_parity=True,
     has_bulk_tensor_copy=True,
+    latencies={
+        "issue": Latency(1, 32),
+        "global_copy": Latency(450, 32),
+        "compute": Latency(20, 128),
+        "gemm": Latency(20, 4096),  # H100: 989 TFLOP/s over 132 SMs at 1.83 GHz
+        "barrier": Latency(20),
+    },
 )
 ASCEND_910B = AscendTarget(
     name="ascend910b",

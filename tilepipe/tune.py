@@ -1,7 +1,12 @@
 """``tilepipe tune``: rank pipeline configurations at compile time, on any machine.
 
-Every configuration (a kernel file -- one per tile shape -- times a ``num_stages``) is
-compiled in a worker process and kept only if it fits every budget of the target:
+Every configuration (a tile shape times a ``num_stages``) is compiled in a worker
+process and kept only if it fits every budget of the target.  The tile shapes are the
+kernel files given, and within a kernel that declares candidates (``tile.tune``,
+:mod:`tilepipe.dialects.tile_params`) every combination of them, each instantiated by
+``instantiate-tile-params`` (a combination the kernel cannot take -- a size that does
+not divide its extent, shapes that no longer fit -- is rejected with the reason).
+The budgets:
 
 * CUDA: the shared-memory arena ``merge-shared-memory`` packs (its budget check), and
   the registers ptxas reports (at most 255 per thread, no spills) unless ``--no-ptxas``;
@@ -11,14 +16,15 @@ compiled in a worker process and kept only if it fits every budget of the target
 The survivors are ranked by the schedule simulator's cycles for the whole grid (one
 block's cycles times the number of blocks, which is what makes tile shapes comparable;
 for one kernel it orders by the block's cycles), then cycles per iteration, then fewer
-stages.  The target's latencies are per op, not per byte, so tile shapes differ only
-by their loop structure and block count in this model.  The table lists every configuration with the
-reason it was rejected, and the pick's tile-level kernel (its ``num_stages`` set) is
+stages.  The target's latencies are per byte and per FLOP (docs/schedule_sim.md), so
+a tile shape's cycles follow the bytes it moves and the FLOPs it computes.  The table
+lists every configuration with the reason it was rejected, and the pick's tile-level kernel (its ``num_stages`` set) is
 written out.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from collections.abc import Sequence
@@ -31,8 +37,14 @@ MAX_REGISTERS = 255
 
 @dataclass(frozen=True)
 class Config:
-    kernel: str  # path of the kernel file (one tile shape)
+    kernel: str  # path of the kernel file
     num_stages: int
+    params: tuple[tuple[str, int], ...] = ()  # declared tile sizes, in declaration order
+
+    @property
+    def label(self) -> str:
+        sizes = [f"{name}={value}" for name, value in self.params]
+        return " ".join([Path(self.kernel).name, *sizes, f"num_stages={self.num_stages}"])
 
 
 @dataclass
@@ -58,7 +70,8 @@ class Outcome:
         return (self.cycles or 0) * self.blocks
 
     def rank(self) -> tuple:
-        return (self.grid_cycles, self.step, self.config.num_stages, self.config.kernel)
+        config = self.config
+        return (self.grid_cycles, self.step, config.num_stages, config.kernel, config.params)
 
 
 def _message(err: Exception) -> str:
@@ -153,10 +166,12 @@ def _evaluate_ascend(outcome: Outcome, module, target, index_args) -> None:
 
 def evaluate(job: tuple[Config, str, str, dict[str, int], bool]) -> Outcome:
     """Compile and simulate one configuration (run in a worker process)."""
-    from xdsl.utils.exceptions import DiagnosticException
+    from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
     from tilepipe.compile import parse_kernel, retarget
     from tilepipe.diagnostics import DiagnosedError
+    from tilepipe.passes.tuning.instantiate_tile_params import InstantiateTileParams
+    from tilepipe.registry import make_context
     from tilepipe.semantics.errors import KernelError
     from tilepipe.targets import CudaTarget, get_target
 
@@ -165,16 +180,37 @@ def evaluate(job: tuple[Config, str, str, dict[str, int], bool]) -> Outcome:
     target = get_target(target_name)
     try:
         module = parse_kernel(text, config.kernel)
-        retarget(module, target, config.num_stages)
+        if config.params:
+            values = ",".join(f"{name}={value}" for name, value in config.params)
+            InstantiateTileParams(values=values).apply(make_context(), module)
+        retarget(module, target, config.num_stages)  # verifies the instantiated kernel
         outcome.text = str(module) + "\n"
         outcome.blocks = _blocks(module)
         if isinstance(target, CudaTarget):
             _evaluate_cuda(outcome, module, target, index_args, run_ptxas)
         else:
             _evaluate_ascend(outcome, module, target, index_args)
-    except (DiagnosedError, DiagnosticException, KernelError) as err:
+    except (DiagnosedError, DiagnosticException, PassFailedException, KernelError) as err:
         outcome.rejected = _message(err)
     return outcome
+
+
+def declared_sizes(path: str, text: str) -> list[tuple[tuple[str, int], ...]]:
+    """Every combination of the tile sizes the kernel declares (``[()]`` when it
+    declares none); malformed declarations are a :class:`CompileError`."""
+    from tilepipe.compile import CompileError, parse_kernel
+    from tilepipe.diagnostics import op_diagnostic
+    from tilepipe.dialects.tile_params import TUNE, tune_candidates
+
+    module = parse_kernel(text, path)  # verifies the declarations
+    kernels = [op for op in module.walk() if TUNE in op.attributes]
+    if len(kernels) > 1:
+        raise CompileError([op_diagnostic(
+            kernels[1], "error", f"declares '{TUNE}' too: tilepipe tune takes the tile "
+            "sizes of one kernel per file")])
+    candidates = tune_candidates(kernels[0]) if kernels else {}
+    names = list(candidates)
+    return [tuple(zip(names, values)) for values in itertools.product(*candidates.values())]
 
 
 def tune(
@@ -185,8 +221,13 @@ def tune(
     run_ptxas: bool = True,
     jobs: int | None = None,
 ) -> list[Outcome]:
-    """Every configuration's outcome, in (kernel, depth) order."""
-    configs = [(Config(path, d), text) for path, text in kernels for d in depths]
+    """Every configuration's outcome, in (kernel, tile sizes, depth) order."""
+    configs = [
+        (Config(path, d, sizes), text)
+        for path, text in kernels
+        for sizes in declared_sizes(path, text)
+        for d in depths
+    ]
     work = [(c, text, target_name, dict(index_args or {}), run_ptxas) for c, text in configs]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(work)))
     if workers == 1:
@@ -207,7 +248,7 @@ def format_table(outcomes: Sequence[Outcome], chosen: Outcome | None) -> str:
     rows = [("", "config", "arena B", "regs", "flags", "cyc/iter", "cycles", "grid cycles",
              "verdict")]
     for o in outcomes:
-        name = f"{Path(o.config.kernel).name} num_stages={o.config.num_stages}"
+        name = o.config.label
         verdict = "rejected: " + o.rejected if o.rejected else "fits"
         rows.append((
             "*" if o is chosen else "", name, cell(o.arena_bytes), cell(o.registers),

@@ -79,6 +79,19 @@ _VECTOR_CALLS = {ascend.AddOp: "Add", ascend.SubOp: "Sub", ascend.MulOp: "Mul",
                  ascend.MaxOp: "Max", ascend.ExpOp: "Exp"}
 
 
+# C++17 keywords and alternative tokens: never a variable name.
+CPP_KEYWORDS = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char16_t
+    char32_t class compl const constexpr const_cast continue decltype default delete do
+    double dynamic_cast else enum explicit export extern false float for friend goto if
+    inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq
+    private protected public register reinterpret_cast return short signed sizeof static
+    static_assert static_cast struct switch template this thread_local throw true try
+    typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
+    xor_eq
+""".split())
+
+
 class AscendCPrinter(CubeCalls):
     """Prints one kernel; names values after their name hints."""
 
@@ -87,7 +100,9 @@ class AscendCPrinter(CubeCalls):
         self.lines: list[str] = []
         self.indent = 0
         self.names: dict[SSAValue, str] = {}
-        self.taken: set[str] = set()
+        # An SSA name such as %short or %new is no C++ identifier as it stands, and
+        # %pipe would shadow the kernel's TPipe.
+        self.taken: set[str] = {*CPP_KEYWORDS, "pipe"}
         target = target_of(kernel) if "tile.target" in kernel.attributes else ASCEND_910B
         self.target = target if isinstance(target, AscendTarget) else ASCEND_910B
         # The ops of the core section being printed (None: a single-core kernel).
@@ -149,6 +164,10 @@ class AscendCPrinter(CubeCalls):
 
     def print_kernel(self) -> str:
         func = self.kernel
+        if func.sym_name.data in CPP_KEYWORDS:
+            # The kernel's name is its symbol for the host: not renamed behind its back.
+            raise op_error(func, f"kernel name '{func.sym_name.data}' is a C++ keyword, "
+                           "which AscendC cannot name a kernel")
         params = []
         for arg in func.body.block.args:
             kind = "GM_ADDR" if isinstance(arg.type, MemRefType) else cpp_type(arg.type)
@@ -313,7 +332,8 @@ class AscendCPrinter(CubeCalls):
             call = "asc_lock" if take else "asc_unlock"
             mode = "ASC_LOCK_BLOCK" if op.is_blocking else "ASC_LOCK_NON_BLOCK"
             return f"{call}({pipe}, {id_text}, {mode});"
-        # The 910B-class buffer-lock intrinsics: mode true = non-blocking.
+        # The 910B-class buffer-lock intrinsics: mode false = blocking, true =
+        # non-blocking (asc-devkit's asc_lock_impl.h maps ASC_LOCK_BLOCK to false).
         call = "get_buf" if take else "rls_buf"
         return f"{call}({pipe}, {id_text}, {'false' if op.is_blocking else 'true'});"
 

@@ -3,7 +3,7 @@ into L0A/L0B, ``Mmad`` and ``Fixpipe``.
 
 The cube reads L1 in the fractal NZ layout (see :mod:`tilepipe.semantics.ascend.layout`,
 which the pipe simulator uses): GM -> L1 copies are ``DataCopy`` with ``Nd2NzParams``,
-``LoadData`` fetches NZ fractals (as CANN's matmul sample's SplitA/SplitB), and a
+``LoadData`` fetches NZ fractals (both as asc-devkit's matmul_basic_api example), and a
 ``Fixpipe`` into L1 keeps NZ (``CFG_NZ``).  Parameter structs are built with the real
 headers' constructors (they are not aggregates).
 """
@@ -72,16 +72,25 @@ class CubeCalls:
         )
 
     def _load_data(self, op: Operation, src: BufferAccess, dst: BufferAccess) -> None:
-        """L1 (NZ) -> L0A (zZ) or L0B, one ``LoadData`` per 16-row block, as CANN's
-        matmul sample's SplitA (A: ``kBlocks`` fractals ``R/16`` apart) and SplitB
-        (B: ``nBlocks`` fractals, each transposed)."""
+        """L1 (NZ) -> L0A (zZ) or L0B (zN), one ``LoadData`` per 16-row block: for
+        block ``i``, destination ``i * 16 * cols``, source ``i * 512 B``, ``repeatTimes``
+        the 512-byte fractals of a row block, ``srcStride`` ``R/16`` (R: the L1
+        matrix's rows), transposed into L0B -- asc-devkit's
+        examples/01_simd_cpp_api/00_introduction/02_matrix/matmul_basic_api (its
+        ``__NPU_ARCH__ == 2201`` branch) word for word."""
         assert isinstance(src.buffer.type, MemRefType)
         rows, cols = src.sizes[-2:]
         c0 = _c0(src.buffer.type)
         if rows % 16 or cols % c0:
             raise op_error(op, f"a LoadData tile must be whole 16x{c0} fractals")
         l1_rows = src.buffer.type.get_shape()[-2]
-        transpose = "true" if ascend_space(dst.buffer.type) == MemorySpace.L0B else "false"
+        transposed = ascend_space(dst.buffer.type) == MemorySpace.L0B
+        if transposed and element_bytes(src.buffer.type.element_type) != 2:
+            # CANN's LoadData (2D) doc: "with ifTranspose, source and destination
+            # support b16 data types only".
+            raise op_error(op, "an L1 -> L0B LoadData transposes its fractals, which "
+                           "the hardware does for 16-bit elements only")
+        transpose = "true" if transposed else "false"
         params = f"0, {cols // c0}, {l1_rows // 16}, 0, 0, {transpose}, 0"
         block = self.fresh("b")
         dst_t, src_t = self.tensor(dst), self.nz_tensor(src)

@@ -12,8 +12,9 @@
   Two sites in the two branches of one ``scf.if`` never run in the same iteration.
   Edges need regions that can meet: between items, regions provably disjoint (e.g.
   two copies into different rows of one buffer) give none; in a loop, a loop-carried
-  edge whose distance reaches the loop's static trip count could never fire (TileLang
-  drops such rings in ``OptimizeFlagVersions``) and is left out.
+  edge whose distance reaches the loop's trip count -- static, or an upper bound
+  proven from the IR (:mod:`~tilepipe.passes.analysis.trip_counts`) -- could never
+  fire (TileLang drops such rings in ``OptimizeFlagVersions``) and is left out.
 * Redundant edges are pruned by a transitive closure, tightest edges first (smaller
   distance, later producer, earlier consumer; then kept edges that later ones imply
   are dropped again): an edge is implied when a path of kept
@@ -55,7 +56,8 @@ from tilepipe.passes.analysis.access_analysis import (
 )
 from tilepipe.passes.ascend.multi_buffer import EpochClock, MultiBuffer, epoch_clock
 from tilepipe.passes.ascend.resolve_core import op_core, op_pipe
-from tilepipe.passes.analysis.symbolic_index import static_trip_count
+from tilepipe.passes.analysis.symbolic_index import enclosing_conditions
+from tilepipe.passes.analysis.trip_counts import trips_at_least, trips_at_most
 
 
 @dataclass(frozen=True, eq=False)
@@ -255,11 +257,11 @@ def _loop_edges(
 ) -> list[DepEdge]:
     """Edges src -> dst of one loop: same iteration when src comes first (and both can
     run in one iteration), else loop-carried if the regions meet at some distance
-    that the loop's static trip count allows."""
+    that the loop's trip count (static, or proven) allows."""
     edges = []
     if src.inner_loop is not None and src.inner_loop is dst.inner_loop:
         return edges  # ordered by the inner loop's fences (inner_loop_fences)
-    trips = static_trip_count(analysis.loop)
+    never_reached: dict[int, bool] = {}  # distance -> the loop runs at most that often
     for a in accesses[src]:
         for b in accesses[dst]:
             if a.is_opaque or b.is_opaque:
@@ -275,7 +277,9 @@ def _loop_edges(
                 edges.append(DepEdge(src, dst, 0, a.buffer, kind, clock))
             elif analysis.may_intersect(a, b, None):
                 distance = info.versions if owned else 1
-                if trips is not None and distance >= trips:
+                if distance not in never_reached:
+                    never_reached[distance] = trips_at_most(analysis.loop, distance)
+                if never_reached[distance]:
                     # Iteration k + distance never runs (nor, in the counter mode, the
                     # epoch: epochs <= iterations): the ring could never fire.
                     continue
@@ -377,7 +381,8 @@ def _maybe_skipped(target: DepEdge, sites: Sequence[SyncSite]) -> list[bool]:
     """By site position: may the site not run at all when both ends of ``target`` do?
     Then a path through it orders nothing.  That is a site of a pipelined loop other
     than the ends' loops, unless the loop provably runs: with zero trips, a fill before
-    the loop and a copy after it meet with no loop body in between."""
+    the loop and a copy after it meet with no loop body in between.  A trip count is
+    proven where its loop is reached, so a loop under an ``scf.if`` may not run."""
     loops = (target.src.loop, target.dst.loop)
     runs: dict[ForOp, bool] = {}
     skipped = []
@@ -387,8 +392,7 @@ def _maybe_skipped(target: DepEdge, sites: Sequence[SyncSite]) -> list[bool]:
             skipped.append(False)
             continue
         if loop not in runs:
-            trips = static_trip_count(loop)
-            runs[loop] = trips is not None and trips >= 1
+            runs[loop] = not enclosing_conditions(loop) and trips_at_least(loop, 1)
         skipped.append(not runs[loop])
     return skipped
 
@@ -532,16 +536,15 @@ def credit_points(points: Sequence[SyncPoint], counter_limit: int) -> list[SyncP
     iteration and nothing flows back, the producer may run arbitrarily far ahead and
     overflow it.  Each such point gets a credit ring the other way -- its consumer
     sets, its producer waits, ``counter_limit - distance`` iterations later -- so at
-    most ``counter_limit`` sets are ever outstanding.  Loops whose static trip count
-    stays within the limit, and core pairs that already have a flag back in the loop,
-    need none."""
+    most ``counter_limit`` sets are ever outstanding.  Loops whose trip count
+    (static, or proven) stays within the limit, and core pairs that already have a
+    flag back in the loop, need none."""
     credits = []
     for point in points:
         edge = point.edge
         if point.kind != SyncKind.CROSS_CORE or not edge.in_loop:
             continue
-        trips = static_trip_count(edge.src.loop)
-        if trips is not None and trips <= counter_limit:
+        if trips_at_most(edge.src.loop, counter_limit):
             continue
         flows_back = any(
             other.kind == SyncKind.CROSS_CORE and other.edge.in_loop

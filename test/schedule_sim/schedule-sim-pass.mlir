@@ -10,15 +10,19 @@
 // CHECK-NEXT:    pipeline.barrier
 // CHECK-NEXT:    tile.add
 
-// The copy lands at 30 (the fill hides under it), barrier 30-38, add 38-58; the
-// second copy issues at 38, under the first add, and lands at 68; barrier 68-76, add
-// 76-96.  Steady state: 76 - 38 = 38 cycles per round.
+// sm_80's latencies for a 1 KiB tile: a copy occupies the engine 1 + 1024/16 = 65
+// cycles and lands 400 + 64 = 464 after it starts (the 28-cycle fill hides under it),
+// a barrier takes 20, an add 20 + 1024/128 = 28.  Barrier 464-484, add 484-512; the
+// second copy issues at 484, under the first add, and lands at 948; barrier 948-968,
+// add 968-996.  Steady state: 968 - 484 = 484 cycles per round.
 // SVG:      <svg
-// SVG:      two_rounds: 96 cycles, steady state 38.0 cycles/iteration
+// SVG:      two_rounds: 996 cycles, steady state 484.0 cycles/iteration
 // SVG:      >copy</text>
 // SVG:      >compute</text>
+// SVG:      <title>pipeline.async_copy [0, 65) in flight until 464</title>
+// SVG:      <title>tile.add [484, 512)</title>
+// SVG:      pipeline.wait_group [948, 948)
 // SVG:      fill="url(#hatch)"
-// SVG:      pipeline.wait_group
 // SVG:      </svg>
 
 // BAD: schedule-sim: index arguments are NAME=INT, got 'n'

@@ -17,10 +17,18 @@ reads).  The variants:
 * ``sync-copy``: synchronous ``tile.copy`` followed by a block barrier.
 
 Each variant is written with prologue / ``scf.for`` steady state / epilogue, as
-``inject-software-pipeline`` lays loops out.
+``inject-software-pipeline`` lays loops out.  The model's latencies are the chapter's
+abstract ones, per op whatever the tile's size: simulate with :data:`CHAPTER_TARGET`.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
+
+from tilepipe.targets import CHAPTER_LATENCIES, SM_90
+
+# sm_90's syncs (mbarriers, bulk copies) with the chapter's per-op latencies.
+CHAPTER_TARGET = replace(SM_90, latencies=dict(CHAPTER_LATENCIES))
 
 VARIANTS = ("none", "war", "war+raw", "+cb", "sync-copy")
 

@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tilepipe.diagnostics import OpDiagnosticError, op_error
 from tilepipe.semantics.errors import KernelError
+from tilepipe.source import parse_assignments
 
 from tilepipe.schedule_sim.model import ScheduleReport
 from tilepipe.schedule_sim.simulate import simulate
@@ -33,15 +34,7 @@ SCHEDULED_FLOW = (
 
 def parse_index_args(spec: str | None) -> dict[str, int]:
     """``"n=4,m=2"`` -> ``{"n": 4, "m": 2}``."""
-    values: dict[str, int] = {}
-    for item in (spec or "").split(","):
-        if not item.strip():
-            continue
-        name, sep, value = item.partition("=")
-        if not sep or not value.strip().lstrip("-").isdigit():
-            raise ValueError(f"index arguments are NAME=INT, got '{item.strip()}'")
-        values[name.strip()] = int(value)
-    return values
+    return parse_assignments(spec, "index arguments")
 
 
 def simulate_kernels(

@@ -1,11 +1,14 @@
 """The cycle model of a scheduled-level CUDA kernel (a greedy list schedule, docs/schedule_sim.md).
 
-Units (the lanes of :class:`~tilepipe.semantics.lane_engine.LaneEngine`):
+Units (the lanes of :class:`~tilepipe.semantics.lane_engine.LaneEngine`), with the
+target record's :class:`~tilepipe.targets.Latency` of each op (``fixed + work /
+rate``, the work in bytes or FLOPs, :func:`~tilepipe.semantics.op_work.op_work`):
 
-* ``copy``: the copy engine.  An async or bulk copy occupies it for the target's
-  ``issue`` cycles and its data lands ``global_copy`` cycles after it started; a
-  synchronous ``tile.copy`` to or from global memory occupies it for ``global_copy``.
-* ``compute``: every other tile op, ``compute`` cycles each.
+* ``copy``: the copy engine.  An async or bulk copy occupies it for ``issue`` (its
+  bytes streamed at the copy bandwidth) and its data lands ``global_copy`` after it
+  started; a synchronous ``tile.copy`` to or from global memory occupies it for
+  ``global_copy``.
+* ``compute``: every other tile op, ``gemm`` for a matmul, ``compute`` otherwise.
 * a block barrier joins both units for ``barrier`` cycles: it starts when both have
   reached it in program order and holds both back until it ends.
 
@@ -26,7 +29,9 @@ from dataclasses import dataclass, field
 from xdsl.dialects import scf
 from xdsl.ir import Operation
 
+from tilepipe.dialects.tile_forms import MatmulForm
 from tilepipe.semantics.lane_engine import LaneEngine, Span, steady_step
+from tilepipe.semantics.op_work import op_work
 from tilepipe.targets import CudaTarget
 
 from tilepipe.schedule_sim.trace import Need, Step, StepKind
@@ -139,12 +144,15 @@ class ScheduleModel:
 
     def _duration(self, step: Step) -> int:
         if step.kind == StepKind.ASYNC_COPY:
-            return self.latency["issue"]
+            return self.latency["issue"].cycles(op_work(step.op))
         if step.kind == StepKind.DATA:
-            unit = self.units[step.index][0]
-            return self.latency["global_copy" if unit == COPY else "compute"]
+            if self.units[step.index][0] == COPY:
+                key = "global_copy"
+            else:
+                key = "gemm" if isinstance(step.op, MatmulForm) else "compute"
+            return self.latency[key].cycles(op_work(step.op))
         if step.kind == StepKind.BARRIER:
-            return self.latency["barrier"]
+            return self.latency["barrier"].fixed
         return 0
 
     def _ready(self, step: Step) -> int | None:
@@ -152,15 +160,17 @@ class ScheduleModel:
         for need, why in step.needs:
             if need.index not in self.landed:
                 return None
-            delay = self.latency["barrier"] if why == Need.MBARRIER else 0
+            delay = self.latency["barrier"].fixed if why == Need.MBARRIER else 0
             start = max(start, self.landed[need.index] + delay)
         return start
 
     def _execute(self, step: Step, start: int) -> int:
         end = start + self._duration(step)
         self.end[step.index] = end
-        landed = start + self.latency["global_copy"]
-        self.landed[step.index] = landed if step.kind == StepKind.ASYNC_COPY else end
+        if step.kind == StepKind.ASYNC_COPY:
+            self.landed[step.index] = start + self.latency["global_copy"].cycles(op_work(step.op))
+        else:
+            self.landed[step.index] = end
         return end
 
     def _compute_work(self, step: Step) -> str | None:

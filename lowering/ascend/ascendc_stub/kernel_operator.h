@@ -35,21 +35,24 @@ enum pipe_t {
 };
 
 // Lock pool, 910B-class (dav-2201) targets: the CCE buffer-lock intrinsics
-// `get_buf(pipe_t, uint8_t|uint64_t bufId, bool mode)` / `rls_buf(...)` (CCE intrinsic
-// list; as printed by TileLang's RewriteFlagToBuf codegen and PTOAS' pto.get_buf).
-// mode: true = non-blocking (a spilled set), false = blocking (a spilled wait).
+// `get_buf(pipe_t, bufId, bool mode)` / `rls_buf(...)`, which AscendC's own
+// GetBufInternal/RlsBufInternal call on every arch (asc-devkit
+// impl/basic_api/kernel_event.h; CPU stub tests/api/c_api/stub/cce_stub.h declares the
+// id uint64_t, the mocks of tests/api/c_api/npu_arch_3510/sync uint8_t).
+// mode: false = blocking, true = non-blocking (asc-devkit
+// impl/c_api/instr_impl/npu_arch_3510/sync_impl/asc_lock_impl.h maps ASC_LOCK_BLOCK to
+// get_buf(..., false) and ASC_LOCK_NON_BLOCK to get_buf(..., true)).
 void get_buf(pipe_t pipe, uint8_t bufId, bool mode);
 void rls_buf(pipe_t pipe, uint8_t bufId, bool mode);
 
-// Lock pool, Ascend 950-class (dav-3510) targets: `asc_lock(pipe_t, uint8_t mutex_id[,
-// mode])` / `asc_unlock` (doc "asc_lock": "Atlas A2 ... not supported").  UNVERIFIED:
-// the spelling of the mode argument; ASC_LOCK_BLOCK / ASC_LOCK_NON_BLOCK as TileLang's
-// codegen prints them.
-enum asc_lock_mode_t : uint8_t { ASC_LOCK_BLOCK = 0, ASC_LOCK_NON_BLOCK = 1 };
+// Lock pool, Ascend 950-class (dav-3510) targets: `asc_lock(pipe, mutex_id[, mode])` /
+// `asc_unlock`, macros over get_buf/rls_buf in asc-devkit include/c_api/sync/sync.h
+// (doc "asc_lock": "Atlas A2 ... not supported"), with the mode enum declared there.
+enum ascMutexExecuteMode { ASC_LOCK_BLOCK = 0, ASC_LOCK_NON_BLOCK = 1 };
 void asc_lock(pipe_t pipe, uint8_t mutex_id);
-void asc_lock(pipe_t pipe, uint8_t mutex_id, asc_lock_mode_t mode);
+void asc_lock(pipe_t pipe, uint8_t mutex_id, ascMutexExecuteMode mode);
 void asc_unlock(pipe_t pipe, uint8_t mutex_id);
-void asc_unlock(pipe_t pipe, uint8_t mutex_id, asc_lock_mode_t mode);
+void asc_unlock(pipe_t pipe, uint8_t mutex_id, ascMutexExecuteMode mode);
 
 // Mixed cube + vector kernels: the task type (doc KERNEL_TASK_TYPE_DEFAULT; UNVERIFIED:
 // the enum's values and the macro's expansion), and the core-type guards of the AIC

@@ -9,6 +9,7 @@ import pytest
 from tilepipe.semantics import load_module
 from tilepipe.semantics.ascend.sim import simulate
 from tilepipe.semantics.errors import KernelError
+from tilepipe.targets import ASCEND_910B
 
 HEADER = """
 func.func @k(%x: memref<64xf16>, %y: memref<64xf16>) attributes {tile.target = "ascend910b"} {
@@ -41,8 +42,11 @@ def test_synchronized_kernel_is_clean_and_computes():
     assert report.ok, report.problems()
     expected = np.exp(x.astype(np.float32)).astype(np.float16)
     np.testing.assert_array_equal(report.outputs["y"], expected)
-    latencies = {"MTE2": 30, "V": 20, "MTE3": 30}
-    assert report.cycles == sum(latencies.values()) + 2 * 2  # two flags of 2 cycles
+    # Each pipe's fixed latency plus the tile's 128 bytes at its rate, and two flags.
+    latencies = ASCEND_910B.pipe_latencies
+    pipes = sum(latencies[p].cycles(64 * 2) for p in ("MTE2", "V", "MTE3"))
+    assert pipes == 30 + 2 + 20 + 1 + 30 + 2
+    assert report.cycles == pipes + 2 * ASCEND_910B.flag_latency
 
 
 def test_missing_flag_is_a_race():

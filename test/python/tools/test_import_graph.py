@@ -21,7 +21,7 @@ LAYERS = [
     (r"tilepipe\.dialects(\..*)?", 0),
     (r"tilepipe\.(diagnostics|targets|registry|source)", 0),
     (r"tilepipe\.passes\.analysis(\..*)?", 1),
-    (r"tilepipe\.passes\.(pipelining|memory)(\..*)?", 2),
+    (r"tilepipe\.passes\.(pipelining|memory|tuning)(\..*)?", 2),
     (r"tilepipe\.passes\.(cuda|ascend)(\..*)?", 3),
     (r"tilepipe\.passes", 3),
     (r"tilepipe\.lowering(\..*)?", 4),

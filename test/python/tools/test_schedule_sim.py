@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tilepipe.schedule_sim import simulate
-from tilepipe.schedule_sim.chapter import VARIANTS, chapter_kernel
+from tilepipe.schedule_sim.chapter import CHAPTER_TARGET, VARIANTS, chapter_kernel
 from tilepipe.schedule_sim.svg import schedule_svg
 from tilepipe.semantics.tile.runner import find_races
-from tilepipe.targets import get_target
+from tilepipe.targets import Latency, get_target
 
 from pipeline_helpers import apply_passes, with_num_stages
 
@@ -33,21 +33,22 @@ CHAPTER_STEPS = {
 }
 
 
-def _with_latency(name: str, **latencies: int):
-    target = get_target(name)
-    return dataclasses.replace(target, latencies={**target.latencies, **latencies})
+def _chapter_with(**latencies: int):
+    """The chapter's per-op model with some latencies changed."""
+    changed = {key: Latency(cycles) for key, cycles in latencies.items()}
+    return dataclasses.replace(CHAPTER_TARGET, latencies={**CHAPTER_TARGET.latencies, **changed})
 
 
 @pytest.mark.parametrize("depth", [3, 6])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_chapter_table(depth, variant):
-    report = simulate(chapter_kernel(variant, depth))
+    report = simulate(chapter_kernel(variant, depth), target=CHAPTER_TARGET)
     assert report.total_cycles == CHAPTER_TOTALS[depth][variant]
     assert round(report.steady_step, 1) == CHAPTER_STEPS[depth][variant]
 
 
 def test_chapter_sync_copy_at_latency_120():
-    report = simulate(chapter_kernel("sync-copy", 3), target=_with_latency("sm_90", global_copy=120))
+    report = simulate(chapter_kernel("sync-copy", 3), target=_chapter_with(global_copy=120))
     assert report.steady_step == 128.0
 
 
@@ -74,7 +75,7 @@ def test_a_racy_kernel_is_out_of_order_in_both():
     # the refill of a slot, and the simulator runs that refill before the read.
     racy = chapter_kernel("none", 2)
     assert find_races(racy)
-    assert simulate(racy).order_violations()
+    assert simulate(racy, target=CHAPTER_TARGET).order_violations()
 
 
 def _insert_barrier(text: str, after_line: int) -> str:
@@ -98,18 +99,19 @@ def test_a_redundant_barrier_never_lowers_cycles(target):
 @pytest.mark.parametrize("variant", ["war", "war+raw", "+cb"])
 def test_chapter_redundant_barrier_never_lowers_cycles(variant):
     text = chapter_kernel(variant, 3)
-    base = simulate(text).total_cycles
+    base = simulate(text, target=CHAPTER_TARGET).total_cycles
     lines = text.splitlines()
     for index, line in enumerate(lines):
         if "tile.add" in line or "bulk_copy" in line or "async_copy" in line:
-            assert simulate(_insert_barrier(text, index)).total_cycles >= base
+            with_barrier = simulate(_insert_barrier(text, index), target=CHAPTER_TARGET)
+            assert with_barrier.total_cycles >= base
 
 
 @pytest.mark.parametrize("latency, iterations", [(30, 16), (120, 64)])
 def test_deeper_chapter_pipelines_never_raise_the_step(latency, iterations):
     # Copies are the bottleneck at latency 120; the loop is long enough for its second
     # half to be steady at every depth (16 rounds are not, at depth 4 and 5).
-    target = _with_latency("sm_90", global_copy=latency)
+    target = _chapter_with(global_copy=latency)
     for variant in ("none", "war", "war+raw", "+cb"):
         steps = [
             simulate(chapter_kernel(variant, d, iterations), target=target).steady_step
@@ -120,12 +122,54 @@ def test_deeper_chapter_pipelines_never_raise_the_step(latency, iterations):
 
 @pytest.mark.parametrize("target", ["sm_80", "sm_90"])
 def test_deeper_gemm_pipelines_never_raise_the_step_when_copies_bound(target):
-    slow_copies = dataclasses.replace(
-        get_target(target), latencies={**get_target(target).latencies, "global_copy": 120}
-    )
-    steps = [simulate(_scheduled("gemm", target, d), target=slow_copies).steady_step
-             for d in range(1, 6)]
+    # Copies are the bottleneck at the targets' per-byte latencies (two 16 KiB tiles
+    # against one 128x128x64 gemm per iteration).
+    steps = [simulate(_scheduled("gemm", target, d)).steady_step for d in range(1, 6)]
     assert steps == sorted(steps, reverse=True), steps
+
+
+def _copy_spans(report) -> list[tuple[str, int]]:
+    """(destination tile shape, cycles on the copy engine) of every async copy."""
+    return [
+        ("x".join(map(str, span.item.op.tile_shape)), span.end - span.start)
+        for span in report.timeline if span.item.op.name == "pipeline.async_copy"
+    ]
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+def test_copy_occupancy_follows_bytes(target):
+    """Latencies are per byte (and per FLOP): halving a tile halves its copy's
+    occupancy beyond the fixed part, and two tile shapes that move the same bytes
+    per block keep the copy engine busy alike -- the per-op model charged the
+    half-K tile twice as much, which made big tiles win by construction."""
+    fixed = get_target(target).latencies["issue"].fixed
+    pipeline = P80  # cp.async on both targets (no tma-copy)
+    reports = {
+        k: simulate(str(apply_passes(gemm_with_tile(128, 128, k).replace("sm_80", target), pipeline)))
+        for k in (64, 32)
+    }
+    full = dict(_copy_spans(reports[64]))
+    half = dict(_copy_spans(reports[32]))
+    assert full["128x64"] - fixed == 2 * (half["128x32"] - fixed) > 0
+    assert full["64x128"] - fixed == 2 * (half["32x128"] - fixed) > 0
+    busy = {k: sum(c - fixed for _, c in _copy_spans(r)) for k, r in reports.items()}
+    assert busy[64] == busy[32]
+    per_op = {
+        k: simulate(str(apply_passes(gemm_with_tile(128, 128, k), P80)), target=_chapter_with())
+        for k in (64, 32)
+    }
+    assert len(_copy_spans(per_op[32])) == 2 * len(_copy_spans(per_op[64]))
+    assert sum(c for _, c in _copy_spans(per_op[32])) == 2 * sum(c for _, c in _copy_spans(per_op[64]))
+
+
+def test_gemm_latency_follows_flops():
+    target = get_target("sm_80")
+    gemm = target.latencies["gemm"]
+    spans = {}
+    for k in (64, 32):
+        report = simulate(_scheduled_text(gemm_with_tile(128, 128, k), "sm_80"))
+        spans[k] = next(s.end - s.start for s in report.timeline if s.item.op.name == "tile.gemm")
+    assert spans[64] - gemm.fixed == 2 * (spans[32] - gemm.fixed) == 2 * 128 * 128 * 64 // int(gemm.rate)
 
 
 def test_schedule_svg_has_a_lane_per_unit_and_marks_syncs():

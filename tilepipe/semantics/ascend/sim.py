@@ -35,7 +35,8 @@ module executes the queues:
   ``tile.block_id`` ops read); the blocks share GM, and GM accesses of two blocks that
   overlap, one a write, are races (blocks are not ordered).
 * **Cycles**: each data instruction occupies its pipe for the target's per-pipe
-  latency; a wait completes ``flag_latency`` after its set; a lock request costs
+  latency (fixed + its bytes, or a matmul's FLOPs, over the pipe's rate:
+  :mod:`tilepipe.semantics.op_work`); a wait completes ``flag_latency`` after its set; a lock request costs
   ``lock_latency``.  The makespan is the kernel's cycle count.  The pipes are the
   lanes of :mod:`tilepipe.semantics.lane_engine`, the engine the CUDA schedule
   simulator (:mod:`tilepipe.schedule_sim`) runs on too.
@@ -68,6 +69,7 @@ from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 from tilepipe.semantics.ascend.issue import Box, Instruction, Kind, ScalarUnit
 from tilepipe.semantics.ascend.layout import read_nz, write_nz
 from tilepipe.semantics.lane_engine import LaneEngine, steady_step
+from tilepipe.semantics.op_work import op_work
 from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics import numerics
 from tilepipe.semantics.numerics import gemm_accumulate, gemm_k_step
@@ -252,7 +254,8 @@ class PipeMachine:
 
     def _duration(self, instr: Instruction) -> int:
         if instr.kind == Kind.DATA:
-            return self.target.pipe_latencies.get(instr.pipe.value, 1)
+            latency = self.target.pipe_latencies.get(instr.pipe.value)
+            return latency.cycles(op_work(instr.op)) if latency is not None else 1
         if instr.kind in (Kind.GET, Kind.RLS):
             return self.target.lock_latency
         return 0
