@@ -71,6 +71,7 @@ from tilepipe.dialects.tile_forms import (
     ValueDstForm,
     shape_property,
 )
+from tilepipe.dialects.tile_launch import GridDimsOp
 from tilepipe.dialects.tile_syntax import parse_region_operand, parse_signature, parse_tile_shape
 from tilepipe.dialects.tile_syntax import (
     print_region_operand,
@@ -462,6 +463,7 @@ class BlockIdOp(IRDLOperation):
 
 TILE_OPS: list[type[IRDLOperation]] = [
     BlockIdOp,
+    GridDimsOp,
     CopyOp,
     GemmOp,
     FillOp,
