@@ -123,12 +123,9 @@ def argument_shape(
                 f"{name}={dims}, or an input array)"
             )
         return static
-    what = "input" if given is None else "shape of"
     if len(shape) != len(static) or any(s >= 0 and s != d for s, d in zip(static, shape)):
-        raise KernelError(
-            func, f"{what} '{name}' is {'x'.join(map(str, shape)) or 'a scalar'}, "
-            f"the argument is {type_}"
-        )
+        what = f"input '{name}' has shape" if given is None else f"the shape of '{name}' is"
+        raise KernelError(func, f"{what} {shape}, the argument is {type_}")
     for d, size in enumerate(shape):
         if size <= 0:
             raise KernelError(
