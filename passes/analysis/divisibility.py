@@ -53,7 +53,7 @@ def value_divisibility(value: SSAValue, _depth: int = 0) -> int:
     if isinstance(owner, arith.SelectOp | arith.MaxUIOp | arith.MinUIOp | arith.MaxSIOp | arith.MinSIOp):
         operands = owner.operands[1:] if isinstance(owner, arith.SelectOp) else owner.operands
         return math.gcd(*(of(operand) for operand in operands))
-    if isinstance(owner, arith.IndexCastOp | arith.IndexCastUIOp | arith.ExtSIOp | arith.ExtUIOp):
+    if isinstance(owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
         return of(owner.input)
     if isinstance(owner, memref.DimOp):
         dim = _constant(owner.index)

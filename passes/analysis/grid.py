@@ -42,7 +42,8 @@ def _trunc_div(a: int, b: int) -> int:
     return quotient if (a >= 0) == (b >= 0) else -quotient
 
 
-_BINARY: dict[str, Callable[[int, int], int]] = {
+# The integer semantics of MLIR's binary index ops (also the Ascend scalar unit's).
+INDEX_BINARY_OPS: dict[str, Callable[[int, int], int]] = {
     "arith.addi": lambda a, b: a + b,
     "arith.subi": lambda a, b: a - b,
     "arith.muli": lambda a, b: a * b,
@@ -129,4 +130,4 @@ def _evaluate(owner: Operation, value_of: Callable[[SSAValue], object]) -> int:
     lhs, rhs = operands
     if name in _DIVISIONS and rhs == 0:
         raise GridEvaluationError(owner, "divides by zero in the grid expression")
-    return _BINARY[name](lhs, rhs)  # type: ignore[arg-type]
+    return INDEX_BINARY_OPS[name](lhs, rhs)  # type: ignore[arg-type]

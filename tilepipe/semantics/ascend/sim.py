@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -62,9 +62,10 @@ from xdsl.ir import SSAValue
 from tilepipe.diagnostics import op_location
 from tilepipe.dialects import ascend
 from tilepipe.dialects.ascend_pipes import Core, Pipe
-from tilepipe.dialects.memory_space import MemorySpace
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 
+from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
 from tilepipe.semantics.ascend.issue import Box, Instruction, Kind, ScalarUnit
 from tilepipe.semantics.ascend.layout import read_nz, write_nz
 from tilepipe.semantics.lane_engine import LaneEngine, steady_step
@@ -131,6 +132,10 @@ class PipeSimReport:
         ]
 
 
+def _is_gm(buffer: SSAValue) -> bool:
+    return isinstance(buffer.type, MemRefType) and memory_space(buffer.type).is_off_chip
+
+
 class DataUnit:
     """The numpy semantics of the data instructions."""
 
@@ -145,27 +150,83 @@ class DataUnit:
 
     def _checked(self, instr: Instruction, box: Box) -> np.ndarray:
         array = self.array(box.buffer)
-        for start, size, dim in zip(box.starts, box.sizes, array.shape):
-            if start < 0 or start + size > dim:
-                raise KernelError(
-                    instr.op,
-                    f"{box.role} region [{start}, {start + size}) is out of bounds "
-                    f"of a dimension of size {dim}",
-                )
+        if self.clipped(box) is not None and not _is_gm(box.buffer):
+            start, size, dim = next(
+                (s, n, d) for s, n, d in zip(box.starts, box.sizes, array.shape)
+                if s < 0 or s + n > d
+            )
+            raise KernelError(
+                instr.op,
+                f"{box.role} region [{start}, {start + size}) is out of bounds "
+                f"of a dimension of size {dim}",
+            )
         return array
 
+    def clipped(self, box: Box) -> tuple[Box, tuple[slice, ...]] | None:
+        """A box reaching past its buffer: its in-bounds part and where that lies in
+        the tile (docs/semantics.md, boundary tiles); None when it is in bounds."""
+        shape = self.array(box.buffer).shape
+        if all(0 <= s and s + n <= d for s, n, d in zip(box.starts, box.sizes, shape)):
+            return None
+        lows = [min(max(s, 0), d) for s, d in zip(box.starts, shape)]
+        highs = [max(min(s + n, d), lo) for s, n, d, lo in zip(box.starts, box.sizes, shape, lows)]
+        inside = replace(box, starts=tuple(lows), sizes=tuple(h - lo for lo, h in zip(lows, highs)))
+        where = tuple(slice(lo - s, h - s) for lo, h, s in zip(lows, highs, box.starts))
+        return inside, where
+
+    def in_bounds(self, box: Box) -> Box | None:
+        """The part of ``box`` an instruction really accesses (None: nothing)."""
+        clip = self.clipped(box) if _is_gm(box.buffer) else None
+        inside = box if clip is None else clip[0]
+        return inside if all(inside.sizes) else None
+
     def read(self, instr: Instruction, box: Box) -> np.ndarray:
-        return self._checked(instr, box)[box.slices]
+        """A GM tile past the array's end reads 0 there."""
+        array = self._checked(instr, box)
+        clip = self.clipped(box)
+        if clip is None:
+            return array[box.slices]
+        inside, where = clip
+        values = np.zeros(box.sizes, array.dtype)
+        values[where] = array[inside.slices]
+        return values
 
     def write(self, instr: Instruction, box: Box, values: np.ndarray) -> None:
+        """Elements of a GM tile past the array's end are dropped."""
         target = self._checked(instr, box)
-        target[box.slices] = np.asarray(values).reshape(box.sizes).astype(target.dtype)
+        values = np.asarray(values).reshape(box.sizes).astype(target.dtype)
+        clip = self.clipped(box)
+        if clip is None:
+            target[box.slices] = values
+        else:
+            inside, where = clip
+            target[inside.slices] = values[where]
+
+    def _padded_copy(self, instr: Instruction, src: Box, dst: Box) -> None:
+        """GM -> UB of a boundary tile, as ``DataCopyPad`` does it: the in-bounds rows
+        and columns, each row zero-padded to its 32-byte block; the rest of the UB
+        tile keeps what it held (AscendC pads no further)."""
+        inside, _ = self.clipped(src)  # type: ignore[misc]
+        rows = inside.sizes[-2] if len(inside.sizes) > 1 else 1
+        cols = inside.sizes[-1]
+        target = self._checked(instr, dst)
+        block = max(1, 32 // target.dtype.itemsize)
+        padded = min(dst.sizes[-1], -(-cols // block) * block) if rows and cols else 0
+        tile = np.array(target[dst.slices]).reshape(-1, dst.sizes[-1])
+        values = self.read(instr, src).reshape(-1, dst.sizes[-1]).astype(target.dtype)
+        tile[:rows, :padded] = values[:rows, :padded]
+        target[dst.slices] = tile.reshape(dst.sizes)
 
     def execute(self, instr: Instruction) -> None:
         op = instr.op
         boxes = {box.role: box for box in instr.boxes}
         if isinstance(op, ascend.MoveOp):
             src, dst = boxes["src"], boxes["dst"]
+            if (
+                isinstance(op, ascend.DataCopyOp) and _is_gm(src.buffer)
+                and self.clipped(src) is not None
+            ):
+                return self._padded_copy(instr, src, dst)
             if isinstance(op, ascend.LoadDataOp):  # LoadData reads L1 in NZ
                 values = read_nz(self._checked(instr, src), src.starts, src.sizes)
             else:
@@ -304,7 +365,10 @@ class PipeMachine:
                 self.release_of[holder.index] = instr
         elif instr.kind == Kind.DATA:
             self.data.execute(instr)
-            self.accesses.extend((instr, box) for box in instr.boxes)
+            self.accesses.extend(
+                (instr, inside) for box in instr.boxes
+                if (inside := self.data.in_bounds(box)) is not None
+            )
         mask = 0
         for p in predecessors:
             mask |= self.ancestors[p.index] | (1 << p.index)
@@ -405,10 +469,17 @@ class PipeMachine:
                     )
 
 
-def _grid_blocks(kernel: FuncOp):
-    """The (x, y, z) index of every block of the kernel's ``tile.grid``, x fastest."""
-    attr = kernel.attributes.get("tile.grid")
-    grid = [*(attr.get_values() if attr is not None else ()), 1, 1, 1][:3]  # type: ignore[attr-defined]
+def _grid_blocks(kernel: FuncOp, names, scalar_args, shapes):
+    """The (x, y, z) index of every block of the kernel's grid (``tile.grid`` or
+    ``tile.grid_dims`` evaluated), x fastest."""
+    try:
+        extents = evaluate_grid(
+            kernel, scalar_args,
+            {name: shapes[arg] for name, arg in zip(names, kernel.body.block.args) if arg in shapes},
+        )
+    except GridEvaluationError as err:
+        raise KernelError(err.op, str(err)) from None
+    grid = [*extents, 1, 1, 1][:3]
     for z in range(grid[2]):
         for y in range(grid[1]):
             for x in range(grid[0]):
@@ -461,15 +532,24 @@ def simulate(
             if name not in inputs:
                 raise KernelError(kernel, f"no input for argument '{name}'")
             arrays[arg] = np.array(inputs[name], dtype=numpy_dtype(arg.type), copy=True)
+            static = arg.type.get_shape()
+            if len(static) != arrays[arg].ndim or any(
+                d >= 0 and d != n for d, n in zip(static, arrays[arg].shape)
+            ):
+                raise KernelError(
+                    kernel, f"input '{name}' has shape {arrays[arg].shape}, the argument "
+                    f"is {arg.type}"
+                )
         elif isinstance(arg.type, IndexType | IntegerType):
             scalars[arg] = (scalar_args or {})[name]
     data = DataUnit(arrays)
     gm = set(kernel.body.block.args)
     report = PipeSimReport({})
-    blocks = list(_grid_blocks(kernel))
+    shapes = {arg: array.shape for arg, array in arrays.items()}
+    blocks = list(_grid_blocks(kernel, names, scalar_args or {}, shapes))
     gm_accesses: list[list[tuple[Instruction, Box]]] = []
     for block in blocks:
-        machine = PipeMachine(ScalarUnit(kernel, scalars, block).run(), target, data)
+        machine = PipeMachine(ScalarUnit(kernel, scalars, block, shapes).run(), target, data)
         part = machine.run()
         label = f"block {block}: " if len(blocks) > 1 else ""
         for name in ("races", "deadlock", "flag_errors", "flags_left"):
