@@ -161,3 +161,20 @@ def test_every_drawn_shape_and_tile_is_correct(m, n, k, tile, target, num_stages
     }
     outputs = run_both(source, compiled(source, target, num_stages), inputs)
     np.testing.assert_array_equal(outputs["C"], inputs["A"] @ inputs["B"])
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+def test_a_static_grid_reaching_past_the_arrays_is_correct(target):
+    """5 x 5 blocks of 32 x 32 over a 100 x 90 C: the edge blocks are partial, the last
+    row and column of blocks lie wholly past the arrays (they read 0, write nothing)."""
+    text = _gemm_kernel(32, 32, 32, target).replace("  tile.grid_dims %gx, %gy\n", "")
+    text = text.replace("attributes {", "attributes {tile.grid = array<i64: 5, 5>, ")
+    source = with_static_shapes(text, {"A": (100, 70), "B": (70, 90), "C": (100, 90)})
+    rng = np.random.default_rng(7)
+    inputs = {
+        "A": rng.integers(-4, 4, (100, 70)).astype(np.float32),
+        "B": rng.integers(-4, 4, (70, 90)).astype(np.float32),
+        "C": np.full((100, 90), np.nan, dtype=np.float32),
+    }
+    outputs = run_both(source, compiled(source, target, 3), inputs)
+    np.testing.assert_array_equal(outputs["C"], inputs["A"] @ inputs["B"])
