@@ -36,7 +36,7 @@ GRID_EXPRESSION_OPS = frozenset(
         "arith.constant", "arith.addi", "arith.subi", "arith.muli", "arith.divui",
         "arith.divsi", "arith.ceildivui", "arith.ceildivsi", "arith.floordivsi",
         "arith.remui", "arith.remsi", "arith.maxui", "arith.maxsi", "arith.minui",
-        "arith.minsi", "arith.index_cast", "arith.index_castui", "memref.dim",
+        "arith.minsi", "arith.index_cast", "memref.dim",
     }
 )
 

@@ -125,7 +125,7 @@ def _evaluate(owner: Operation, value_of: Callable[[SSAValue], object]) -> int:
         if not 0 <= dim < len(shape):  # type: ignore[arg-type, operator]
             raise GridEvaluationError(owner, f"dimension {dim} is out of range")
         return shape[dim]  # type: ignore[index]
-    if name in ("arith.index_cast", "arith.index_castui"):
+    if name == "arith.index_cast":
         return operands[0]  # type: ignore[return-value]
     lhs, rhs = operands
     if name in _DIVISIONS and rhs == 0:
