@@ -151,7 +151,8 @@ def verify_argument_attributes(func: Operation) -> None:
     arg_attrs = getattr(func, "arg_attrs", None)
     if arg_attrs is None:
         return
-    args = func.regions[0].blocks.first.args if func.regions[0].blocks else ()
+    body = func.regions[0].blocks.first if func.regions else None
+    args = body.args if body is not None else ()
     for index, attrs in enumerate(arg_attrs.data):
         if not isinstance(attrs, DictionaryAttr):
             continue
