@@ -42,6 +42,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects import ascend
+from tilepipe.dialects.ascend import BOUNDARY_ATTR
 from tilepipe.dialects.ascend_pipes import Core, ascend_space, element_bytes
 from tilepipe.dialects.ascend_sync import (
     CrossCoreSetFlagOp,
@@ -342,7 +343,7 @@ class AscendCPrinter(CubeCalls, BoundaryCalls):
 
     def _tile_op(self, op: ascend.AscendTileOp) -> None:
         accesses = {a.operand_name: a for a in op.buffer_accesses()}
-        boundary = any(self.is_boundary(a) for a in accesses.values())
+        boundary = BOUNDARY_ATTR in op.attributes
         if isinstance(op, ascend.DataCopyOp):
             if boundary:
                 return self.pad_copy(op, accesses["src"], accesses["dst"])

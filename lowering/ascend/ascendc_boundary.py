@@ -2,10 +2,10 @@
 "Dynamic shapes and boundary tiles").
 
 A dynamic dimension of a GM argument is a kernel parameter ``<name>_size<d>`` after
-the buffers; strides and ``memref.dim`` read it.  A copy between GM and L1/UB/L0C
-whose GM region is not proved to lie inside the array (a dynamic size, or a static
-one the tile does not divide) is printed for the run-time number of valid rows and
-columns, on the copy's own pipe, so no flag changes:
+the buffers; strides and ``memref.dim`` read it.  A copy ``lower-to-ascend`` marked
+``ascend.boundary`` (its GM region may reach past the array) is printed for the
+run-time number of valid rows and columns, on the copy's own pipe, so no flag
+changes:
 
 * GM -> UB: ``DataCopyPad`` of the valid rows, each zero-padded to its 32-byte block;
 * UB -> GM: ``DataCopyPad`` of the valid rows and columns;
@@ -27,7 +27,6 @@ from tilepipe.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import element_bytes
 from tilepipe.dialects.memory_space import memory_space
 from tilepipe.dialects.tile import BufferAccess
-from tilepipe.passes.analysis.divisibility import value_divisibility
 
 from tilepipe.lowering.ascend.ascendc_types import cpp_type, tile_layout
 
@@ -59,24 +58,6 @@ class BoundaryCalls:
         static = math.prod(shape[d] for d in later if shape[d] >= 0)
         dynamic = [self.gm_size(buffer, d) for d in later if shape[d] < 0]
         return " * ".join(([str(static)] if static != 1 or not dynamic else []) + dynamic)
-
-    def is_boundary(self, access: BufferAccess) -> bool:
-        """Whether a GM region may reach past the array: a dynamic size, or a static
-        one the tile does not divide at an offset the tile size divides.  A static
-        shape the tiles divide keeps the unpredicated fast path (its tiles are
-        whole; the kernel's loops keep them inside)."""
-        if not memory_space(access.buffer.type).is_off_chip:
-            return False
-        assert isinstance(access.buffer.type, MemRefType)
-        shape = access.buffer.type.get_shape()
-        for d, (dim, size) in enumerate(zip(shape, access.sizes)):
-            if dim < 0:
-                return True
-            offset = access.offsets[d] if access.offsets else None
-            aligned = offset is None or value_divisibility(offset) % size == 0
-            if dim % size or not aligned:
-                return True
-        return False
 
     def valid_extents(self, op: Operation, access: BufferAccess) -> tuple[str, str]:
         """C++ names of the valid rows and columns of a 1-d or 2-d GM tile (leading

@@ -61,6 +61,7 @@ from xdsl.ir import SSAValue
 
 from tilepipe.diagnostics import op_location
 from tilepipe.dialects import ascend
+from tilepipe.dialects.ascend import BOUNDARY_ATTR
 from tilepipe.dialects.ascend_pipes import Core, Pipe
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
@@ -149,8 +150,11 @@ class DataUnit:
         return self.arrays[value]
 
     def _checked(self, instr: Instruction, box: Box) -> np.ndarray:
+        """The buffer of ``box``; a region past it is an error, except a GM region of
+        a copy marked as a boundary tile (``ascend.boundary``), which is clipped."""
         array = self.array(box.buffer)
-        if self.clipped(box) is not None and not _is_gm(box.buffer):
+        boundary = _is_gm(box.buffer) and BOUNDARY_ATTR in instr.op.attributes
+        if self.clipped(box) is not None and not boundary:
             start, size, dim = next(
                 (s, n, d) for s, n, d in zip(box.starts, box.sizes, array.shape)
                 if s < 0 or s + n > d
