@@ -9,7 +9,11 @@ them; a block barrier does not order it).  The hazard analysis asks this for a c
 * for every pair of runs of ``x`` and ``y`` that conflict, one of the waits nested in
   ``scf.if``/loop statements that every such path passes whole runs *on the copy's
   mbarrier slot*: the conditions of the ``scf.if`` statements on the way hold, and a
-  loop on the way runs the wait in one of its first ``SEARCHED_ITERATIONS``.
+  loop on the way runs the wait in one of its first ``SEARCHED_ITERATIONS``, or
+* the access is after a loop around the copy, and a later iteration of that loop (one
+  of the next ``SEARCHED_ITERATIONS``) runs a wait on the copy's slot: every path to
+  the access runs the loop's remaining iterations whole.  A steady-state copy is
+  landed by the next iteration's wait, and in the last iteration by the epilogue's.
 
 Software pipelining issues the prologue's copies under ``k < n`` guards and lands them
 in the steady-state loop or the epilogue under *correlated* guards: the same guard,
@@ -57,9 +61,15 @@ SEARCHED_ITERATIONS = 8
 Conflict = Callable[[IndexEncoder], tuple[list[z3.BoolRef], Instance]]
 
 
-def bulk_copy_waited(copy: BulkCopyOp, points: set[Point], conflict: Conflict) -> bool:
+def bulk_copy_waited(
+    copy: BulkCopyOp,
+    points: set[Point],
+    conflict: Conflict,
+    exited_loops: tuple[Operation, ...] = (),
+) -> bool:
     """Does a wait on ``copy``'s mbarrier array run between every conflicting pair of
-    runs, given ``points``, the points every path from the copy to the access passes?"""
+    runs, given ``points``, the points every path from the copy to the access passes,
+    and ``exited_loops``, the loops around the copy that the access is outside of?"""
     function = copy.parent_op()
     while function is not None and not isinstance(function, func.FuncOp):
         function = function.parent_op()
@@ -79,12 +89,47 @@ def bulk_copy_waited(copy: BulkCopyOp, points: set[Point], conflict: Conflict) -
     landings = []
     for wait in waits:
         statement = _whole_statement(wait, points)
-        if statement is None or not _runs_in_copy_iteration(copy, statement):
-            continue
-        lands = _waits_on_slot(encoder, wait, _nesting(wait, statement), instance, slot)
-        if lands is not None:
-            landings.append(lands)
+        if statement is not None and _runs_in_copy_iteration(copy, statement):
+            lands = _waits_on_slot(encoder, wait, _nesting(wait, statement), instance, slot)
+            if lands is not None:
+                landings.append(lands)
+        for loop in exited_loops:
+            lands = _waits_in_later_iterations(encoder, wait, loop, instance, slot)
+            if lands is not None:
+                landings.append(lands)
     return bool(landings) and not satisfiable(facts + [z3.Not(z3.Or(*landings))])
+
+
+def _waits_in_later_iterations(
+    encoder: IndexEncoder,
+    wait: MBarrierWaitOp,
+    loop: Operation,
+    instance: Instance,
+    slot: list[z3.ArithRef],
+) -> z3.BoolRef | None:
+    """When a later iteration of ``loop`` (around the copy, not around the access)
+    runs ``wait`` on the copy's mbarrier ``slot``: the access follows the loop, so
+    every path from the copy to it runs each remaining iteration whole.  A steady-state
+    copy is landed by the next iteration's wait, or, in the last iteration, by the
+    epilogue's; None when ``wait`` is not in ``loop`` or a condition is not modelled."""
+    statement: Operation = wait
+    while (parent := statement.parent_op()) is not loop:
+        if not isinstance(parent, scf.IfOp | LoopOp):
+            return None  # not in the loop, or under a statement not modelled
+        statement = parent
+    iv = instance.ivs.get(loop)
+    if iv is None:
+        return None
+    ub, step = (encoder.term(v, instance) for v in loop.operands[1:3])
+    nesting = _nesting(wait, statement)
+    options: list[z3.BoolRef] = []
+    for j in range(1, SEARCHED_ITERATIONS + 1):
+        later = iv + j * step
+        rest = _waits_on_slot(encoder, wait, nesting, instance.derive({loop: later}), slot)
+        if rest is None:
+            return None
+        options.append(z3.And(later < ub, rest))
+    return z3.Or(*options)
 
 
 def _nesting(wait: Operation, statement: Operation) -> list[tuple[Operation, Operation]]:

@@ -291,8 +291,9 @@ class HazardAnalysis:
         full = {loop for loop in loops_x - loops_y if self.iterations_from_end(probe, loop)}
         full |= {loop for loop in loops_y - loops_x if self.iterations_from_start(probe, loop)}
         points = covering_points(list(x.levels), list(y.levels), relation, full)
+        exited = tuple(loop for loop in enclosing_loops(x.op) if loop not in loops_y)
         return bulk_copy_waited(
-            x.op, points, lambda encoder: self._conflict(encoder, x, y, relation)
+            x.op, points, lambda encoder: self._conflict(encoder, x, y, relation), exited
         )
 
     def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:
