@@ -5,7 +5,8 @@ instructions in program order into one in-order queue per pipe of each core.  Th
 module executes the queues:
 
 * **Data.** Every data instruction computes with numpy (copies, ``mmad`` in f32,
-  vector ops), so the final GM buffers can be compared with the tile-level program.
+  vector ops; :mod:`tilepipe.semantics.ascend.data_unit`), so the final GM buffers can
+  be compared with the tile-level program.
   L1 buffers hold their physical layout (:mod:`tilepipe.semantics.ascend.layout`):
   ND -> NZ copies and fixpipes into L1 write the fractal NZ layout and ``load_data``
   reads it, so an ND/NZ mismatch computes wrong results.
@@ -45,47 +46,24 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    Float16Type,
-    Float32Type,
-    IndexType,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-)
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import SSAValue
 
 from tilepipe.diagnostics import op_location
-from tilepipe.dialects import ascend
-from tilepipe.dialects.ascend import BOUNDARY_ATTR
 from tilepipe.dialects.ascend_pipes import Core, Pipe
-from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 
 from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
+from tilepipe.semantics.ascend.data_unit import DataUnit, numpy_dtype
 from tilepipe.semantics.ascend.issue import Box, Instruction, Kind, ScalarUnit
-from tilepipe.semantics.ascend.layout import read_nz, write_nz
 from tilepipe.semantics.lane_engine import LaneEngine, steady_step
 from tilepipe.semantics.errors import KernelError
-from tilepipe.semantics import numerics
-from tilepipe.semantics.numerics import gemm_accumulate
 
 CORE_PIPES = (Pipe.S, Pipe.V, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.MTE3, Pipe.FIX)
-
-
-def numpy_dtype(memref_type: MemRefType) -> np.dtype:
-    element = memref_type.element_type
-    if isinstance(element, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(element, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(element, IntegerType):
-        return np.dtype(f"int{element.width.data}")
-    raise KernelError(None, f"the pipe simulator has no element type {element}")
 
 
 def _pipes_of(instr: Instruction) -> list[tuple[Core, Pipe]]:
@@ -131,134 +109,6 @@ class PipeSimReport:
             *(f"flag error: {e}" for e in self.flag_errors),
             *(f"flag left set: {f}" for f in self.flags_left),
         ]
-
-
-def _is_gm(buffer: SSAValue) -> bool:
-    return isinstance(buffer.type, MemRefType) and memory_space(buffer.type).is_off_chip
-
-
-class DataUnit:
-    """The numpy semantics of the data instructions."""
-
-    def __init__(self, arrays: dict[SSAValue, np.ndarray]):
-        self.arrays = arrays
-
-    def array(self, value: SSAValue) -> np.ndarray:
-        if value not in self.arrays:
-            assert isinstance(value.type, MemRefType)
-            self.arrays[value] = np.zeros(value.type.get_shape(), numpy_dtype(value.type))
-        return self.arrays[value]
-
-    def _checked(self, instr: Instruction, box: Box) -> np.ndarray:
-        """The buffer of ``box``; a region past it is an error, except a GM region of
-        a copy marked as a boundary tile (``ascend.boundary``), which is clipped."""
-        array = self.array(box.buffer)
-        boundary = _is_gm(box.buffer) and BOUNDARY_ATTR in instr.op.attributes
-        if self.clipped(box) is not None and not boundary:
-            start, size, dim = next(
-                (s, n, d) for s, n, d in zip(box.starts, box.sizes, array.shape)
-                if s < 0 or s + n > d
-            )
-            raise KernelError(
-                instr.op,
-                f"{box.role} region [{start}, {start + size}) is out of bounds "
-                f"of a dimension of size {dim}",
-            )
-        return array
-
-    def clipped(self, box: Box) -> tuple[Box, tuple[slice, ...]] | None:
-        """A box reaching past its buffer: its in-bounds part and where that lies in
-        the tile (docs/semantics.md, boundary tiles); None when it is in bounds."""
-        shape = self.array(box.buffer).shape
-        if all(0 <= s and s + n <= d for s, n, d in zip(box.starts, box.sizes, shape)):
-            return None
-        lows = [min(max(s, 0), d) for s, d in zip(box.starts, shape)]
-        highs = [max(min(s + n, d), lo) for s, n, d, lo in zip(box.starts, box.sizes, shape, lows)]
-        inside = replace(box, starts=tuple(lows), sizes=tuple(h - lo for lo, h in zip(lows, highs)))
-        where = tuple(slice(lo - s, h - s) for lo, h, s in zip(lows, highs, box.starts))
-        return inside, where
-
-    def in_bounds(self, box: Box) -> Box | None:
-        """The part of ``box`` an instruction really accesses (None: nothing)."""
-        clip = self.clipped(box) if _is_gm(box.buffer) else None
-        inside = box if clip is None else clip[0]
-        return inside if all(inside.sizes) else None
-
-    def read(self, instr: Instruction, box: Box) -> np.ndarray:
-        """A GM tile past the array's end reads 0 there."""
-        array = self._checked(instr, box)
-        clip = self.clipped(box)
-        if clip is None:
-            return array[box.slices]
-        inside, where = clip
-        values = np.zeros(box.sizes, array.dtype)
-        values[where] = array[inside.slices]
-        return values
-
-    def write(self, instr: Instruction, box: Box, values: np.ndarray) -> None:
-        """Elements of a GM tile past the array's end are dropped."""
-        target = self._checked(instr, box)
-        values = np.asarray(values).reshape(box.sizes).astype(target.dtype)
-        clip = self.clipped(box)
-        if clip is None:
-            target[box.slices] = values
-        else:
-            inside, where = clip
-            target[inside.slices] = values[where]
-
-    def _padded_copy(self, instr: Instruction, src: Box, dst: Box) -> None:
-        """GM -> UB of a boundary tile, as ``DataCopyPad`` does it: the in-bounds rows
-        and columns, each row zero-padded to its 32-byte block; the rest of the UB
-        tile keeps what it held (AscendC pads no further)."""
-        inside, _ = self.clipped(src)  # type: ignore[misc]
-        rows = inside.sizes[-2] if len(inside.sizes) > 1 else 1
-        cols = inside.sizes[-1]
-        target = self._checked(instr, dst)
-        block = max(1, 32 // target.dtype.itemsize)
-        padded = min(dst.sizes[-1], -(-cols // block) * block) if rows and cols else 0
-        tile = np.array(target[dst.slices]).reshape(-1, dst.sizes[-1])
-        values = self.read(instr, src).reshape(-1, dst.sizes[-1]).astype(target.dtype)
-        tile[:rows, :padded] = values[:rows, :padded]
-        target[dst.slices] = tile.reshape(dst.sizes)
-
-    def execute(self, instr: Instruction) -> None:
-        op = instr.op
-        boxes = {box.role: box for box in instr.boxes}
-        if isinstance(op, ascend.MoveOp):
-            src, dst = boxes["src"], boxes["dst"]
-            if (
-                isinstance(op, ascend.DataCopyOp) and _is_gm(src.buffer)
-                and self.clipped(src) is not None
-            ):
-                return self._padded_copy(instr, src, dst)
-            if isinstance(op, ascend.LoadDataOp):  # LoadData reads L1 in NZ
-                values = read_nz(self._checked(instr, src), src.starts, src.sizes)
-            else:
-                values = self.read(instr, src)
-            if isinstance(op, ascend.DataCopyNd2NzOp) or (
-                isinstance(op, ascend.FixpipeOp) and op.spaces[1] == MemorySpace.L1
-            ):
-                write_nz(self._checked(instr, dst), dst.starts, dst.sizes, values)
-            else:
-                self.write(instr, dst, values)
-        elif isinstance(op, ascend.MmadOp):
-            m, n, k = op.mnk
-            a = self.read(instr, boxes["a"]).reshape(m, k).astype(np.float32)
-            b = self.read(instr, boxes["b"]).reshape(k, n).astype(np.float32)
-            init = op.init is not None and bool(instr.scalars[op.init])
-            c = np.zeros((m, n), np.float32) if init else self.read(instr, boxes["c"]).reshape(m, n)
-            self.write(instr, boxes["c"], gemm_accumulate(c, a, b))
-        elif isinstance(op, ascend.DuplicateOp):
-            value = instr.scalars.get(op.value)
-            if value is None:
-                raise KernelError(op, "duplicates a value the simulator does not know")
-            self.write(instr, boxes["dst"], np.full(boxes["dst"].sizes, value))
-        elif isinstance(op, ascend.ExpOp):
-            self.write(instr, boxes["dst"], numerics.exp(self.read(instr, boxes["src"])))
-        else:
-            lhs, rhs = self.read(instr, boxes["lhs"]), self.read(instr, boxes["rhs"])
-            kind = op.name.removeprefix("ascend.")
-            self.write(instr, boxes["dst"], numerics.binary(kind, lhs, rhs))
 
 
 class PipeMachine:
