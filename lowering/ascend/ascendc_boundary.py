@@ -110,7 +110,8 @@ class BoundaryCalls:
         src_gap, dst_gap = (gm_gap, ub_gap) if to_ub else (ub_gap, gm_gap)
         params = f"AscendC::DataCopyExtParams({rows}, {cols} * {size}, {src_gap}, {dst_gap}, 0)"
         if to_ub:
-            pad = f"AscendC::DataCopyPadExtParams<{type_}>(true, 0, ({padded} - {cols} * {size}) / {size}, 0)"
+            right = f"({padded} - {cols} * {size}) / {size}"  # elements to the block end
+            pad = f"AscendC::DataCopyPadExtParams<{type_}>(true, 0, {right}, 0)"
             call = f"AscendC::DataCopyPad({self.tensor(dst)}, {self.tensor(src)}, {params}, {pad});"
         else:
             call = f"AscendC::DataCopyPad({self.tensor(dst)}, {self.tensor(src)}, {params});"
@@ -128,18 +129,16 @@ class BoundaryCalls:
         blocks = tile_rows * tile_cols * element_bytes(element) // 32
         zero = f"AscendC::InitConstValueParams<{cpp_type(element)}>(1, {blocks}, 0, 0)"
         self.emit(f"AscendC::InitConstValue({self.nz_tensor(dst)}, {zero});")
-        params = f"1, {rows}, {cols}, 0, {self.stride(src.buffer, len(src.sizes) - 2)}, {l1_rows}, 1, 0"
-        self._guarded(
-            (rows, cols),
-            [f"AscendC::DataCopy({self.nz_tensor(dst)}, {self.tensor(src)}, AscendC::Nd2NzParams({params}));"],
-        )
+        gm_row = self.stride(src.buffer, len(src.sizes) - 2)
+        params = f"AscendC::Nd2NzParams(1, {rows}, {cols}, 0, {gm_row}, {l1_rows}, 1, 0)"
+        call = f"AscendC::DataCopy({self.nz_tensor(dst)}, {self.tensor(src)}, {params});"
+        self._guarded((rows, cols), [call])
 
     def fixpipe_boundary(self, op: Operation, src: BufferAccess, dst: BufferAccess) -> None:
         """L0C -> GM of a boundary tile: ``mSize x nSize`` of the valid part."""
         rows, cols = self.valid_extents(op, dst)
         m = src.sizes[-2]
-        params = f"{cols}, {rows}, {m}, {self.stride(dst.buffer, len(dst.sizes) - 2)}, false"
-        self._guarded(
-            (rows, cols),
-            [f"AscendC::Fixpipe({self.tensor(dst)}, {self.tensor(src)}, AscendC::FixpipeParamsV220({params}));"],
-        )
+        gm_row = self.stride(dst.buffer, len(dst.sizes) - 2)
+        params = f"AscendC::FixpipeParamsV220({cols}, {rows}, {m}, {gm_row}, false)"
+        call = f"AscendC::Fixpipe({self.tensor(dst)}, {self.tensor(src)}, {params});"
+        self._guarded((rows, cols), [call])

@@ -24,7 +24,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, MemRefType, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass

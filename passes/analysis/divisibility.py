@@ -50,9 +50,10 @@ def value_divisibility(value: SSAValue, _depth: int = 0) -> int:
     if isinstance(owner, arith.ShLIOp):
         shift = _constant(owner.rhs)
         return of(owner.lhs) << shift if shift is not None and 0 <= shift < 63 else 1
-    if isinstance(owner, arith.SelectOp | arith.MaxUIOp | arith.MinUIOp | arith.MaxSIOp | arith.MinSIOp):
-        operands = owner.operands[1:] if isinstance(owner, arith.SelectOp) else owner.operands
-        return math.gcd(*(of(operand) for operand in operands))
+    if isinstance(owner, arith.SelectOp):  # either value
+        return math.gcd(of(owner.operands[1]), of(owner.operands[2]))
+    if isinstance(owner, arith.MaxUIOp | arith.MinUIOp | arith.MaxSIOp | arith.MinSIOp):
+        return math.gcd(of(owner.lhs), of(owner.rhs))
     if isinstance(owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
         return of(owner.input)
     if isinstance(owner, memref.DimOp):

@@ -38,7 +38,8 @@ def with_static_shapes(text: str, shapes: dict[str, tuple[int, ...]]) -> str:
             if use is None or line.lstrip().startswith("//"):
                 continue
             rest = line[use.end():]
-            rest = re.sub(r"memref<[?0-9x]*\?[?0-9x]*x(\w+)>", rf"memref<{static}x\1>", rest, count=1)
+            dynamic_type = r"memref<[?0-9x]*\?[?0-9x]*x(\w+)>"
+            rest = re.sub(dynamic_type, rf"memref<{static}x\1>", rest, count=1)
             lines[i] = line[: use.end()] + rest
     return "\n".join(lines) + "\n"
 
