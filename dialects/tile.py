@@ -53,6 +53,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from tilepipe.dialects.memory_space import memory_space
 from tilepipe.dialects.tile_base import (
     ACCUMULATOR_SPACES,
     ANY_SPACE,
@@ -360,6 +361,12 @@ class ReduceOp(AlongAxisOp):
 
     The destination tile is the source tile with ``axis`` removed; its previous
     contents are overwritten (``clear`` semantics, as TileLang's default).
+
+    A source in shared memory is read by the threads that own the destination's
+    elements, each reading its elements' whole lines along ``axis``: not the source's
+    cooperative chunks.  The analyses count it as read by all threads
+    (``ROLES_READ_BY_ALL_THREADS``).  A source in registers follows its fragment
+    layout (the lowering reduces with warp shuffles).
     """
 
     name = "tile.reduce"
@@ -382,6 +389,12 @@ class ReduceOp(AlongAxisOp):
         super().__init__(
             src, src_offsets, dst, dst_offsets, shape, axis, {"kind": StringAttr(kind_name)}
         )
+
+    @property
+    def ROLES_READ_BY_ALL_THREADS(self) -> frozenset[str]:  # noqa: N802 (TileOp's name)
+        if memory_space(self.src.type).is_thread_private:
+            return frozenset()
+        return frozenset({"src"})
 
     @property
     def reduce_axis(self) -> int:

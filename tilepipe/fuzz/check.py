@@ -450,7 +450,7 @@ def check_program(program: Program, options: Options | None = None) -> Outcome:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tilepipe.fuzz.check KERNEL.mlir [--trips 0,1,2] [--ptx] [--syntax]``:
+    """``python -m tilepipe.fuzz.check KERNEL.mlir [--trips 0,1,2] [--ptx] [--nvvm] [--syntax]``:
     every check of a campaign on one kernel file (a reproducer); exit 1 on a finding."""
     import argparse
 
@@ -458,6 +458,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("kernel")
     parser.add_argument("--trips", default="", help="values of %%n, comma-separated")
     parser.add_argument("--ptx", action="store_true", help="also tilepipe compile to PTX")
+    parser.add_argument("--nvvm", action="store_true",
+                        help="also lower-to-nvvm and the per-thread interpreter (no %%n)")
     parser.add_argument("--syntax", action="store_true", help="also the AscendC syntax check")
     parser.add_argument("--hashseed", action="store_true", help="also tile-opt under two PYTHONHASHSEEDs")
     args = parser.parse_args(argv)
@@ -468,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.kernel}: no tile.target attribute", file=sys.stderr)
         return 2
     trips = [int(t) for t in args.trips.split(",") if t.strip()] or [None]
-    options = Options(hashseed=args.hashseed, ptx=args.ptx, syntax=args.syntax)
+    options = Options(hashseed=args.hashseed, ptx=args.ptx, nvvm=args.nvvm, syntax=args.syntax)
     outcome = check_text(text, target.group(1), trips, options)
     for finding in outcome.findings:
         print(finding)

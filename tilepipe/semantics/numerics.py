@@ -15,8 +15,12 @@ def matmul_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` for 2-D f32 arrays, summed over K in f32 in one fixed order.
 
     ``numpy.einsum`` without optimization never calls BLAS: no thread pool (whose
-    start-up dominated small tiles) and the same order on every machine.
+    start-up dominated small tiles) and the same order on every machine.  Its inner
+    loop sums in an order that depends on the operands' strides (a transposed view
+    is summed differently from the same values laid out row-major), so both are
+    made contiguous first: a ``transpose_b`` gemm must round as the lowered one does.
     """
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
     return np.einsum("mk,kn->mn", a, b, optimize=False)
 
 
@@ -24,18 +28,33 @@ def matmul_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 GEMM_K_STEP = 16
 
 
-def gemm_accumulate(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def gemm_k_step(input_bits: int) -> int:
+    """The K step of a gemm whose A and B elements have ``input_bits`` bits: 16 for
+    the formats tensor cores take (f16, bf16), 1 for f32, which lower-to-nvvm computes
+    on its scalar path, one multiply and one add per K (PTX ``mul.f32``/``add.f32``,
+    never contracted to an FMA), ascending."""
+    return GEMM_K_STEP if input_bits < 32 else 1
+
+
+def gemm_accumulate(
+    c: np.ndarray, a: np.ndarray, b: np.ndarray, k_step: int = GEMM_K_STEP
+) -> np.ndarray:
     """``C + A @ B`` (f32 ``a (M, K)``, ``b (K, N)``, ``c (M, N)``) in the order of the
-    tensor-core lowering: for each 16-wide step of K in ascending order, the step's
-    product (``matmul_f32``) is added to the running C.
+    lowering (``gemm_k_step``): for each ``k_step``-wide step of K in ascending order,
+    the step's product (``matmul_f32``; for one-wide steps the rounded product) is
+    added to the running C.
 
     f32 addition is not associative: ``C + (A0 B0 + A1 B1)`` (the whole K summed first)
     and ``(C + A0 B0) + A1 B1`` (one mma.sync per K step) differ by a few ulps once K
     exceeds one step, so every interpreter must accumulate in this one order or a
     correctly lowered gemm would be reported as a miscompile.
     """
-    for k in range(0, a.shape[1], GEMM_K_STEP):
-        c = matmul_f32(a[:, k : k + GEMM_K_STEP], b[k : k + GEMM_K_STEP]) + c
+    if k_step == 1:
+        for k in range(a.shape[1]):
+            c = c + np.multiply.outer(a[:, k], b[k]).astype(np.float32)
+        return c
+    for k in range(0, a.shape[1], k_step):
+        c = matmul_f32(a[:, k : k + k_step], b[k : k + k_step]) + c
     return c
 
 

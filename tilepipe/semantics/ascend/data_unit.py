@@ -23,7 +23,7 @@ from tilepipe.semantics import numerics
 from tilepipe.semantics.ascend.issue import Box, Instruction
 from tilepipe.semantics.ascend.layout import read_nz, write_nz
 from tilepipe.semantics.errors import KernelError
-from tilepipe.semantics.numerics import gemm_accumulate
+from tilepipe.semantics.numerics import gemm_accumulate, gemm_k_step
 
 
 def numpy_dtype(memref_type: MemRefType) -> np.dtype:
@@ -151,7 +151,10 @@ class DataUnit:
             b = self.read(instr, boxes["b"]).reshape(k, n).astype(np.float32)
             init = op.init is not None and bool(instr.scalars[op.init])
             c = np.zeros((m, n), np.float32) if init else self.read(instr, boxes["c"]).reshape(m, n)
-            self.write(instr, boxes["c"], gemm_accumulate(c, a, b))
+            # The tile level's order (numerics.gemm_k_step), so that a lowered kernel
+            # is compared with its source bit for bit.
+            k_step = gemm_k_step(op.a.type.element_type.bitwidth)
+            self.write(instr, boxes["c"], gemm_accumulate(c, a, b, k_step))
         elif isinstance(op, ascend.DuplicateOp):
             value = instr.scalars.get(op.value)
             if value is None:

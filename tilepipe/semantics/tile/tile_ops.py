@@ -8,7 +8,8 @@ tile whole.  Numerics (documented in docs/semantics.md):
   NVVM interpreter and the Ascend pipe simulator);
 * ``tile.gemm``: ``C + A @ B`` with A and B widened to f32, accumulated into C in f32
   one 16-wide step of K at a time, each step summed by ``numpy.einsum`` (no BLAS) --
-  the order of the tensor-core lowering (``numerics.gemm_accumulate``);
+  the order of the tensor-core lowering (``numerics.gemm_accumulate``); f32 operands
+  one K at a time, a rounded product then a rounded sum (the scalar path's order);
 * ``tile.reduce``: sum in f32 (f64 for f64), pairwise as ``numpy.add.reduce``;
 * ``tile.cast``: round to nearest even;
 * ``tile.broadcast``: exact (copies the source element into each repetition).
@@ -28,7 +29,7 @@ from tilepipe.dialects.tile_base import ElementMapping, TileOp
 from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics.memory import Buffer, Region
 from tilepipe.semantics import numerics
-from tilepipe.semantics.numerics import gemm_accumulate
+from tilepipe.semantics.numerics import gemm_accumulate, gemm_k_step
 from tilepipe.semantics.tile.races import Agents, fragment_threads, warp_tiled_threads
 from tilepipe.semantics.tile.runtime import RuntimeFunctions
 
@@ -182,7 +183,8 @@ class TileFunctions(RuntimeFunctions):
         if op.transpose_b:
             b = b.T
         c = operands.read("c")
-        operands.write("c", gemm_accumulate(c, a, b))
+        k_step = gemm_k_step(op.a.type.element_type.bitwidth)
+        operands.write("c", gemm_accumulate(c, a, b, k_step))
         return ()
 
     @impl(tile.BlockIdOp)
