@@ -1,17 +1,19 @@
 """``gpu`` ops and attributes as MLIR 22.1.8 spells them, where xDSL 0.75 differs.
 
 xDSL's ``gpu.func`` keeps ``kernel`` as a property and has no workgroup attributions,
-and xDSL has neither ``gpu.dynamic_shared_memory`` nor ``#gpu.address_space``.  The
-NVVM lowering builds these classes instead, so that the generic text it hands to
-upstream is exactly upstream's: ``gpu.kernel`` and ``workgroup_attributions`` are
-discardable attributes, ``known_block_size``/``known_grid_size`` and
-``workgroup_attrib_attrs`` are properties.
+its ``gpu.module`` and ``gpu.launch_func`` print in generic form only, and xDSL has
+neither ``gpu.dynamic_shared_memory`` nor ``#gpu.address_space``.  The NVVM lowering
+builds these classes instead, so that the generic text it hands to upstream is
+exactly upstream's (``gpu.kernel`` and ``workgroup_attributions`` are discardable
+attributes, ``known_block_size``/``known_grid_size`` and ``workgroup_attrib_attrs``
+are properties) and the custom text tile-opt prints is what upstream prints and
+parses.
 
-:data:`GPU` is xDSL's ``gpu`` dialect with these ops in place of xDSL's ``gpu.func``
-and ``gpu.return``: tile-opt and every tilepipe context register it instead of
-xDSL's, so that tilepipe reads back what ``lower-to-nvvm`` prints.  (It is not in the
-``xdsl.universe`` entry point, which may not define a dialect twice: the stock
-``xdsl-opt`` reads the lowered level with ``--allow-unregistered-dialect`` only.)
+:data:`GPU` is xDSL's ``gpu`` dialect with these ops in place of xDSL's
+``gpu.module``, ``gpu.func``, ``gpu.return`` and ``gpu.launch_func``: tile-opt,
+every tilepipe context and the stock ``xdsl-opt -f tilepipe`` (the universe's
+frontend, ``tilepipe.source.TilepipeFrontend``) register it instead of xDSL's, so
+that they read back what ``lower-to-nvvm`` prints.
 """
 
 from __future__ import annotations
@@ -20,23 +22,29 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    SymbolNameConstraint,
     ArrayAttr,
     DenseArrayBase,
     DictionaryAttr,
     FunctionType,
+    IndexType,
     IntegerAttr,
     MemRefType,
     StringAttr,
+    SymbolRefAttr,
     UnitAttr,
     i8,
     i32,
     i64,
 )
-from xdsl.dialects.gpu import GPU as XDSL_GPU
+from xdsl.dialects.gpu import (
+    GPU as XDSL_GPU,
+    AsyncTokenType,
+    LaunchFuncOp as XDSL_LaunchFuncOp,
+    ModuleOp as XDSL_ModuleOp,
+)
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Block, Dialect, Region
-from xdsl.parser import Parser
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.irdl import (
     IRDLOperation,
@@ -52,9 +60,7 @@ from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
-    NoTerminator,
     SymbolOpInterface,
-    SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -102,17 +108,12 @@ class DynamicSharedMemoryOp(IRDLOperation):
         )
 
 
-@irdl_op_definition
-class KernelModuleOp(IRDLOperation):
-    """``gpu.module @name { ... }``: xDSL's gpu.module with upstream's custom form."""
-
-    name = "gpu.module"
-    body = region_def("single_block")
-    sym_name = prop_def(SymbolNameConstraint())
-    traits = traits_def(IsolatedFromAbove(), NoTerminator(), SymbolOpInterface(), SymbolTable())
+class KernelModuleOp(XDSL_ModuleOp):
+    """``gpu.module @name { ... }``: xDSL's gpu.module with upstream's custom form (a
+    plain subclass, as :class:`LaunchFuncOp`: only the syntax differs)."""
 
     def __init__(self, name: StringAttr, body: Region):
-        super().__init__(properties={"sym_name": name}, regions=[body])
+        super().__init__(name, body)  # type: ignore[arg-type]  (xDSL's hint is wrong)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -280,10 +281,138 @@ class KernelReturnOp(IRDLOperation):
     assembly_format = "attr-dict"
 
 
+class LaunchFuncOp(XDSL_LaunchFuncOp):
+    """xDSL's ``gpu.launch_func`` with upstream 22.1.8's custom form (xDSL prints it
+    generic only)::
+
+        gpu.launch_func [async] [[%deps]] [<%object : T>] @module::@kernel
+            [clusters in (%x, %y, %z)] blocks in (%x, %y, %z) threads in (%x, %y, %z)
+            [: T] [dynamic_shared_memory_size %bytes] [args(%a : T, ...)] [attr-dict]
+
+    The sizes are ``index`` unless ``: T`` says otherwise (one type for all of them).
+    A plain subclass (IRDL definitions cannot be redefined): the operands, properties
+    and verifier are xDSL's, only the syntax is upstream's, and code that matches
+    xDSL's op matches this one too."""
+
+    def print(self, printer: Printer) -> None:
+        if self.asyncToken is not None:
+            printer.print_string(" async")
+        if self.asyncDependencies:
+            printer.print_string(" [")
+            printer.print_list(self.asyncDependencies, printer.print_operand)
+            printer.print_string("]")
+        if self.asyncObject is not None:
+            printer.print_string(" <")
+            printer.print_operand(self.asyncObject)
+            printer.print_string(" : ")
+            printer.print_attribute(self.asyncObject.type)
+            printer.print_string(">")
+        printer.print_string(" ")
+        printer.print_attribute(self.kernel)
+        for keyword, sizes in self._launch_sizes():
+            if sizes:
+                printer.print_string(f" {keyword} in (")
+                printer.print_list(sizes, printer.print_operand)
+                printer.print_string(")")
+        if not isinstance(self.gridSizeX.type, IndexType):
+            printer.print_string(" : ")
+            printer.print_attribute(self.gridSizeX.type)
+        if self.dynamicSharedMemorySize is not None:
+            printer.print_string(" dynamic_shared_memory_size ")
+            printer.print_operand(self.dynamicSharedMemorySize)
+        if self.kernelOperands:
+            printer.print_string(" args(")
+
+            def argument(value: SSAValue) -> None:
+                printer.print_operand(value)
+                printer.print_string(" : ")
+                printer.print_attribute(value.type)
+
+            printer.print_list(self.kernelOperands, argument)
+            printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+
+    def _launch_sizes(self) -> list[tuple[str, list[SSAValue]]]:
+        clusters = [self.clusterSizeX, self.clusterSizeY, self.clusterSizeZ]
+        return [
+            ("clusters", [c for c in clusters if c is not None]),
+            ("blocks", [self.gridSizeX, self.gridSizeY, self.gridSizeZ]),
+            ("threads", [self.blockSizeX, self.blockSizeY, self.blockSizeZ]),
+        ]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LaunchFuncOp:
+        asynchronous = parser.parse_optional_keyword("async") is not None
+        dependencies = parser.parse_optional_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_operand()
+        ) or []
+        async_object: list[SSAValue] = []
+        if parser.parse_optional_punctuation("<") is not None:
+            unresolved = parser.parse_unresolved_operand()
+            parser.parse_punctuation(":")
+            async_object.append(parser.resolve_operand(unresolved, parser.parse_type()))
+            parser.parse_punctuation(">")
+        kernel = parser.parse_attribute()
+        if not isinstance(kernel, SymbolRefAttr):
+            parser.raise_error("expected the kernel's symbol, e.g. @module::@kernel")
+
+        def sizes(keyword: str) -> list[UnresolvedOperand]:
+            parser.parse_keyword("in")
+            values = parser.parse_comma_separated_list(
+                parser.Delimiter.PAREN, parser.parse_unresolved_operand
+            )
+            if len(values) != 3:
+                parser.raise_error(f"expected three {keyword} sizes (x, y, z)")
+            return values
+
+        clusters = (
+            sizes("clusters") if parser.parse_optional_keyword("clusters") is not None else []
+        )
+        parser.parse_keyword("blocks")
+        grid = sizes("blocks")
+        parser.parse_keyword("threads")
+        block = sizes("threads")
+        size_type: Attribute = IndexType()
+        if parser.parse_optional_punctuation(":") is not None:
+            size_type = parser.parse_type()
+        dynamic_shared: list[SSAValue] = []
+        if parser.parse_optional_keyword("dynamic_shared_memory_size") is not None:
+            dynamic_shared.append(parser.parse_operand())
+        arguments: list[SSAValue] = []
+        if parser.parse_optional_keyword("args") is not None:
+
+            def argument() -> SSAValue:
+                unresolved = parser.parse_unresolved_operand()
+                parser.parse_punctuation(":")
+                return parser.resolve_operand(unresolved, parser.parse_type())
+
+            arguments = parser.parse_comma_separated_list(parser.Delimiter.PAREN, argument)
+        attributes = parser.parse_optional_attr_dict()
+
+        def resolved(values: list[UnresolvedOperand]) -> list[SSAValue]:
+            return [parser.resolve_operand(value, size_type) for value in values]
+
+        cluster_values = resolved(clusters)
+        return cls.build(
+            operands=[
+                dependencies,
+                *resolved(grid),
+                *resolved(block),
+                *([[v] for v in cluster_values] if cluster_values else [[], [], []]),
+                dynamic_shared,
+                arguments,
+                async_object,
+            ],
+            result_types=[[AsyncTokenType()] if asynchronous else []],
+            properties={"kernel": kernel},
+            attributes=attributes,
+        )
+
+
 # xDSL's gpu.func/gpu.return model another MLIR (``kernel`` as a property, no
 # workgroup attributions) and its gpu.module has no custom form; upstream 22.1.8's,
 # above, replace them.
-_REPLACED = {KernelFuncOp.name, KernelReturnOp.name, KernelModuleOp.name}
+_REPLACED = {KernelFuncOp.name, KernelReturnOp.name, KernelModuleOp.name, LaunchFuncOp.name}
 
 GPU = Dialect(
     "gpu",
@@ -293,6 +422,7 @@ GPU = Dialect(
         KernelModuleOp,
         KernelFuncOp,
         KernelReturnOp,
+        LaunchFuncOp,
     ],
     [*XDSL_GPU.attributes, AddressSpaceAttr],
 )

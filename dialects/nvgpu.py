@@ -60,7 +60,9 @@ def _memref_rank(value: SSAValue) -> int:
 
 @irdl_op_definition
 class DeviceAsyncCopyOp(IRDLOperation):
-    """``cp.async`` of ``dstElements`` contiguous elements from global to shared."""
+    """``cp.async`` of ``dstElements`` contiguous elements from global to shared; with
+    ``srcElements`` only that many are read and the rest of the destination is
+    zero-filled (PTX's src-size operand)."""
 
     name = "nvgpu.device_async_copy"
     dst = operand_def(MemRefType)
@@ -81,6 +83,7 @@ class DeviceAsyncCopyOp(IRDLOperation):
         src_indices: Sequence[SSAValue | Operation],
         elements: int,
         bypass_l1: bool = False,
+        src_elements: SSAValue | Operation | None = None,
     ):
         properties: dict[str, Attribute] = {
             "dstElements": IntegerAttr(elements, IndexType())
@@ -88,7 +91,7 @@ class DeviceAsyncCopyOp(IRDLOperation):
         if bypass_l1:
             properties["bypassL1"] = UnitAttr()
         super().__init__(
-            operands=[dst, dst_indices, src, src_indices, []],
+            operands=[dst, dst_indices, src, src_indices, [src_elements] if src_elements else []],
             properties=properties,
             result_types=[DeviceAsyncTokenType()],
         )

@@ -402,6 +402,20 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
 
 
 @irdl_op_definition
+class MBarrierCompleteTxOp(IRDLOperation):
+    """``mbarrier.complete_tx`` (sm_90): complete ``txcount`` expected bytes without
+    a copy -- the guarded path of a bulk copy at an array's edge, which copies its
+    tile with plain loads and stores instead (``nvvm_boundary``)."""
+
+    name = "nvvm.mbarrier.complete_tx"
+    addr = operand_def(LLVMPointerType)
+    txcount = operand_def(i32)
+
+    def __init__(self, addr: SSAValue | Operation, txcount: SSAValue | Operation):
+        super().__init__(operands=[addr, txcount])
+
+
+@irdl_op_definition
 class MBarrierTestWaitOp(IRDLOperation):
     """``mbarrier.test_wait`` (sm_80): has the phase of ``stateOrPhase`` completed?"""
 
@@ -546,6 +560,7 @@ NVVM_OPS: list[type[IRDLOperation]] = [
     MBarrierInitOp,
     MBarrierArriveOp,
     MBarrierArriveExpectTxOp,
+    MBarrierCompleteTxOp,
     MBarrierTestWaitOp,
     MBarrierTryWaitParityOp,
     ShflSyncOp,

@@ -51,7 +51,9 @@ class Compilation:
     """The module at the last level tilepipe owns (``nvvm``: the ``gpu.module`` and
     the host functions; ``ascend``: the ascend dialect), as the kind given."""
     text: str
-    """The requested level as text: the module, LLVM-dialect IR, PTX or AscendC."""
+    """The requested level as text: the module, LLVM-dialect IR, PTX or AscendC.  The
+    CUDA module levels (``nvvm``, ``llvm``) are upstream's text with the locations of
+    the kernel's source (``loc(...)``)."""
     stages: list[StageReport] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
     summary: str = ""
@@ -169,10 +171,13 @@ def _compile_cuda(module, source, target, level, num_stages, host_launch, run_pt
     from tilepipe.cli import format_summary
     from tilepipe.compile import compile_module
 
+    # The text carries the kernel's locations, so that a host parsing it points its
+    # diagnostics at the source lines.
     result = compile_module(
-        module, target, level, num_stages, run_ptxas and level == "ptx", host_launch=host_launch
+        module, target, level, num_stages, run_ptxas and level == "ptx",
+        host_launch=host_launch, debug_info=True,
     )
-    text = str(module) + "\n" if level == "nvvm" else result.output
+    text = result.output
     return Compilation(
         target, level, _like(module, source), text, result.stages, result.warnings,
         format_summary(result, "<api>"),

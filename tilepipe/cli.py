@@ -1,6 +1,6 @@
 """``tilepipe``: the end-to-end driver.
 
-    tilepipe compile KERNEL.mlir --target sm_80|sm_90 --emit nvvm|llvm|ptx -o OUT [--num-stages N]
+    tilepipe compile KERNEL.mlir --target sm_80|sm_90 --emit nvvm|llvm|ptx -o OUT [--num-stages N] [--mlir-print-debuginfo]
     tilepipe compile KERNEL.mlir --target ascend910b --emit ascend|ascendc -o OUT [--syntax-check]
 
 compiles a tile-level kernel through every registered pass of the CUDA flow, upstream
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tilepipe.compile import CompileResult, compile_kernel, parse_kernel, retarget
-from tilepipe.diagnostics import Diagnostic, InputError, run_driver
+from tilepipe.diagnostics import Diagnostic, DriverArgumentParser, InputError, run_driver
 from tilepipe.source import read_source
 from tilepipe.targets import TARGET_ALIASES, TARGETS, CudaTarget
 
@@ -43,7 +43,7 @@ examples:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = DriverArgumentParser(
         prog="tilepipe",
         description="tilepipe: the end-to-end driver of the tilepipe compiler.",
         epilog="Run 'tilepipe compile --help' for the options.",
@@ -79,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     compile_cmd.add_argument(
         "--no-ptxas", action="store_true", help="do not assemble the PTX with ptxas"
+    )
+    compile_cmd.add_argument(
+        "--mlir-print-debuginfo", "--print-debuginfo", dest="debug_info", action="store_true",
+        help="CUDA: print the source locations (loc(...)) in the nvvm and llvm output, "
+        "as mlir-opt does with this flag",
     )
     compile_cmd.add_argument(
         "--schedule-svg", metavar="FILE",
@@ -201,6 +206,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         emit=args.emit or "ptx",
         num_stages=args.num_stages,
         run_ptxas=not args.no_ptxas,
+        debug_info=args.debug_info,
     )
     _write(args.output, result.output)
     if args.schedule_svg:

@@ -241,13 +241,15 @@ def compile_kernel(
     emit: str = "ptx",
     num_stages: int | None = None,
     run_ptxas: bool = True,
+    *,
+    debug_info: bool = False,
 ) -> CompileResult:
     """Compile a tile-level kernel for ``target_name`` down to ``emit``."""
     start = time.perf_counter()
     module = parse_kernel(text, file_name)
     return compile_module(
         module, target_name, emit, num_stages, run_ptxas,
-        parse_seconds=time.perf_counter() - start,
+        parse_seconds=time.perf_counter() - start, debug_info=debug_info,
     )
 
 
@@ -260,10 +262,12 @@ def compile_module(
     *,
     host_launch: bool = False,
     parse_seconds: float = 0.0,
+    debug_info: bool = False,
 ) -> CompileResult:
     """Compile a parsed, verified tile-level module for ``target_name`` down to
     ``emit``, in place (it ends at the ``lower-to-nvvm`` level); ``host_launch``
-    leaves a host launcher per kernel (``lower-to-nvvm{host-launch=true}``)."""
+    leaves a host launcher per kernel (``lower-to-nvvm{host-launch=true}``);
+    ``debug_info`` keeps the source locations in the ``nvvm``/``llvm`` text."""
     from tilepipe.lowering.nvvm.upstream import UpstreamProcess
 
     target = get_target(target_name)
@@ -274,7 +278,7 @@ def compile_module(
     # The child that will run upstream MLIR imports its bindings meanwhile.
     with UpstreamProcess() as upstream:
         _run_passes(module, result, host_launch)
-        _hand_off(module, upstream, emit, run_ptxas, result)
+        _hand_off(module, upstream, emit, run_ptxas, result, debug_info)
     if run_ptxas and result.ptx is not None:
         _assemble(result)
     return result
@@ -316,6 +320,7 @@ def _hand_off(
     emit: str,
     run_ptxas: bool,
     result: CompileResult,
+    debug_info: bool = False,
 ) -> None:
     """Upstream MLIR lowers the module once, keeping the text ``emit`` asks for and
     the PTX ptxas checks.  The stage's time is wall time: printing the generic form,
@@ -326,7 +331,7 @@ def _hand_off(
     stages = {stage, Stage.PTX} if run_ptxas else {stage}
     start = time.perf_counter()
     try:
-        lowered = upstream.run(module, result.target, *stages)
+        lowered = upstream.run(module, result.target, *stages, debug_info=debug_info)
     except UpstreamError as err:
         raise CompileError([Diagnostic("error", str(err))]) from None
     result.upstream_pass_seconds = lowered.pass_seconds

@@ -289,14 +289,28 @@ def run_driver(
         return internal_status
 
 
+def usage_error(prog: str, message: str) -> NoReturn:
+    """Report a bad command line as one line and status 2 (which :func:`run_driver`
+    turns into :data:`EXIT_INPUT_ERROR`), without the usage block argparse prints
+    first: a malformed option is one message, like any bad input."""
+    print(f"{prog}: error: {message} (see --help)", file=sys.stderr)
+    raise SystemExit(_ARGPARSE_USAGE_STATUS)
+
+
+class DriverArgumentParser(argparse.ArgumentParser):
+    """The command-line parser of every tilepipe driver: a usage error is one line
+    (:func:`usage_error`).  Subcommand parsers (``add_subparsers``) are of the same
+    class, so ``tilepipe compile`` keeps the promise too."""
+
+    def error(self, message: str) -> NoReturn:
+        usage_error(self.prog, message)
+
+
 def one_line_usage_errors(parser: argparse.ArgumentParser) -> None:
-    """Make ``parser`` report a bad command line as one line and status 2 (which
-    :func:`run_driver` turns into :data:`EXIT_INPUT_ERROR`), without the usage block
-    argparse prints first: a malformed option is one message, like any bad input."""
+    """:func:`usage_error` for a parser built elsewhere (xDSL's, for tile-opt)."""
 
     def error(message: str) -> NoReturn:
-        print(f"{parser.prog}: error: {message} (see --help)", file=sys.stderr)
-        raise SystemExit(_ARGPARSE_USAGE_STATUS)
+        usage_error(parser.prog, message)
 
     parser.error = error  # type: ignore[method-assign]
 

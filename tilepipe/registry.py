@@ -25,7 +25,8 @@ DIALECTS: dict[str, tuple[str, str]] = {
 
 # Dialects whose xDSL definition tilepipe replaces (same name, upstream MLIR's ops):
 # registered by tile-opt and make_context in place of xDSL's, but not announced to
-# the xdsl.universe entry point, which refuses a second definition of a name.
+# the xdsl.universe entry point, which refuses a second definition of a name; the
+# stock xdsl-opt reads with them through the frontend below (-f tilepipe).
 OVERRIDES: dict[str, tuple[str, str]] = {
     "gpu": ("tilepipe.dialects.gpu_upstream", "GPU"),
     "vector": ("tilepipe.dialects.vector_upstream", "VECTOR"),
@@ -71,6 +72,12 @@ TARGETS: dict[str, tuple[str, str]] = {
 }
 
 
+FRONTENDS: dict[str, tuple[str, str]] = {
+    # xdsl-opt -f tilepipe: tilepipe's dialects, its gpu and vector included
+    "tilepipe": ("tilepipe.source", "TilepipeFrontend"),
+}
+
+
 def _loader(module: str, attribute: str) -> Callable[[], Any]:
     return lambda: getattr(import_module(module), attribute)
 
@@ -82,6 +89,11 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 def get_all_targets() -> dict[str, Callable[[], type]]:
     """Output targets, as xDSL's new-style factories (no parameters)."""
     return {name: _loader(*where) for name, where in TARGETS.items()}
+
+
+def get_all_frontends() -> dict[str, Callable[[], type]]:
+    """Input frontends, as xDSL's new-style factories (no parameters)."""
+    return {name: _loader(*where) for name, where in FRONTENDS.items()}
 
 
 def get_dialect_overrides() -> dict[str, Callable[[], Dialect]]:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tilepipe.semantics.compare import first_difference
-from tilepipe.diagnostics import run_driver
+from tilepipe.diagnostics import DriverArgumentParser, run_driver
 from tilepipe.semantics import execute
 from tilepipe.source import read_source
 
@@ -72,7 +72,7 @@ def _shape(text: str) -> tuple[str, tuple[int, ...]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = DriverArgumentParser(
         prog="tile-run",
         description="Run a tile kernel with tilepipe's interpreter.",
         epilog=EXIT_STATUSES,

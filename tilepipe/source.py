@@ -17,7 +17,9 @@ located diagnostic (an :class:`~tilepipe.diagnostics.InputError`) whichever tool
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
@@ -26,6 +28,7 @@ from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue, UnresolvedOperand
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.frontend import Frontend
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
@@ -304,9 +307,39 @@ def parse_source(
     return module
 
 
+@dataclass(frozen=True)
+class TilepipeFrontend(Frontend):
+    """``xdsl-opt -f tilepipe``: MLIR text read as tile-opt reads it, with tilepipe's
+    ``gpu`` and ``vector`` dialects (upstream 22.1.8's ops where xDSL's differ) in
+    place of xDSL's, so that the stock ``xdsl-opt`` reads every level tilepipe prints.
+
+    A frontend, not a dialect of the ``xdsl.universe`` entry point: the multiverse
+    holds one definition per dialect name, and tilepipe's ``gpu.func`` (upstream's:
+    ``gpu.kernel`` attribute, workgroup attributions, known sizes as properties) is
+    another op than xDSL's (``kernel`` property, ``gpu.known_block_size``
+    attributes), which xDSL's own passes and WGSL backend build and match by class.
+    Swapping xDSL's dialect for every ``xdsl-opt`` user would break those; asking
+    for tilepipe's reading breaks nothing.  Ops get ``file:line:col`` locations."""
+
+    name = "tilepipe"
+
+    no_implicit_module: bool = False
+
+    def parse(self, ctx: Context, input: IO[bytes], input_name: str = "input") -> ModuleOp:
+        from xdsl.universe import Universe
+
+        from tilepipe.registry import register_dialects
+
+        context = Context(allow_unregistered=ctx.allow_unregistered)
+        register_dialects(context, Universe.get_multiverse().all_dialects)
+        parser = LocatingParser(context, input.read().decode(), input_name)
+        return parser.parse_module(not self.no_implicit_module)
+
+
 __all__ = [
     "MAX_REGION_DEPTH",
     "LocatingParser",
+    "TilepipeFrontend",
     "decode_source",
     "parse_error_message",
     "parse_source",

@@ -458,9 +458,9 @@ def parse_module_file(path: str) -> ModuleOp:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m tilepipe.lowering.ascend.ascendc``; returns the exit status."""
-    from tilepipe.diagnostics import run_driver
+    from tilepipe.diagnostics import DriverArgumentParser, run_driver
 
-    parser = argparse.ArgumentParser(
+    parser = DriverArgumentParser(
         prog="python -m tilepipe.lowering.ascend.ascendc",
         description="Print an ascend-dialect kernel (the output of lower-to-ascend and "
         "ascend-flag-budget) as AscendC C++ source.",

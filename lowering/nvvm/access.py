@@ -14,14 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import MemRefType, VectorType
+from xdsl.dialects.builtin import MemRefType, NoneAttr, VectorType
 from xdsl.ir import Attribute, SSAValue
 
 from tilepipe.dialects.tile import TileOp
 from tilepipe.dialects.tile_base import chunk_elements
 from tilepipe.diagnostics import op_error
 
+from tilepipe.passes.analysis.alignment import provable_vector_width
+
 from tilepipe.lowering.nvvm import emit
+from tilepipe.lowering.nvvm.boundary import EdgeChecks, edge_checks
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.layout import FragmentLayout, for_each_chunk
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle
@@ -35,6 +38,7 @@ class TileOperand:
     tile_shape: tuple[int, ...]
     layout: FragmentLayout | None  # set for register fragments
     swizzle: SharedSwizzle | None = None  # set for swizzled shared tiles
+    edges: EdgeChecks | None = None  # set for global regions that may leave the array
 
     @property
     def buffer_type(self) -> MemRefType:
@@ -63,6 +67,8 @@ class TileOperand:
         if self.is_fragment:
             assert register is not None
             return emit.load(self.buffer, [register])
+        if self.edges is not None:
+            return self.edges.load(self.indices(coords))
         return emit.load(self.buffer, self.indices(coords))
 
     def store(
@@ -71,6 +77,8 @@ class TileOperand:
         if self.is_fragment:
             assert register is not None
             emit.store(value, self.buffer, [register])
+        elif self.edges is not None:
+            self.edges.store(value, self.indices(coords))
         else:
             emit.store(value, self.buffer, self.indices(coords))
 
@@ -84,6 +92,8 @@ class TileOperand:
         if self.is_fragment:
             assert register is not None
             return emit.vector_load(self.buffer, [register], width)
+        if self.edges is not None:
+            return self.edges.load(self.indices(coords), width)
         return emit.vector_load(self.buffer, self.indices(coords), width)
 
     def store_run(
@@ -94,28 +104,35 @@ class TileOperand:
         elif self.is_fragment:
             assert register is not None
             emit.vector_store(value, self.buffer, [register])
+        elif self.edges is not None:
+            self.edges.store(value, self.indices(coords))
         else:
             emit.vector_store(value, self.buffer, self.indices(coords))
 
     def vector_aligned(self, width: int) -> bool:
         """Can ``width`` consecutive tile elements be one aligned vector access?
 
-        Needs a contiguous row of a multiple of ``width`` elements and an innermost
-        offset that is provably a multiple of ``width``; buffer bases are assumed
-        16-byte aligned (cudaMalloc gives 256 bytes, the shared layout 16, register
-        fragments are 16-byte aligned allocas).  A fragment is accessed in the runs
-        its layout deals out, which start at multiples of their width.
+        Needs a row of a multiple of ``width`` elements whose every start is provably
+        a multiple of ``width`` (``alignment.provable_vector_width``: the innermost
+        offset and the row stride); buffer bases are assumed 16-byte aligned
+        (cudaMalloc gives 256 bytes, the shared layout 16, register fragments are
+        16-byte aligned allocas).  A fragment is accessed in the runs its layout
+        deals out, which start at multiples of their width.
         """
         if self.is_fragment or width == 1:
             return True
         if self.swizzle is not None and not self.swizzle.keeps_together(width, self.element_type):
             return False
-        inner = self.buffer_type.get_shape()[-1]
-        if inner < 0 or inner % width:
-            return False
-        if self.offsets and emit.known_multiple(self.offsets[-1]) % width:
-            return False
-        return True
+        return provable_vector_width(self.buffer, self.offsets, width, width) == width
+
+    def vector_accessible(self, width: int) -> bool:
+        """May ``width`` consecutive elements be one ``vector.load``/``store``?
+        Aligned, and in a global region that may leave its array, wholly inside or
+        wholly outside it, under one predicate (``nvvm_boundary``)."""
+        if width == 1:
+            return True
+        edges_allow = self.edges is None or self.edges.whole_runs(width)
+        return edges_allow and self.vector_aligned(width)
 
 
 def tile_operands(op: TileOp, context: KernelContext) -> dict[str, TileOperand]:
@@ -126,13 +143,16 @@ def tile_operands(op: TileOp, context: KernelContext) -> dict[str, TileOperand]:
             raise op_error(
                 op, f"{role}: register fragments are accessed as a whole (no offsets)"
             )
+        shape = op.operand_tile_shape(role)
+        global_region = layout is None and isinstance(buffer.type.memory_space, NoneAttr)
         operands[role] = TileOperand(
             role,
             buffer,
             tuple(offsets),
-            op.operand_tile_shape(role),
+            shape,
             layout,
             context.swizzles.get(buffer),
+            edge_checks(buffer, offsets, shape) if global_region else None,
         )
     return operands
 
@@ -180,7 +200,7 @@ def for_each_run(
     (at most ``max_width``; runs of one are visited with scalars)."""
     layout = iteration_layout(op, operands, shape)
     if layout is not None:
-        runs_of_two = max_width >= 2 and all(o.vector_aligned(2) for o in operands)
+        runs_of_two = max_width >= 2 and all(o.vector_accessible(2) for o in operands)
         layout.for_each_run(
             context.ids,
             lambda register, coords, width: visit(coords, register, width),
@@ -188,7 +208,7 @@ def for_each_run(
         )
         return
     chunk = chunk_elements(shape, element_type)
-    vectorized = chunk <= max_width and all(o.vector_aligned(chunk) for o in operands)
+    vectorized = chunk <= max_width and all(o.vector_accessible(chunk) for o in operands)
 
     def visit_chunk(coords: list[SSAValue]) -> None:
         if vectorized:

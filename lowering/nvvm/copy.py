@@ -1,8 +1,10 @@
 """Copies: ``tile.copy`` as per-thread 16-byte vector loads/stores where aligned (and
 a register fragment in the runs of neighbouring elements its layout gives a thread),
-``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks, and
+``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks (zero-filling
+past the edge of a global array), and
 ``pipeline.bulk_copy`` (sm_90) as one ``cp.async.bulk`` per tile row, issued by
-thread 0 and completing its bytes on the named mbarrier."""
+thread 0 and completing its bytes on the named mbarrier (guarded at an array's edge,
+where the tile is copied with predicated loads instead)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from tilepipe.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.access import TileOperand, for_each_run, tile_operands
+from tilepipe.lowering.nvvm.boundary import if_else
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.layout import for_each_chunk
 from tilepipe.lowering.nvvm.sync import mbarrier_pointer, on_thread_zero
@@ -56,15 +59,19 @@ class LowerCopy(RewritePattern):
 
 
 def _cooperative_copy(
-    op: CopyOp, context: KernelContext, src: TileOperand, dst: TileOperand
+    op: CopyOp | AsyncCopyOp | BulkCopyOp,
+    context: KernelContext,
+    src: TileOperand,
+    dst: TileOperand,
 ) -> None:
+    """Each thread copies its cooperative chunks: one vector per chunk where both
+    sides allow it, else element by element (predicated at an array's edge)."""
     chunk = chunk_elements(op.tile_shape, src.element_type)
-    vectorized = chunk > 1 and src.vector_aligned(chunk) and dst.vector_aligned(chunk)
+    vectorized = chunk > 1 and src.vector_accessible(chunk) and dst.vector_accessible(chunk)
 
     def copy_chunk(coords: list[SSAValue]) -> None:
         if vectorized:
-            value = emit.vector_load(src.buffer, src.indices(coords), chunk)
-            emit.vector_store(value, dst.buffer, dst.indices(coords))
+            dst.store_run(src.load_run(coords, None, chunk), coords, None)
             return
         for element in range(chunk):
             at = _chunk_offsets(coords, element)
@@ -74,7 +81,12 @@ def _cooperative_copy(
 
 
 class LowerAsyncCopy(RewritePattern):
-    """Each thread issues ``cp.async`` for its chunks (16 bytes when aligned)."""
+    """Each thread issues ``cp.async`` for its chunks, as wide as both sides provably
+    allow (16 bytes when aligned).  At an edge of the global array a chunk reads only
+    its elements inside the array and zero-fills the rest (``srcElements``,
+    ``nvvm_boundary``).  A copy no 4-byte piece of which is provably aligned (hand
+    written: ``async-copy`` keeps those synchronous) is copied synchronously, element
+    by element -- landing early is a legal completion of an asynchronous copy."""
 
     def __init__(self, context: KernelContext):
         self.context = context
@@ -97,22 +109,28 @@ class LowerAsyncCopy(RewritePattern):
             None,
         )
         if piece is None:
-            raise op_error(
-                op,
-                "cannot split the tile into aligned 4, 8 or 16-byte cp.async chunks "
-                f"(rows of {op.tile_shape[-1]} x {size} bytes)",
-            )
+            with emit.emitting(rewriter, op):
+                _cooperative_copy(op, self.context, src, dst)
+            rewriter.erase(op)
+            return
 
         def copy_chunk(coords: list[SSAValue]) -> None:
             for start in range(0, chunk, piece):
                 at = _chunk_offsets(coords, start)
+                dst_indices = dst.indices(at)
+                src_indices = src.indices(at)
                 DeviceAsyncCopyOp(
                     dst.buffer,
-                    dst.indices(at),
+                    dst_indices,
                     src.buffer,
-                    src.indices(at),
+                    src_indices,
                     piece,
                     bypass_l1=piece * size == 16,
+                    src_elements=(
+                        src.edges.elements_inside(src_indices, piece)
+                        if src.edges is not None
+                        else None
+                    ),
                 )
 
         with emit.emitting(rewriter, op):
@@ -166,6 +184,25 @@ class LowerBulkCopy(RewritePattern):
                 emit.const_i32(row_elements * size),
             )
 
-        with emit.emitting(rewriter, op):
+        def bulk() -> None:
             on_thread_zero(self.context, lambda: emit.for_range(rows, issue_row))
+
+        def at_the_edge() -> None:
+            _cooperative_copy(op, self.context, src, dst)
+            # A later bulk copy may write these bytes through the async proxy.
+            nvvm.FenceProxyOp()
+            nvvm.Barrier0Op()
+            on_thread_zero(
+                self.context,
+                lambda: nvvm.MBarrierCompleteTxOp(
+                    mbarrier_pointer(op.barriers, op.barrier_slot),
+                    emit.const_i32(rows * row_elements * size),
+                ),
+            )
+
+        with emit.emitting(rewriter, op):
+            if src.edges is None:
+                bulk()
+            else:
+                if_else(src.edges.region_inside(src.offsets, op.tile_shape), bulk, at_the_edge)
         rewriter.erase(op)

@@ -29,6 +29,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from tilepipe.dialects.tile import constant_index
+from tilepipe.passes.analysis.alignment import known_multiple  # noqa: F401  (emit.known_multiple)
 from tilepipe.dialects.vector_upstream import (
     AlignedVectorLoadOp,
     AlignedVectorStoreOp,
@@ -194,27 +195,6 @@ def if_then(condition: SSAValue, body: Callable[[], None]) -> None:
 
 def less_than(a: SSAValue, bound: int) -> SSAValue:
     return arith.CmpiOp(a, const(bound), "ult").result
-
-
-def known_multiple(value: SSAValue, depth: int = 8) -> int:
-    """The largest power-of-two-times-constant factor provably dividing ``value``.
-
-    Constants, products and sums of index values are analysed; anything else
-    (function arguments, loop variables, thread ids) divides only by 1.
-    """
-    const_value = constant_index(value)
-    if const_value is not None:
-        return abs(const_value) if const_value else 1 << 30
-    owner = value.owner
-    if depth == 0:
-        return 1
-    if isinstance(owner, arith.MuliOp):
-        return known_multiple(owner.lhs, depth - 1) * known_multiple(owner.rhs, depth - 1)
-    if isinstance(owner, arith.AddiOp | arith.SubiOp):
-        return math.gcd(
-            known_multiple(owner.lhs, depth - 1), known_multiple(owner.rhs, depth - 1)
-        )
-    return 1
 
 
 # ---------------------------------------------------------------- aligned accesses

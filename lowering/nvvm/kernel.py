@@ -346,10 +346,14 @@ def build_kernel(
             shared_base = entry.args[len(inputs)]
         elif dynamic:
             dynamic_memory = DynamicSharedMemoryOp().resultMemref
-            shared_base = memref.MemorySpaceCastOp(
+            cast = memref.MemorySpaceCastOp(
                 dynamic_memory,
                 MemRefType(i8, [DYNAMIC_INDEX], memory_space=SHARED_ADDRESS_SPACE),
-            ).dest
+            )
+            # The kernel's shared memory as a whole: located at the kernel.
+            _located(dynamic_memory.owner, kernel)
+            _located(cast, kernel)
+            shared_base = cast.dest
 
     context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
     _rewrite_buffers(offsets, shared_base, layouts, context)
@@ -457,6 +461,8 @@ def lower_kernels(
 
     kernels = [op for op in module.ops if is_kernel(op)]
     gpu_module = KernelModuleOp(StringAttr(GPU_MODULE_NAME), Region(Block()))
+    if kernels:  # where upstream's kernel outlining puts it: at the (first) kernel
+        _located(gpu_module, kernels[0])
     contexts = [build_kernel(kernel, gpu_module.body.block, swizzle) for kernel in kernels]
     module.body.block.add_op(gpu_module)
     for kernel, gpu_func, context in zip(kernels, gpu_module.body.block.ops, contexts):

@@ -13,11 +13,11 @@ its dynamic size).
 from __future__ import annotations
 
 from xdsl.builder import Builder, ImplicitBuilder
-from xdsl.dialects import arith, func, gpu
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IndexType, StringAttr, SymbolRefAttr, i32
 from xdsl.rewriter import InsertPoint
 
-from tilepipe.dialects.gpu_upstream import KernelFuncOp
+from tilepipe.dialects.gpu_upstream import KernelFuncOp, LaunchFuncOp
 
 
 def host_launcher(kernel: KernelFuncOp, module_name: str, dynamic_shared_bytes: int) -> func.FuncOp:
@@ -48,7 +48,7 @@ def host_launcher(kernel: KernelFuncOp, module_name: str, dynamic_shared_bytes: 
             if dynamic_shared_bytes
             else None
         )
-        gpu.LaunchFuncOp(
+        LaunchFuncOp(
             SymbolRefAttr(module_name, [name.data]),
             grid_ops,
             block_ops,

@@ -13,6 +13,11 @@ Stages (``emit``):
   with NVVM intrinsics), with the ``#nvvm.target`` attached;
 * ``ptx``   -- the PTX text of ``gpu-module-to-binary{format=isa}``.
 
+The module texts carry the ops' locations on request (``debug_info``, what upstream's
+``--mlir-print-debuginfo`` prints): the lowering gives each lowered op the location
+of the tile op it came from, and upstream's conversions keep it, so a host that
+parses the text gets diagnostics at the kernel's source lines.
+
 Failures are reported as :class:`UpstreamError` naming the stage, the upstream pass and
 the upstream diagnostics, never as a bare binding stack trace.
 """
@@ -134,11 +139,21 @@ def _import_bindings():
     return ir, gpu, PassManager
 
 
+def _module_text(module, debug_info: bool) -> str:
+    """Upstream's text of ``module``; with ``debug_info`` its locations too, in the
+    form ``--mlir-print-debuginfo`` gives (aliases defined at the end)."""
+    return module.operation.get_asm(enable_debug_info=debug_info)
+
+
 def run_upstream(
-    module: ModuleOp | str, target: CudaTarget, stage: Stage, *more_stages: Stage
+    module: ModuleOp | str,
+    target: CudaTarget,
+    stage: Stage,
+    *more_stages: Stage,
+    debug_info: bool = False,
 ) -> UpstreamResult:
     """Parse ``module`` in upstream MLIR and lower it, keeping its text at ``stage``
-    (and at ``more_stages``) on the way."""
+    (and at ``more_stages``) on the way, with locations if ``debug_info``."""
     import time
 
     ir, gpu, PassManager = _import_bindings()
@@ -156,7 +171,7 @@ def run_upstream(
             raise UpstreamError("parsing", _diagnostic_text(error)) from None
         seconds["upstream-parse"] = time.perf_counter() - start
         if Stage.NVVM in wanted:
-            texts[Stage.NVVM] = str(upstream_module)
+            texts[Stage.NVVM] = _module_text(upstream_module, debug_info)
         if last is Stage.NVVM:
             return UpstreamResult(texts, seconds)
 
@@ -165,7 +180,7 @@ def run_upstream(
             steps.append(("gpu-module-to-binary", "gpu-module-to-binary{format=isa}"))
         for name, pipeline in steps:
             if name == "gpu-module-to-binary" and Stage.LLVM in wanted:
-                texts[Stage.LLVM] = str(upstream_module)
+                texts[Stage.LLVM] = _module_text(upstream_module, debug_info)
             start = time.perf_counter()
             try:
                 PassManager.parse(f"builtin.module({pipeline})").run(upstream_module.operation)
@@ -173,7 +188,7 @@ def run_upstream(
                 raise UpstreamError(name, _diagnostic_text(error)) from None
             seconds[name] = time.perf_counter() - start
         if last is Stage.LLVM:
-            texts[Stage.LLVM] = str(upstream_module)
+            texts[Stage.LLVM] = _module_text(upstream_module, debug_info)
             return UpstreamResult(texts, seconds)
         for op in upstream_module.body.operations:
             if op.operation.name == "gpu.binary":
@@ -218,20 +233,26 @@ class UpstreamProcess:
         self._request_sender.close()
         _import_bindings()
         try:
-            text, target, stages = self._requests.recv()
+            text, target, stages, debug_info = self._requests.recv()
         except EOFError:  # the driver stopped before the hand-off
             return
         try:
-            self._reply_sender.send(("ok", run_upstream(text, target, *stages)))
+            result = run_upstream(text, target, *stages, debug_info=debug_info)
+            self._reply_sender.send(("ok", result))
         except UpstreamError as err:
             self._reply_sender.send(("error", (err.stage, err.message)))
 
     def run(
-        self, module: ModuleOp | str, target: CudaTarget, stage: Stage, *more_stages: Stage
+        self,
+        module: ModuleOp | str,
+        target: CudaTarget,
+        stage: Stage,
+        *more_stages: Stage,
+        debug_info: bool = False,
     ) -> UpstreamResult:
         text = module if isinstance(module, str) else generic_text(module)
         try:
-            self._request_sender.send((text, target, (stage, *more_stages)))
+            self._request_sender.send((text, target, (stage, *more_stages), debug_info))
             kind, payload = self._replies.recv()
         except (EOFError, BrokenPipeError):
             self._process.join()

@@ -1,8 +1,9 @@
 """``async-copy``: global -> shared tile copies become ``cp.async`` copies (docs/sync.md).
 
 On CUDA targets with ``cp.async`` (sm_80 and later), a ``tile.copy`` from global into
-shared memory whose rows split into the target's copy chunks (4, 8 or 16 bytes) becomes
-``pipeline.async_copy``.  Right after every maximal run of statements that issue async
+shared memory whose rows provably split into aligned copy chunks of the target (4, 8
+or 16 bytes; ``copy_chunk_bytes``) becomes ``pipeline.async_copy``; one that does not
+(a dynamic row length no divisibility fact covers) stays a synchronous copy.  Right after every maximal run of statements that issue async
 copies (the copies of one pipeline time slot, guarded or not) the pass commits one
 group.  Commits are placed unconditionally -- outside any ``scf.if`` guard -- so that
 every thread commits the same number of groups on every path (an empty group is legal
@@ -45,14 +46,19 @@ from tilepipe.dialects.pipeline_sync import AsyncCopyOp, CommitGroupOp
 from tilepipe.dialects.tile import CopyOp, TileOp
 from tilepipe.targets import CudaTarget, target_of
 
+from tilepipe.passes.analysis.alignment import provable_vector_width
 from tilepipe.passes.memory.arena_aliasing import may_alias
 from tilepipe.passes.cuda.guard_split import can_split, split_guard
 from tilepipe.passes.analysis.symbolic_index import LoopOp
 
 
 def copy_chunk_bytes(op: CopyOp, target: CudaTarget) -> int | None:
-    """The largest cp.async chunk that divides the copy's contiguous rows, or None when
-    the copy cannot be asynchronous (not global -> shared, or rows not divisible)."""
+    """The widest cp.async chunk every row of the copy provably splits into, aligned
+    on both sides (``alignment.provable_vector_width``: static shapes and offsets,
+    divisibility facts), or None when the copy stays a synchronous ``tile.copy``:
+    not global -> shared, or no chunk of at least 4 bytes is provable (a dynamic
+    row length without a divisibility fact) -- the lowering then copies narrower,
+    down to single elements, instead of failing."""
     src_type, dst_type = op.src.type, op.dst.type
     assert isinstance(src_type, MemRefType) and isinstance(dst_type, MemRefType)
     if memory_space(src_type) is not MemorySpace.GLOBAL:
@@ -60,9 +66,13 @@ def copy_chunk_bytes(op: CopyOp, target: CudaTarget) -> int | None:
     if memory_space(dst_type) is not MemorySpace.SHARED:
         return None
     element_bytes = dst_type.element_type.bitwidth // 8  # type: ignore[attr-defined]
-    row_bytes = op.tile_shape[-1] * element_bytes
+    widest = max(1, max(target.async_copy_sizes) // element_bytes)
+    width = min(
+        provable_vector_width(op.src, op.src_offsets, op.tile_shape[-1], widest),
+        provable_vector_width(op.dst, op.dst_offsets, op.tile_shape[-1], widest),
+    )
     for chunk in sorted(target.async_copy_sizes, reverse=True):
-        if row_bytes % chunk == 0:
+        if chunk <= width * element_bytes and (width * element_bytes) % chunk == 0:
             return chunk
     return None
 

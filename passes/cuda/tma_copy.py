@@ -72,6 +72,7 @@ from tilepipe.diagnostics import op_error
 from tilepipe.targets import CudaTarget, UnknownTarget, target_of
 
 from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
+from tilepipe.passes.analysis.alignment import provable_vector_width
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, versions_by_buffer
 from tilepipe.passes.memory.liveness import is_loop_like
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, read_schedule
@@ -81,7 +82,11 @@ TMA_MAX_BOX = 256  # elements per box dimension
 
 
 def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
-    """A global -> shared copy whose box the bulk copy engine can move."""
+    """A global -> shared copy whose box the bulk copy engine can move: rows that
+    are provably 16-byte aligned multiples of 16 bytes on both sides
+    (``alignment.provable_vector_width``; a dynamic row length without a
+    divisibility fact is left to ``async-copy``).  A box that may reach past the
+    array is still a bulk copy: the lowering guards it (``nvvm_boundary``)."""
     if not isinstance(op, CopyOp):
         return False
     src, dst = op.src.type, op.dst.type
@@ -89,9 +94,13 @@ def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
     if memory_space(src) is not MemorySpace.GLOBAL or memory_space(dst) is not MemorySpace.SHARED:
         return False
     element_bytes = dst.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    aligned = max(1, TMA_ALIGNMENT // element_bytes)
+    row = op.tile_shape[-1]
     return (
-        op.tile_shape[-1] * element_bytes % TMA_ALIGNMENT == 0
+        row * element_bytes % TMA_ALIGNMENT == 0
         and all(extent <= TMA_MAX_BOX for extent in op.tile_shape)
+        and provable_vector_width(op.src, op.src_offsets, row, aligned) == aligned
+        and provable_vector_width(op.dst, op.dst_offsets, row, aligned) == aligned
     )
 
 

@@ -1,7 +1,8 @@
 """A generator of malformed command lines for the drivers: pass pipelines (flat and in
 MLIR's nested syntax), pass options, output targets and flags that are wrong by
 construction (never valid by accident), each a usage error the drivers must report
-as exit status 1 and exactly one line on stderr."""
+as exit status 1 and exactly one line on stderr: tile-opt's pipelines, options and
+targets, and tile-run's and tilepipe's (with its subcommands) options and flags."""
 
 from __future__ import annotations
 
@@ -95,13 +96,59 @@ def _bad_option(rng: random.Random) -> str:
     return _nested(passes) if rng.random() < 0.5 else ",".join(passes)
 
 
+# tile-run: (flag, value of the wrong kind); None: the flag without its value
+RUN_OPTIONS = (
+    ("--index-arg", "n"), ("--index-arg", "n=x"), ("--index-arg", "=3"), ("--block", "x"),
+    ("--block", "0,,1"), ("--seed", "abc"), ("--seed", "1.5"), ("--block", None),
+    ("--index-arg", None), ("-f", None), ("-i", None), ("--compare-with", None),
+)
+RUN_FLAGS = (["--no-such-flag"], ["--check-race"], ["-z"], ["--quiet=1"], ["--races"])
+
+# tilepipe: (subcommand, flag, bad value); None: the flag without its value
+TILEPIPE_OPTIONS = (
+    ("compile", "--target", "sm_75"), ("compile", "--target", "SM_80"),
+    ("compile", "--target", "ascend910"), ("compile", "--emit", "sass"),
+    ("compile", "--emit", "PTX"), ("compile", "--num-stages", "two"),
+    ("compile", "--num-stages", "2.5"), ("compile", "--index-mode", "cycle"),
+    ("compile", "--target", None), ("compile", "--emit", None), ("compile", "-o", None),
+    ("compile", "--emit", "ascendc"),  # not an emit for the default sm_80
+    ("tune", "--target", "sm_75"), ("tune", "-j", "many"), ("tune", "--num-stages", "1-"),
+    ("tune", "--num-stages", "x"), ("tune", "--num-stages", "3-1"),
+    ("tune", "--index-args", "n"), ("tune", "-o", None),
+)
+TILEPIPE_COMMANDS = (
+    [], ["compile"], ["tune"], ["frobnicate", INPUT], ["Compile", INPUT], ["--bogus"],
+    ["compile", INPUT, "--no-such-flag"], ["tune", INPUT, "--no-such-flag"],
+    ["compile", INPUT, INPUT], ["compile", INPUT, "-q=1"],
+)
+
+
+def _tile_run(rng: random.Random) -> list[str]:
+    if rng.random() < 0.3:
+        return [INPUT, *rng.choice(RUN_FLAGS)]
+    flag, value = rng.choice(RUN_OPTIONS)
+    # A valid option in front: the bad one is found wherever it stands.
+    prefix = rng.choice([[], ["--quiet"], ["--seed", "3"], ["--check-races"]])
+    return [INPUT, *prefix, flag] if value is None else [INPUT, *prefix, flag, value]
+
+
+def _tilepipe(rng: random.Random) -> list[str]:
+    if rng.random() < 0.3:
+        return list(rng.choice(TILEPIPE_COMMANDS))
+    command, flag, value = rng.choice(TILEPIPE_OPTIONS)
+    prefix = rng.choice([[], ["-q"], ["--no-ptxas"]] if command == "compile" else [[], ["--no-ptxas"]])
+    args = [command, INPUT, *prefix, flag]
+    return args if value is None else [*args, value]
+
+
 def malformed_command_lines(seed: int, count: int) -> Iterator[MalformedCase]:
-    """``count`` distinct tile-opt command lines (the same ``seed`` gives the same
-    ones)."""
+    """``count`` distinct command lines of tile-opt, tile-run and tilepipe (the same
+    ``seed`` gives the same ones)."""
     rng = random.Random(seed)
     seen: set[tuple[str, ...]] = set()
     while len(seen) < count:
-        kind = rng.randrange(5)
+        kind = rng.randrange(7)
+        driver = "tile-opt"
         pipeline_flag = rng.choice(["-p", "--pass-pipeline"])
         if kind == 0:
             args = [INPUT, pipeline_flag, _structural(rng)]
@@ -111,8 +158,12 @@ def malformed_command_lines(seed: int, count: int) -> Iterator[MalformedCase]:
             args = [INPUT, pipeline_flag, _bad_option(rng)]
         elif kind == 3:
             args = [INPUT, "-p", "lower-to-nvvm", "-t", rng.choice(TARGETS)]
-        else:
+        elif kind == 4:
             args = [INPUT, "-o", OUTPUT, *rng.choice(FLAGS)]
-        if tuple(args) not in seen:
-            seen.add(tuple(args))
-            yield MalformedCase(f"{len(seen)}:command-line", b"", "tile-opt", args)
+        elif kind == 5:
+            driver, args = "tile-run", _tile_run(rng)
+        else:
+            driver, args = "tilepipe", _tilepipe(rng)
+        if (driver, *args) not in seen:
+            seen.add((driver, *args))
+            yield MalformedCase(f"{len(seen)}:command-line", b"", driver, args)

@@ -29,7 +29,7 @@
 
 // The lowered level prints in upstream's custom form, so a test can label a kernel.
 // CHECK-LABEL: func.func @gemm(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf32>) {
-// CHECK:         "gpu.launch_func"({{.*}}) <{kernel = @tilepipe_kernels::@gemm
+// CHECK:         gpu.launch_func @tilepipe_kernels::@gemm blocks in ({{.*}}) threads in ({{.*}}) dynamic_shared_memory_size %{{.*}} args(%A : memref<1024x1024xf16>, %B : memref<1024x1024xf16>, %C : memref<1024x1024xf32>)
 // CHECK-LABEL: gpu.module @tilepipe_kernels {
 // CHECK-NEXT:    gpu.func @gemm(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 8, 8, 1>, tilepipe.dynamic_shared_memory = 98304 : i64} {
 // CHECK:           gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>

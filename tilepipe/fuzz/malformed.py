@@ -360,8 +360,9 @@ def run_case(case: MalformedCase, timeout_s: float = 60.0) -> DriverRun:
 # A diagnostic, possibly inside a --verify-diagnostics report ("FILE: unexpected DIAG").
 LOCATED = re.compile(r"(^|\s)\S+?:\d+:\d+: (error|warning|remark|note): \S")
 VERIFY_REPORT = re.compile(r"^\S+: line \d+: expected (error|warning|remark|note) \".+\" was not produced")
-TOOL_ERROR = re.compile(r"^([\w.-]+): (error|warning): \S")
-USAGE = re.compile(r"^usage: ")
+# The driver's name, with its subcommand ("tilepipe compile: error: ...") or as it
+# was started ("python -m tilepipe.lowering.ascend.ascendc: error: ...").
+TOOL_ERROR = re.compile(r"^([\w.-]+(?: [\w.-]+)*): (error|warning): \S")
 INTERNAL = {"tile-run": 4}
 
 
@@ -392,7 +393,7 @@ def check_malformed(case: MalformedCase, timeout_s: float = 60.0) -> str | None:
                 return f"{case.name}: an error without a message: {line!r}"
         errors = [
             line for line in lines
-            if LOCATED.search(line) or TOOL_ERROR.match(line) or USAGE.match(line)
+            if LOCATED.search(line) or TOOL_ERROR.match(line)
             or VERIFY_REPORT.match(line)
         ]
         if not errors:

@@ -18,7 +18,7 @@
 // LAUNCH-NEXT:    %0 = arith.constant 4 : index
 // LAUNCH-NEXT:    %1 = arith.constant 1 : index
 // LAUNCH-NEXT:    %2 = arith.constant 64 : index
-// LAUNCH-NEXT:    "gpu.launch_func"(%0, %1, %1, %2, %1, %1, %A) <{kernel = @tilepipe_kernels::@k, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}>
+// LAUNCH-NEXT:    gpu.launch_func @tilepipe_kernels::@k blocks in (%0, %1, %1) threads in (%2, %1, %1) args(%A : memref<64xf32>)
 // LAUNCH-NEXT:    func.return
 func.func @helper(%n: index) -> index {
   %r = arith.muli %n, %n : index

@@ -28,16 +28,6 @@ func.func @bulk_copy_on_sm80(%A: memref<1024x1024xf16>) attributes {tile.target 
 
 // -----
 
-func.func @async_copy_too_narrow(%A: memref<1024xf16>) attributes {tile.target = "sm_80"} {
-  %c0 = arith.constant 0 : index
-  %A_s = memref.alloc() : memref<3xf16, "shared">
-  // expected-error @+1 {{cannot split the tile into aligned 4, 8 or 16-byte cp.async chunks (rows of 3 x 2 bytes)}}
-  %t = pipeline.async_copy<3> %A[%c0] -> %A_s : memref<1024xf16> -> memref<3xf16, "shared">
-  func.return
-}
-
-// -----
-
 func.func @reduce_fragment_rows_across_warps() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
   %f = memref.alloc() : memref<64x48xf32, "fragment">
   %m = memref.alloc() : memref<64xf32, "shared">

@@ -89,6 +89,7 @@ def nvvm_ops(args, c0, one):
     nvvm.MBarrierTestWaitOp(bar, state)
     nvvm.MBarrierTestWaitOp(bar, one)
     nvvm.MBarrierArriveExpectTxOp(bar, one)
+    nvvm.MBarrierCompleteTxOp(bar, one)
     nvvm.MBarrierTryWaitParityOp(bar, one, one)
     value = arith.ConstantOp(FloatAttr(1.0, Float32Type()))
     mask = arith.ConstantOp.from_int_and_width(-1, i32)

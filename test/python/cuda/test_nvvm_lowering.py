@@ -201,8 +201,9 @@ def test_cli_reports_bad_input_with_a_location(tmp_path):
     kernel.write_text(
         'func.func @k(%A: memref<1024xf16>) attributes {tile.target = "sm_80"} {\n'
         "  %c0 = arith.constant 0 : index\n"
-        '  %s = memref.alloc() : memref<3xf16, "shared">\n'
-        '  %t = pipeline.async_copy<3> %A[%c0] -> %s : memref<1024xf16> -> memref<3xf16, "shared">\n'
+        '  %s = memref.alloc() : memref<8xf16, "shared">\n'
+        '  %b = memref.alloc() : memref<1xi64, "shared">\n'
+        '  pipeline.bulk_copy<8> %A[%c0] -> %s, %b[%c0] : memref<1024xf16> -> memref<8xf16, "shared">, memref<1xi64, "shared">\n'
         "  func.return\n}\n"
     )
     result = subprocess.run(
@@ -211,8 +212,8 @@ def test_cli_reports_bad_input_with_a_location(tmp_path):
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert f"{kernel}:4:" in result.stderr
-    assert "cp.async chunks" in result.stderr
+    assert f"{kernel}:5:" in result.stderr
+    assert "bulk (TMA) copies need sm_90" in result.stderr
 
 
 def test_an_upstream_abort_becomes_a_diagnostic():

@@ -1,5 +1,7 @@
 """Malformed pipelines, options, targets and flags (malformed_command_lines.py) are
-usage errors: exit status 1, one line on stderr, never a traceback."""
+usage errors of every driver (tile-opt, tile-run, tilepipe and its subcommands, the
+AscendC printer): exit status 1, one line on stderr, never a traceback or argparse's
+usage block."""
 
 from __future__ import annotations
 
@@ -31,19 +33,29 @@ def test_every_malformed_command_line_is_one_line_and_exit_1():
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("driver", "args", "message"),
     [
-        (["-p", "a,,b"], "expected a pass name, found ','"),
-        (["-p", "pipeline-planning{"], "unclosed '{'"),
-        (["--pass-pipeline", "builtin.module(func.func(pipeline-planning)"], "unclosed '('"),
-        (["-p", "builtin.module(gpu.module(thread-sync))"], "cannot nest passes under 'gpu.module'"),
-        (["-t", "ptx{chip=sm_75}"], "not a CUDA target"),
-        (["--bogus"], "unrecognized arguments: --bogus"),
+        ("tile-opt", [INPUT, "-p", "a,,b"], "expected a pass name, found ','"),
+        ("tile-opt", [INPUT, "-p", "pipeline-planning{"], "unclosed '{'"),
+        ("tile-opt", [INPUT, "--pass-pipeline", "builtin.module(func.func(pipeline-planning)"], "unclosed '('"),
+        ("tile-opt", [INPUT, "-p", "builtin.module(gpu.module(thread-sync))"], "cannot nest passes under 'gpu.module'"),
+        ("tile-opt", [INPUT, "-t", "ptx{chip=sm_75}"], "not a CUDA target"),
+        ("tile-opt", [INPUT, "--bogus"], "tile-opt: error: unrecognized arguments: --bogus"),
+        ("tile-run", [INPUT, "--bogus"], "tile-run: error: unrecognized arguments: --bogus"),
+        ("tile-run", [INPUT, "--seed", "abc"], "tile-run: error: argument --seed: invalid int value: 'abc'"),
+        ("tile-run", [], "tile-run: error: the following arguments are required: input_file"),
+        ("tilepipe", ["frobnicate"], "tilepipe: error: argument command: invalid choice: 'frobnicate'"),
+        ("tilepipe", ["compile"], "tilepipe compile: error: the following arguments are required: kernel"),
+        ("tilepipe", ["compile", INPUT, "--emit", "sass"], "tilepipe compile: error: argument --emit: invalid choice: 'sass'"),
+        ("tilepipe", ["tune", INPUT, "-j", "many"], "tilepipe tune: error: argument -j/--jobs: invalid int value: 'many'"),
+        ("ascendc", [INPUT, "--bogus"], "ascendc: error: unrecognized arguments: --bogus"),
     ],
 )
-def test_messages_say_what_is_wrong(args, message):
-    run = run_case(MalformedCase("probe", KERNEL.read_bytes(), "tile-opt", [INPUT, *args]))
-    assert run.status == 1 and message in run.stderr
+def test_messages_say_what_is_wrong_in_one_line(driver, args, message):
+    run = run_case(MalformedCase("probe", KERNEL.read_bytes(), driver, args))
+    assert run.status == 1
+    (line,) = run.stderr.splitlines()
+    assert message in line
 
 
 def test_the_nested_syntax_runs_the_same_passes():

@@ -157,3 +157,53 @@ def test_compile_bad_request(target, level, message):
 def test_compile_rejects_foreign_objects():
     with pytest.raises(TypeError, match="expected MLIR text"):
         tilepipe.parse(42)
+
+
+# -- locations in the NVVM-level text (tilepipe compile --emit nvvm, compile_for)
+
+GEMM_LINE = next(n for n, line in enumerate(GEMM.splitlines(), 1) if "tile.gemm<" in line)
+
+
+def _operations(operation):
+    for region in operation.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                yield op.operation
+                yield from _operations(op.operation)
+
+
+def _nvvm_text(how: str, tmp_path: Path) -> str:
+    if how == "api":
+        return tilepipe.compile_for(GEMM, "sm_80", level="nvvm", name="gemm.mlir").text
+    from tilepipe.cli import main
+
+    kernel, out = tmp_path / "gemm.mlir", tmp_path / "gemm.nvvm.mlir"
+    kernel.write_text(GEMM)
+    args = ["compile", str(kernel), "--emit", "nvvm", "--no-ptxas", "-q", "-o", str(out)]
+    assert main([*args, "--mlir-print-debuginfo"]) == 0
+    return out.read_text()
+
+
+@pytest.mark.parametrize("how", ["api", "cli"])
+def test_nvvm_text_locates_lowered_ops_at_their_tile_op(how, tmp_path):
+    text = _nvvm_text(how, tmp_path)
+    with ir.Context() as context:
+        module = ir.Module.parse(text)
+        mma = next(op for op in _operations(module.operation) if op.name == "nvgpu.mma.sync")
+        location = mma.location
+        assert location.filename.endswith("gemm.mlir")
+        assert (location.start_line, location.start_col) == (GEMM_LINE, 5)  # tile.gemm
+        # A diagnostic the host raises on the lowered op points at the source line.
+        diagnostics = []
+        context.attach_diagnostic_handler(lambda d: diagnostics.append(str(d.location)) or True)
+        location.emit_error("rejected by the host")
+    assert diagnostics == [f'loc("{location.filename}":{GEMM_LINE}:5)']
+
+
+def test_nvvm_text_has_locations_only_when_asked(tmp_path):
+    from tilepipe.cli import main
+
+    kernel, out = tmp_path / "gemm.mlir", tmp_path / "gemm.nvvm.mlir"
+    kernel.write_text(GEMM)
+    assert main(["compile", str(kernel), "--emit", "nvvm", "--no-ptxas", "-q", "-o", str(out)]) == 0
+    assert "loc(" not in out.read_text()  # upstream's default, as mlir-opt

@@ -113,3 +113,26 @@ def test_lowered_nvvm_output_round_trips():
     with collect_diagnostics():
         pass_pipeline(CUDA + ",lower-to-nvvm").apply(make_context(), module)
     assert_fixed_point(module, "gemm.mlir after lower-to-nvvm")
+
+
+def test_upstream_parses_the_custom_form_of_the_lowered_level():
+    """What tile-opt prints after lower-to-nvvm{host-launch} (gpu.module, gpu.func,
+    gpu.launch_func in their custom forms) is what upstream MLIR 22.1.8 reads."""
+    from mlir import ir
+
+    text = (ROOT / "examples" / "gemm.mlir").read_text()
+    module = parse_source(text, "gemm.mlir")
+    with collect_diagnostics():
+        pass_pipeline(CUDA + ",lower-to-nvvm{host-launch=true}").apply(make_context(), module)
+    custom = printed(module, generic=False)
+    assert "gpu.launch_func @tilepipe_kernels::@gemm blocks in (" in custom
+    with ir.Context():
+        upstream = ir.Module.parse(custom)
+        assert upstream.operation.verify()
+        (launch,) = [
+            op for op in upstream.body.operations[0].regions[0].blocks[0].operations
+            if op.operation.name == "gpu.launch_func"
+        ]
+        assert str(launch.attributes["kernel"]) == "@tilepipe_kernels::@gemm"
+        # grid (3), block (3), dynamic shared memory, the three kernel arguments
+        assert len(launch.operands) == 10

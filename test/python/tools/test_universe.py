@@ -6,7 +6,7 @@ import pytest
 from xdsl.utils.exceptions import DiagnosticException
 
 from tilepipe.api import parse
-from tilepipe.registry import PASSES, TARGETS
+from tilepipe.registry import FRONTENDS, PASSES, TARGETS
 from tilepipe.universe import TILEPIPE_UNIVERSE
 
 GEMM = Path(__file__).resolve().parents[3] / "examples/gemm.mlir"
@@ -16,6 +16,20 @@ def test_the_universe_lists_passes_and_targets():
     assert set(TILEPIPE_UNIVERSE.all_passes) == set(PASSES)
     assert set(TILEPIPE_UNIVERSE.all_targets) == set(TARGETS) == {"ptx", "nvvm-llvm"}
     assert TILEPIPE_UNIVERSE.all_targets["ptx"]().name == "ptx"
+
+
+def test_the_multiverse_takes_the_frontend_and_keeps_xdsls_gpu():
+    """tilepipe's gpu and vector dialects reach xdsl-opt through its frontend, not as
+    second definitions (the multiverse refuses those, and xDSL's own users keep
+    xDSL's ops)."""
+    from xdsl.dialects.gpu import GPU
+    from xdsl.universe import Universe
+
+    multiverse = Universe.get_multiverse()
+    assert set(TILEPIPE_UNIVERSE.all_frontends) == set(FRONTENDS) == {"tilepipe"}
+    assert multiverse.all_frontends["tilepipe"]().name == "tilepipe"
+    assert multiverse.all_dialects["gpu"]() is GPU
+    assert not {"gpu", "vector"} & set(TILEPIPE_UNIVERSE.all_dialects)
 
 
 def test_its_passes_turn_a_malformed_module_into_a_diagnostic():

@@ -23,6 +23,7 @@ from tilepipe.semantics.nvvm.execution import (
     BlockExecution,
     MemRef,
     NvvmExecutionError,
+    numpy_dtype,
     handles,
 )
 
@@ -85,7 +86,7 @@ def _async_copy(ex, op, mask):
     dst, src = ex[op.operands[0]], ex[op.operands[1 + dst_rank]]
     dst_idx = [ex[v] for v in op.operands[1 : 1 + dst_rank]]
     src_idx = [ex[v] for v in op.operands[2 + dst_rank : 2 + dst_rank + src_rank]]
-    values = ex.read(op, src, src_idx, mask, count)[mask]
+    values = _read_zero_filled(ex, op, src, src_idx, mask, count)[mask]
     dst_index = ex.element_index(dst, dst_idx, count, mask)
     ex.shared_access(op, dst, dst_index, mask, write=True)  # at issue: until it lands
     index = tuple(i[mask] for i in np.broadcast_arrays(*dst_index))
@@ -95,6 +96,23 @@ def _async_copy(ex, op, mask):
     flat_index = tuple(i.ravel() for i in index)
     ex.pending.append(PendingCopy(threads, np.full(threads.size, -1), dst, flat_index, values.ravel(), op))
     return [None]
+
+
+def _read_zero_filled(ex, op, src, src_idx, mask, count: int) -> np.ndarray:
+    """The ``count`` source elements of each thread's copy; with ``srcElements``
+    (PTX's src-size) only the first ``srcElements`` are read, the rest are zeros."""
+    if op.properties["operandSegmentSizes"].get_values()[-1] == 0:
+        return ex.read(op, src, src_idx, mask, count)
+    read = np.asarray(ex[op.operands[-1]], np.int64)
+    if ((read < 0) | (read > count)).any():
+        raise NvvmExecutionError(op, f"srcElements outside [0, {count}]")
+    values = np.zeros((ex.threads, count), numpy_dtype(op.operands[0].type.element_type))
+    for element in range(count):
+        lanes = mask & (element < read)
+        if lanes.any():
+            at = [*src_idx[:-1], np.asarray(src_idx[-1]) + element]
+            values[lanes, element] = ex.read(op, src, at, lanes)[lanes, 0]
+    return values
 
 
 @handles("nvgpu.device_async_create_group", "nvvm.cp.async.commit.group")
@@ -336,6 +354,18 @@ def _mbarrier_arrive(ex, op, mask):
 @handles("nvvm.mbarrier.arrive.expect_tx")
 def _mbarrier_expect_tx(ex, op, mask):
     _arrive(ex, op, mask, ex.uniform(op, op.operands[1]))
+
+
+@handles("nvvm.mbarrier.complete_tx")
+def _mbarrier_complete_tx(ex, op, mask):
+    """Each active thread completes ``txcount`` bytes of the current phase (an
+    atomic update, like an arrival, but not one)."""
+    _, state = _mbarrier(ex, op)
+    if state is None:
+        raise NvvmExecutionError(op, "completes bytes on an uninitialised mbarrier")
+    _mbarrier_access(ex, op, mask, write=False)
+    state.tx_bytes -= ex.uniform(op, op.operands[1]) * int(mask.sum())
+    state.maybe_complete()
 
 
 def _phase_completed(ex, op, mask) -> bool:

@@ -112,6 +112,9 @@ class BlockExecution:
         self.banks = banks  # the bank-conflict model, shared by all blocks of a run
         self.global_arrays = list(args)
         for arg, array in zip(entry.args[:inputs], args):
+            if isinstance(arg.type, IndexType | IntegerType):  # a scalar argument
+                self.values[arg] = np.full(self.threads, int(np.asarray(array)), np.int64)
+                continue
             self.values[arg] = MemRef(array, "global", 0, is_bf16_memref(arg.type))
         for arg in entry.args[inputs:]:
             self.values[arg] = MemRef(self.shared, "shared")
@@ -267,7 +270,7 @@ _INT_BINARY = {
     "arith.divui": np.floor_divide, "arith.divsi": lambda a, b: np.trunc(a / b).astype(a.dtype),
     "arith.remui": np.remainder, "arith.remsi": np.fmod, "arith.andi": np.bitwise_and,
     "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor, "arith.maxsi": np.maximum,
-    "arith.minsi": np.minimum,
+    "arith.minsi": np.minimum, "arith.maxui": np.maximum, "arith.minui": np.minimum,
 }
 _FLOAT_BINARY = {
     "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
@@ -476,13 +479,41 @@ def _lanes(mask: np.ndarray, value: np.ndarray) -> np.ndarray:
 
 @handles("scf.if")
 def _if(ex, op, mask):
-    if op.results:
-        raise NvvmExecutionError(op, "scf.if with results is not supported")
+    """Both branches run under their masks; a result takes, per thread, the value
+    its branch yielded (a predicated load: the loaded element inside, else 0)."""
     condition = ex[op.operands[0]].astype(bool)
-    if (mask & condition).any():
-        ex.run_block(op.regions[0].block, mask & condition)
-    if op.regions[1].blocks and (mask & ~condition).any():
-        ex.run_block(op.regions[1].block, mask & ~condition)
+    results = [None] * len(op.results)
+    for region, taken in ((op.regions[0], mask & condition), (op.regions[1], mask & ~condition)):
+        if not region.blocks or not taken.any():
+            continue
+        yielded = ex.run_block(region.block, taken)
+        results = [
+            y if r is None else np.where(_lanes(taken, y), y, r)
+            for y, r in zip(yielded, results)
+        ]
+    if op.results:
+        return [
+            r if r is not None else _undefined(ex, result.type)
+            for r, result in zip(results, op.results)
+        ]
+
+
+def _undefined(ex, result_type: Attribute) -> np.ndarray:
+    """The value of an ``scf.if`` result no active thread computed."""
+    shape = result_type.get_shape() if isinstance(result_type, VectorType) else ()
+    dtype = numpy_dtype(getattr(result_type, "element_type", result_type))
+    return np.zeros((ex.threads, *shape), dtype)
+
+
+@handles("memref.dim")
+def _dim(ex, op, mask):
+    """A size of a memref descriptor: the argument array's (dynamic shapes)."""
+    memref: MemRef = ex[op.operands[0]]
+    shape = memref.array.shape[1:] if memref.space == "private" else memref.array.shape
+    dim = ex.uniform(op, op.operands[1])
+    if not 0 <= dim < len(shape):
+        raise NvvmExecutionError(op, f"has no dimension {dim}")
+    return [np.full(ex.threads, shape[dim], np.int64)]
 
 
 @handles("scf.while")
