@@ -38,6 +38,11 @@ from tilepipe.dialects.tile_forms import MatmulForm, SrcDstForm, ValueDstForm, s
 
 UB_ONLY = frozenset({MemorySpace.UB})
 
+# A unit attribute of a copy whose GM region may reach past the array (a boundary
+# tile, docs/ascend.md): it moves only the in-bounds part.  Without it a GM region
+# must lie inside (the unpredicated fast path), as the pipe simulator checks.
+BOUNDARY_ATTR = "ascend.boundary"
+
 
 class AscendTileOp(TileOp):
     """A tile op that runs on one pipe of one core."""

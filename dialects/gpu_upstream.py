@@ -159,14 +159,16 @@ class KernelFuncOp(IRDLOperation):
         inputs: Sequence[Attribute],
         workgroup_buffers: Sequence[tuple[MemRefType, int]],
         block_size: Sequence[int],
-        grid_size: Sequence[int],
+        grid_size: Sequence[int] | None,
     ):
-        """``workgroup_buffers``: (type, alignment in bytes) per attribution."""
+        """``workgroup_buffers``: (type, alignment in bytes) per attribution;
+        ``grid_size`` None: not known at compile time (a ``tile.grid_dims`` grid)."""
         properties: dict[str, Attribute] = {
             "function_type": FunctionType.from_lists(inputs, []),
             "known_block_size": DenseArrayBase.from_list(i32, block_size),
-            "known_grid_size": DenseArrayBase.from_list(i32, grid_size),
         }
+        if grid_size is not None:
+            properties["known_grid_size"] = DenseArrayBase.from_list(i32, grid_size)
         if workgroup_buffers:
             properties["workgroup_attrib_attrs"] = ArrayAttr(
                 [

@@ -89,8 +89,10 @@ def kernel_launch_shape(op: Operation) -> tuple[tuple[int, ...], int]:
 
 
 def verify_dialect_attributes(op: Operation) -> None:
+    from tilepipe.dialects.tile_launch import verify_argument_attributes
     from tilepipe.targets import TARGETS
 
+    verify_argument_attributes(op)
     for name, attr in op.attributes.items():
         if not name.startswith("tile."):
             continue

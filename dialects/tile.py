@@ -72,6 +72,7 @@ from tilepipe.dialects.tile_forms import (
     ValueDstForm,
     shape_property,
 )
+from tilepipe.dialects.tile_launch import GridDimsOp
 from tilepipe.dialects.tile_syntax import parse_region_operand, parse_signature, parse_tile_shape
 from tilepipe.dialects.tile_syntax import (
     print_region_operand,
@@ -475,6 +476,7 @@ class BlockIdOp(IRDLOperation):
 
 TILE_OPS: list[type[IRDLOperation]] = [
     BlockIdOp,
+    GridDimsOp,
     CopyOp,
     GemmOp,
     FillOp,

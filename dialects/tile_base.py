@@ -205,10 +205,19 @@ class TileOp(IRDLOperation):
             start = constant_index(offsets[d]) if offsets else 0
             if start is None:
                 start = 0
-            if start < 0 or start + size > dim:
+            if start >= 0 and start + size <= dim:
+                continue
+            # A tile may reach past a global array (boundary tiles: reads 0, writes
+            # dropped); one wholly outside it is a mistake.  On-chip buffers are strict.
+            if not space.is_off_chip:
                 raise VerifyException(
                     f"{role} region [{start}, {start + size}) is out of bounds "
                     f"in dimension {d} of size {dim}"
+                )
+            if start >= dim or start + size <= 0:
+                raise VerifyException(
+                    f"{role} region [{start}, {start + size}) lies entirely outside "
+                    f"dimension {d} of size {dim}"
                 )
 
     # -- thread mapping (see ElementMapping)

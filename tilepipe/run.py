@@ -6,6 +6,7 @@
     tile-run kernel.mlir -i in.npz -o out.npz     # given inputs, save outputs
     tile-run kernel.mlir --check-races            # exit 3 and a report on a race
     tile-run kernel.mlir --compare-with other.mlir --index-arg n=17
+    tile-run gemm_dynamic.mlir --shape A=1000x77 --shape B=77x129 --shape C=1000x129
     tile-run kernel.mlir --block 0,1 --block 1,1  # only these blocks
 
 Exit status (also in ``--help``):
@@ -58,6 +59,18 @@ def _index_arg(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"expected NAME=INTEGER, got '{text}'") from None
 
 
+def _shape(text: str) -> tuple[str, tuple[int, ...]]:
+    name, sep, dims = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name.lstrip("%"), tuple(int(d) for d in dims.split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=D0xD1..., e.g. A=1000x77, got '{text}'"
+        ) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = DriverArgumentParser(
         prog="tile-run",
@@ -76,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--index-arg", type=_index_arg, action="append", default=[],
         help="value of a scalar argument, NAME=VALUE (repeatable)",
+    )
+    parser.add_argument(
+        "--shape", type=_shape, action="append", default=[],
+        help="sizes of a dynamically shaped memref argument, NAME=D0xD1... (repeatable; "
+        "default: the shape of its input array)",
     )
     parser.add_argument(
         "--check-races", action="store_true", help="run the happens-before race detector"
@@ -118,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
     options = dict(
         func_name=args.func, inputs=inputs, seed=args.seed, blocks=args.block,
         index_args=dict(args.index_arg), check_races=args.check_races,
+        shapes=dict(args.shape),
     )
     # Bad kernels and inputs (KernelError, InputError) are reported by run_driver.
     result = execute(read_source(args.input_file), file_name=args.input_file, **options)

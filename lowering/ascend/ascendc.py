@@ -42,6 +42,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects import ascend
+from tilepipe.dialects.ascend import BOUNDARY_ATTR
 from tilepipe.dialects.ascend_pipes import Core, ascend_space, element_bytes
 from tilepipe.dialects.ascend_sync import (
     CrossCoreSetFlagOp,
@@ -54,10 +55,12 @@ from tilepipe.dialects.ascend_sync import (
     SetFlagOp,
 )
 from tilepipe.dialects.memory_space import MemorySpace
-from tilepipe.dialects.tile import BlockIdOp, BufferAccess
+from tilepipe.dialects.tile import BlockIdOp, BufferAccess, GridDimsOp
+from tilepipe.dialects.tile_launch import grid_dims_op
 from tilepipe.targets import ASCEND_910B, AscendTarget, LockPrimitive, target_of
 
 from tilepipe.lowering.ascend.ascendc_cores import core_section, tile_op_cores
+from tilepipe.lowering.ascend.ascendc_boundary import BoundaryCalls, size_parameter
 from tilepipe.lowering.ascend.ascendc_cube import CubeCalls
 from tilepipe.lowering.ascend.ascendc_types import TileLayout, cpp_type, tile_layout
 
@@ -74,6 +77,7 @@ _POSITIONS = {
 _BINARY = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divui": "/",
            "arith.divsi": "/", "arith.remui": "%", "arith.remsi": "%", "arith.andi": "&",
            "arith.ori": "|", "arith.xori": "^"}
+_CEIL_DIVISIONS = ("arith.ceildivui", "arith.ceildivsi")
 _COMPARE = ["==", "!=", "<", "<=", ">", ">=", "<", "<=", ">", ">="]
 _VECTOR_CALLS = {ascend.AddOp: "Add", ascend.SubOp: "Sub", ascend.MulOp: "Mul",
                  ascend.MaxOp: "Max", ascend.ExpOp: "Exp"}
@@ -92,7 +96,7 @@ CPP_KEYWORDS = frozenset("""
 """.split())
 
 
-class AscendCPrinter(CubeCalls):
+class AscendCPrinter(CubeCalls, BoundaryCalls):
     """Prints one kernel; names values after their name hints."""
 
     def __init__(self, kernel: FuncOp):
@@ -107,6 +111,7 @@ class AscendCPrinter(CubeCalls):
         self.target = target if isinstance(target, AscendTarget) else ASCEND_910B
         # The ops of the core section being printed (None: a single-core kernel).
         self.section: set[Operation] | None = None
+        self.gm_names: dict[SSAValue, str] = {}
 
     # -- names and expressions
 
@@ -141,15 +146,13 @@ class AscendCPrinter(CubeCalls):
         """The linear element offset of a region's origin, as a C++ expression."""
         if not access.offsets:
             return "0"
-        assert isinstance(access.buffer.type, MemRefType)
-        dims = access.buffer.type.get_shape()
         terms = []
         for d, off in enumerate(access.offsets):
-            stride = math.prod(dims[d + 1 :])
+            stride = self.stride(access.buffer, d)
             text = self.expr(off)
             if text == "0":
                 continue
-            terms.append(text if stride == 1 else f"{text} * {stride}")
+            terms.append(text if stride == "1" else f"{text} * {stride}")
         return " + ".join(terms) or "0"
 
     def tensor(self, access: BufferAccess) -> str:
@@ -172,6 +175,14 @@ class AscendCPrinter(CubeCalls):
         for arg in func.body.block.args:
             kind = "GM_ADDR" if isinstance(arg.type, MemRefType) else cpp_type(arg.type)
             params.append(f"{kind} {self.name(arg)}")
+            if isinstance(arg.type, MemRefType):
+                self.gm_names[arg] = self.name(arg)
+        # The sizes of dynamic dimensions follow the arguments (docs/ascend.md).
+        for arg, raw in self.gm_names.items():
+            assert isinstance(arg.type, MemRefType)
+            for d, size in enumerate(arg.type.get_shape()):
+                if size < 0:
+                    params.append(f"int64_t {self.fresh(size_parameter(raw, d))}")
         target = func.attributes.get("tile.target")
         self.emit(f"// @{func.sym_name.data}, target {getattr(target, 'data', 'ascend')}")
         self.emit(
@@ -235,6 +246,16 @@ class AscendCPrinter(CubeCalls):
             return self._if(op)
         if isinstance(op, BlockIdOp):
             return self._block_id(op)
+        if isinstance(op, GridDimsOp):
+            return  # the launch's business; the extents are printed where defined
+        if isinstance(op, memref.DimOp):
+            dim = op.index.owner
+            if not isinstance(dim, arith.ConstantOp):
+                raise op_error(op, "needs a constant dimension index")
+            return self._assign(op, self.gm_size(op.source, dim.value.value.data))
+        if op.name in _CEIL_DIVISIONS:
+            a, b = (self.expr(v) for v in op.operands)
+            return self._assign(op, f"({a} + {b} - 1) / {b}")
         if op.name in _BINARY:
             a, b = op.operands
             return self._assign(op, f"{self.expr(a)} {_BINARY[op.name]} {self.expr(b)}")
@@ -308,14 +329,17 @@ class AscendCPrinter(CubeCalls):
         self.emit("}")
 
     def _block_id(self, op: BlockIdOp) -> None:
-        grid = op_grid(self.kernel)
+        dims = grid_dims_op(self.kernel)
+        grid = op_grid(self.kernel) if dims is None else tuple(
+            self.expr(e) for e in (*dims.extents, 1, 1)
+        )[:3]
         dim = op.dimension.data
         linear = "AscendC::GetBlockIdx()"
         if dim == "x":
             return self._assign(op, f"{linear} % {grid[0]}")
         if dim == "y":
             return self._assign(op, f"{linear} / {grid[0]} % {grid[1]}")
-        return self._assign(op, f"{linear} / {grid[0] * grid[1]}")
+        return self._assign(op, f"{linear} / ({grid[0]} * {grid[1]})")
 
     def _sync_call(self, op: IdOperandOp) -> str:
         id_text = self.expr(op.id)
@@ -339,13 +363,20 @@ class AscendCPrinter(CubeCalls):
 
     def _tile_op(self, op: ascend.AscendTileOp) -> None:
         accesses = {a.operand_name: a for a in op.buffer_accesses()}
+        boundary = BOUNDARY_ATTR in op.attributes
         if isinstance(op, ascend.DataCopyOp):
+            if boundary:
+                return self.pad_copy(op, accesses["src"], accesses["dst"])
             return self._data_copy(op, accesses["src"], accesses["dst"])
         if isinstance(op, ascend.DataCopyNd2NzOp):
+            if boundary:
+                return self.nd2nz_boundary(op, accesses["src"], accesses["dst"])
             return self._nd2nz(op, accesses["src"], accesses["dst"])
         if isinstance(op, ascend.LoadDataOp):
             return self._load_data(op, accesses["src"], accesses["dst"])
         if isinstance(op, ascend.FixpipeOp):
+            if boundary:
+                return self.fixpipe_boundary(op, accesses["src"], accesses["dst"])
             return self._fixpipe(op, accesses["src"], accesses["dst"])
         if isinstance(op, ascend.MmadOp):
             return self._mmad(op, accesses)

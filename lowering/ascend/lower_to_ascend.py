@@ -2,6 +2,8 @@
 
 * ``tile.copy`` -> ``ascend.data_copy`` (GM <-> L1/UB), ``ascend.load_data``
   (L1 -> L0A/L0B) or ``ascend.fixpipe`` (L0C -> GM/L1), by the memories it connects;
+  a copy whose GM region may reach past the array is marked ``ascend.boundary``
+  (:func:`may_reach_past`): it moves only the in-bounds part (docs/ascend.md);
 * ``tile.gemm`` -> ``ascend.mmad``;
 * ``tile.add/sub/mul/max/exp`` on UB -> the vector ops, ``tile.fill`` of UB ->
   ``ascend.duplicate``;
@@ -22,7 +24,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -39,9 +48,12 @@ from xdsl.pattern_rewriter import (
 
 from tilepipe.diagnostics import op_error
 from tilepipe.dialects import ascend, pipeline, tile
+from tilepipe.dialects.ascend import BOUNDARY_ATTR
 from tilepipe.dialects.ascend_sync import IdOperandOp, PipeBarrierOp
 from tilepipe.dialects.ascend_pipes import COPY_PIPES, Pipe, ascend_space
 from tilepipe.dialects.memory_space import MemorySpace
+from tilepipe.dialects.tile import BufferAccess
+from tilepipe.passes.analysis.divisibility import value_divisibility
 from tilepipe.passes.ascend.resolve_core import CORE_ATTR, PIPE_ATTR, is_ascend_kernel
 
 _COPY_OPS = {
@@ -57,6 +69,21 @@ _VECTOR_OPS = {
     tile.MaxOp: ascend.MaxOp,
     tile.ExpOp: ascend.ExpOp,
 }
+
+
+def may_reach_past(access: BufferAccess) -> bool:
+    """Whether a GM region may reach past its array (docs/ascend.md, boundary tiles):
+    a dynamic size, or a static one the tile does not divide, or an offset the tile
+    size does not divide.  Static arrays the tiles divide keep the unpredicated copies
+    of the fast path: such a kernel's tiles are whole (its loops keep them inside)."""
+    if not access.space.is_off_chip:
+        return False
+    assert isinstance(access.buffer.type, MemRefType)
+    for d, (dim, size) in enumerate(zip(access.buffer.type.get_shape(), access.sizes)):
+        offset = access.offsets[d] if access.offsets else None
+        if dim < 0 or dim % size or (offset is not None and value_divisibility(offset) % size):
+            return True
+    return False
 
 
 def _carry_attributes(old: Operation, new: Operation) -> Operation:
@@ -137,6 +164,8 @@ class LowerTileOps(RewritePattern):
             if spaces == (MemorySpace.GM, MemorySpace.L1):
                 copy = ascend.DataCopyNd2NzOp  # the cube reads L1 in the NZ layout
             new = copy(op.src, op.src_offsets, op.dst, op.dst_offsets, op.tile_shape)
+            if any(may_reach_past(access) for access in op.buffer_accesses()):
+                new.attributes[BOUNDARY_ATTR] = UnitAttr()
         elif isinstance(op, tile.GemmOp):
             new = lower_gemm(op, None)
         elif type(op) in _VECTOR_OPS:

@@ -61,7 +61,8 @@ from tilepipe.dialects.kernel_attrs import (
 )
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
-from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, ReduceOp, TileOp
+from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, GridDimsOp, ReduceOp, TileOp
+from tilepipe.dialects.tile_launch import grid_dims_op
 from tilepipe.diagnostics import op_error
 from tilepipe.targets import CudaTarget, target_of
 
@@ -329,7 +330,8 @@ def build_kernel(
         inputs,
         workgroup,
         (threads, 1, 1),
-        tuple(grid) + (1,) * (3 - len(grid)),
+        # A grid stated by tile.grid_dims is only known at launch (evaluate_grid).
+        None if grid_dims_op(kernel) is not None else tuple(grid) + (1,) * (3 - len(grid)),
     )
     gpu_func.location = kernel.location
     if dynamic:
@@ -431,6 +433,8 @@ def _rewrite_structure(gpu_func: KernelFuncOp) -> None:
         if isinstance(op, BlockIdOp):
             dimension = gpu.DimensionAttr(gpu.DimensionEnum(op.dimension.data))
             Rewriter.replace_op(op, _located(gpu.BlockIdOp(dimension), op))
+        elif isinstance(op, GridDimsOp):
+            Rewriter.erase_op(op)  # the launch's business (passes/analysis/grid.py)
         elif isinstance(op, func.ReturnOp):
             Rewriter.replace_op(op, _located(KernelReturnOp(), op))
         elif isinstance(op, PipelineForOp):

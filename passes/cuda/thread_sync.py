@@ -38,7 +38,7 @@ import sys
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, scf
+from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -247,7 +247,8 @@ def _is_uniform_point(point: Point) -> bool:
 
 def is_uniform(value: SSAValue, depth: int = 0) -> bool:
     """Every thread of the block computes the same value: built from constants,
-    kernel arguments, block ids and loop induction variables by ``arith`` ops."""
+    kernel arguments, block ids, loop induction variables and buffer sizes
+    (``memref.dim``) by ``arith`` ops."""
     if depth > 64:
         return False
     if isinstance(value, BlockArgument):
@@ -255,6 +256,8 @@ def is_uniform(value: SSAValue, depth: int = 0) -> bool:
     owner = value.owner
     if isinstance(owner, BlockIdOp):
         return True
+    if isinstance(owner, memref.DimOp):  # sizes are the same for the whole block
+        return is_uniform(owner.index, depth + 1)
     if owner.dialect_name() == "arith" and not owner.regions:
         return all(is_uniform(v, depth + 1) for v in owner.operands) or isinstance(
             owner, arith.ConstantOp

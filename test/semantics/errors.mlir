@@ -49,11 +49,11 @@ func.func @deadlock() attributes {tile.grid = array<i64: 1>} {
   func.return
 }
 
-func.func @out_of_bounds(%A: memref<64x32xf16>, %row: index) attributes {tile.grid = array<i64: 1>} {
+func.func @out_of_bounds(%A: memref<32x32xf16>, %row: index) attributes {tile.grid = array<i64: 1>} {
   %c0 = arith.constant 0 : index
-  %S = memref.alloc() : memref<32x32xf16, "shared">
-  // OOB: errors.mlir:[[# @LINE + 1]]:3: error: 'tile.copy' op region [40, 72) of %A is out of bounds in dimension 0 of size 64
-  tile.copy<32x32> %A[%row, %c0] -> %S : memref<64x32xf16> -> memref<32x32xf16, "shared">
+  %S = memref.alloc() : memref<64x32xf16, "shared">
+  // OOB: errors.mlir:[[# @LINE + 1]]:3: error: 'tile.copy' op region [40, 72) of %S is out of bounds in dimension 0 of size 64
+  tile.copy<32x32> %A -> %S[%row, %c0] : memref<32x32xf16> -> memref<64x32xf16, "shared">
   func.return
 }
 // NOARG: errors.mlir:[[# @LINE - 7]]:1: error: 'func.func' op argument %row : index needs a value (index_args / --index-arg row=VALUE)

@@ -4,10 +4,10 @@
 // RUN: not tile-opt %s -p no-such-pass 2>&1 | filecheck %s --check-prefix=PASS
 // RUN: not tile-opt %s -p 'thread-sync{bogus=1}' 2>&1 | filecheck %s --check-prefix=OPTION
 
-// CHECK: diagnostics.mlir:[[# @LINE + 3]]:3: error: 'tile.copy' op src region [0, 128) is out of bounds in dimension 0 of size 64
-func.func @f(%A: memref<64x64xf16>) {
+// CHECK: diagnostics.mlir:[[# @LINE + 3]]:3: error: 'tile.copy' op dst region [0, 128) is out of bounds in dimension 0 of size 64
+func.func @f(%A: memref<128x64xf16>) {
   %s = memref.alloc() : memref<64x64xf16, "shared">
-  tile.copy<128x64> %A -> %s : memref<64x64xf16> -> memref<64x64xf16, "shared">
+  tile.copy<128x64> %A -> %s : memref<128x64xf16> -> memref<64x64xf16, "shared">
   func.return
 }
 

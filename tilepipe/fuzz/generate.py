@@ -22,7 +22,8 @@ to three loops with prologue/epilogue code around them, lb != 0, step > 1, stati
 counts 0, 1, 2, < depth, large, or the dynamic ``%n``, and grids > 1 with block_id
 offsets.  Ascend kernels are vector (GM->UB, vector ops, UB->GM), cube (GM->L1->L0A/B,
 mmad into L0C, L0C->GM) or mixed (a cube result handed to the vector core through GM),
-on grids of 1-3 blocks.
+on grids of 1-3 blocks, over arrays a whole number of tiles long or ragged (the last
+tile reaching past the end).
 """
 
 from __future__ import annotations
@@ -385,6 +386,9 @@ def _ascend(rng: random.Random, seed: int) -> Program:
     # drawn last, so a seed's one-block kernel is the one it always was.
     program.grid = rng.choice((1, 1, 1, 2, 3))
     program.use_block_id = program.grid > 1
+    # Ragged arrays (boundary tiles: DataCopyPad, InitConstValue + ND->NZ, a partial
+    # Fixpipe); every tile extent is at least 16, so the last tile keeps elements.
+    program.ragged = rng.choice((0, 0, 0, 1, 5, 15))
     return program
 
 

@@ -80,6 +80,9 @@ class Program:
     threads: int | None = 128
     use_block_id: bool = False
     dynamic_trips: tuple[int, ...] = (0, 1, 2, 3, 5)
+    # Global arrays this many elements short along the axis their slots advance: the
+    # last tile is a boundary tile (docs/semantics.md), every output clipped alike.
+    ragged: int = 0
     seed: int = 0
     name: str = "fuzz"
 
@@ -155,7 +158,8 @@ class _Renderer:
     def memref_type(self, buffer: Buffer) -> str:
         shape = [self.p.dims[d] for d in buffer.dims]
         if buffer.is_global and buffer.iter_axis is not None:
-            shape[buffer.iter_axis] *= self.p.grid * self.p.slots()
+            full = shape[buffer.iter_axis] * self.p.grid * self.p.slots()
+            shape[buffer.iter_axis] = max(1, full - self.p.ragged)
         space = "" if buffer.is_global else f', "{buffer.space}"'
         return f"memref<{'x'.join(map(str, shape))}x{buffer.dtype}{space}>"
 

@@ -145,14 +145,43 @@ class Allocation:
 
 @dataclass(frozen=True)
 class Region:
-    """A box of a buffer: per-dimension start and size (in elements)."""
+    """A box of a buffer: per-dimension start and size (in elements).
+
+    A tile op's region of a global array may reach past the array (docs/semantics.md,
+    "Dynamic shapes and boundary tiles"): then ``bounds`` holds the array's shape and
+    only ``inside()`` -- the in-bounds part -- is read, written and tracked; reads see
+    zeros elsewhere.  ``bounds`` is None when the whole box is in bounds."""
 
     starts: tuple[int, ...]
     sizes: tuple[int, ...]
+    bounds: tuple[int, ...] | None = None
 
     @property
     def slices(self) -> tuple[slice, ...]:
         return tuple(slice(s, s + n) for s, n in zip(self.starts, self.sizes))
+
+    @property
+    def clipped(self) -> bool:
+        return self.bounds is not None
+
+    def inside(self) -> Region:
+        """The in-bounds part (possibly empty), in buffer coordinates."""
+        if self.bounds is None:
+            return self
+        lows = tuple(min(max(s, 0), b) for s, b in zip(self.starts, self.bounds))
+        highs = tuple(
+            max(min(s + n, b), low)
+            for s, n, b, low in zip(self.starts, self.sizes, self.bounds, lows)
+        )
+        return Region(lows, tuple(h - lo for lo, h in zip(lows, highs)))
+
+    def tile_slices(self) -> tuple[slice, ...]:
+        """Where ``inside()`` lies in the tile (coordinates relative to ``starts``)."""
+        inner = self.inside()
+        return tuple(
+            slice(lo - s, lo - s + n)
+            for lo, n, s in zip(inner.starts, inner.sizes, self.starts)
+        )
 
 
 class OutOfBounds(Exception):
@@ -198,10 +227,16 @@ class Buffer:
             strides=self.strides + (1,),
         )
 
-    def region(self, starts: Sequence[int], sizes: Sequence[int]) -> Region:
+    def region(
+        self, starts: Sequence[int], sizes: Sequence[int], *, tile: bool = False
+    ) -> Region:
+        """The box ``starts + sizes``; out of bounds is an error, except for a tile
+        op's region (``tile``) of off-chip memory, which is clipped (boundary tiles)."""
         starts = tuple(int(s) for s in starts) or (0,) * len(self.shape)
         for d, (start, size, dim) in enumerate(zip(starts, sizes, self.shape)):
             if start < 0 or start + size > dim:
+                if tile and self.space.is_off_chip:
+                    return Region(starts, tuple(sizes), self.shape)
                 raise OutOfBounds(
                     f"region [{start}, {start + size}) of {self.name} is out of bounds "
                     f"in dimension {d} of size {dim}"
@@ -209,24 +244,35 @@ class Buffer:
         return Region(starts, tuple(sizes))
 
     def read(self, region: Region) -> np.ndarray:
-        """The region's values in the compute format (a copy)."""
-        initialized = self._initialized_bytes()[region.slices]
+        """The region's values in the compute format (a copy); 0 outside the array."""
+        inner = region.inside()
+        initialized = self._initialized_bytes()[inner.slices]
         if not initialized.all():
             missing = np.argwhere(~initialized.all(axis=-1))[0]
             raise UninitializedRead(
-                tuple(int(s + m) for s, m in zip(region.starts, missing))
+                tuple(int(s + m) for s, m in zip(inner.starts, missing))
             )
-        return self.element.from_storage(self.storage()[region.slices])
+        return self.element.from_storage(self.read_stored(region))
 
     def read_stored(self, region: Region) -> np.ndarray:
-        """The region's stored bit patterns (a copy), without an initialization check."""
-        return np.array(self.storage()[region.slices])
+        """The region's stored bit patterns (a copy), without an initialization check;
+        elements outside the array read as the bit pattern 0 (0 in every format)."""
+        if not region.clipped:
+            return np.array(self.storage()[region.slices])
+        stored = np.zeros(region.sizes, dtype=self.element.storage)
+        stored[region.tile_slices()] = self.storage()[region.inside().slices]
+        return stored
 
     def write(self, region: Region, values: np.ndarray) -> None:
         self.write_stored(region, self.element.to_storage(values))
 
     def write_stored(self, region: Region, stored: np.ndarray) -> None:
-        self.storage()[region.slices] = np.reshape(stored, region.sizes)
+        """Store a tile; elements outside the array are dropped."""
+        stored = np.reshape(stored, region.sizes)
+        if region.clipped:
+            stored = stored[region.tile_slices()]
+            region = region.inside()
+        self.storage()[region.slices] = stored
         self._initialized_bytes()[region.slices] = True
 
     def byte_offsets(self, region: Region) -> np.ndarray:

@@ -173,6 +173,55 @@ template <typename T>
 __aicore__ void DataCopy(const LocalTensor<T> &dstLocal, const GlobalTensor<T> &srcGlobal,
                          const Nd2NzParams &intriParams);
 
+// asc-devkit include/basic_api/kernel_struct_data_copy.h (DataCopyExtParams,
+// DataCopyPadExtParams) and the DataCopyPad doc (ISASI): non-aligned GM <-> UB copies
+// of blockCount blocks of blockLen bytes; a GM stride is a byte gap, a UB one a gap in
+// 32-byte blocks; GM -> UB pads each block's last 32-byte block with paddingValue.
+struct DataCopyExtParams {
+  __aicore__ DataCopyExtParams();
+  __aicore__ DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn,
+                               const uint32_t dstStrideIn, const uint32_t rsvIn);
+  uint16_t blockCount = 1;
+  uint32_t blockLen = 0;
+  uint32_t srcStride = 0;
+  uint32_t dstStride = 0;
+  uint32_t rsv = 0;
+};
+template <typename T>
+struct DataCopyPadExtParams {
+  __aicore__ DataCopyPadExtParams();
+  __aicore__ DataCopyPadExtParams(const bool isPadValue, const uint8_t leftPadValue,
+                                  const uint8_t rightPadValue, T padValue);
+  bool isPad = false;
+  uint8_t leftPadding = 0;
+  uint8_t rightPadding = 0;
+  T paddingValue;
+};
+template <typename T>
+__aicore__ void DataCopyPad(const LocalTensor<T> &dstLocal, const GlobalTensor<T> &srcGlobal,
+                            const DataCopyExtParams &dataCopyParams,
+                            const DataCopyPadExtParams<T> &padParams);
+template <typename T>
+__aicore__ void DataCopyPad(const GlobalTensor<T> &dstGlobal, const LocalTensor<T> &srcLocal,
+                            const DataCopyExtParams &dataCopyParams);
+
+// asc-devkit include/basic_api/kernel_struct_mm.h (InitConstValueParams) and
+// kernel_operator_mm_intf.h: fill an A1/B1 (L1) tensor with a value, repeatTimes
+// iterations of blockNum 32-byte blocks, dstGap blocks apart.
+template <typename T>
+struct InitConstValueParams {
+  __aicore__ InitConstValueParams();
+  __aicore__ InitConstValueParams(const uint16_t repeatTimesIn, const uint16_t blockNumIn,
+                                  const uint16_t dstGapIn, const T initValueIn);
+  uint16_t repeatTimes = 0;
+  uint16_t blockNum = 0;
+  uint16_t dstGap = 0;
+  T initValue;
+};
+template <typename T, typename U>
+__aicore__ void InitConstValue(const LocalTensor<T> &dstLocal,
+                               const InitConstValueParams<U> &initConstValueParams);
+
 // asc-devkit include/basic_api/kernel_struct_mm.h (LoadData2DParams): L1 -> L0A/L0B
 // (MTE1) in 512-byte fractals.
 struct LoadData2DParams {

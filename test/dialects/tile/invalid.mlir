@@ -1,20 +1,22 @@
 // RUN: tile-opt %s --split-input-file --verify-diagnostics
 
+// On-chip buffers are strict: a region past a shared buffer is an error.
 func.func @tile_out_of_bounds(%A: memref<64x64xf16>) {
   %s = memref.alloc() : memref<32x32xf16, "shared">
-  // expected-error @+1 {{src region [0, 128) is out of bounds in dimension 0 of size 64}}
-  tile.copy<128x32> %A -> %s : memref<64x64xf16> -> memref<32x32xf16, "shared">
+  // expected-error @+1 {{dst region [0, 64) is out of bounds in dimension 0 of size 32}}
+  tile.copy<64x32> %A -> %s : memref<64x64xf16> -> memref<32x32xf16, "shared">
   func.return
 }
 
 // -----
 
+// A global region may reach past the array (boundary tiles), but not lie wholly outside.
 func.func @constant_offset_out_of_bounds(%A: memref<64x64xf16>) {
-  %c48 = arith.constant 48 : index
+  %c64 = arith.constant 64 : index
   %c0 = arith.constant 0 : index
   %s = memref.alloc() : memref<32x32xf16, "shared">
-  // expected-error @+1 {{src region [48, 80) is out of bounds in dimension 0 of size 64}}
-  tile.copy<32x32> %A[%c48, %c0] -> %s : memref<64x64xf16> -> memref<32x32xf16, "shared">
+  // expected-error @+1 {{src region [64, 96) lies entirely outside dimension 0 of size 64}}
+  tile.copy<32x32> %A[%c64, %c0] -> %s : memref<64x64xf16> -> memref<32x32xf16, "shared">
   func.return
 }
 

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import EXAMPLES, ROOT
 from pipeline_helpers import (
+    EXAMPLE_SHAPES,
     SMALL_KERNELS,
     apply_passes,
     first_difference_of_runs,
@@ -27,7 +28,9 @@ NUM_STAGES = [1, 2, 3, 4, 5]
 
 
 def first_block(text: str) -> list[tuple[int, ...]]:
-    grid = re.search(r"tile.grid = array<i64: ([\d, ]+)>", text)
+    grid = re.search(r"tile.grid = array<i64: ([\d, ]+)>", text) or re.search(
+        r"tile.grid_dims ([%\w, ]+)\n", text
+    )
     rank = len(grid.group(1).split(",")) if grid else 1
     return [(0,) * rank]
 
@@ -38,7 +41,9 @@ def test_example_is_equivalent(example, num_stages):
     original = with_num_stages((EXAMPLES / example).read_text(), num_stages)
     pipelined = apply_passes(original)
     assert "pipeline.for" not in str(pipelined)
-    difference = first_difference_of_runs(original, pipelined, blocks=first_block(original))
+    difference = first_difference_of_runs(
+        original, pipelined, blocks=first_block(original), shapes=EXAMPLE_SHAPES.get(example)
+    )
     assert difference is None, difference
 
 

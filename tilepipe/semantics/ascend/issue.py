@@ -29,7 +29,8 @@ from tilepipe.dialects.ascend_sync import (
     SetFlagOp,
     sync_op_core,
 )
-from tilepipe.dialects.tile import BlockIdOp
+from tilepipe.dialects.tile import BlockIdOp, GridDimsOp
+from tilepipe.passes.analysis.grid import INDEX_BINARY_OPS
 
 from tilepipe.semantics.errors import KernelError
 
@@ -109,9 +110,11 @@ class ScalarUnit:
     """Evaluates the kernel's scalar code and collects the issued instructions."""
 
     def __init__(
-        self, kernel: FuncOp, scalar_args: dict[SSAValue, int], block: tuple[int, int, int] = (0, 0, 0)
+        self, kernel: FuncOp, scalar_args: dict[SSAValue, int], block: tuple[int, int, int] = (0, 0, 0),
+        shapes: dict[SSAValue, tuple[int, ...]] | None = None,
     ):
         self.kernel = kernel
+        self.shapes = shapes or {}  # of the GM arguments (``memref.dim``)
         self.block = block  # the (x, y, z) index of the block this scalar unit runs
         self.values: dict[SSAValue, object] = dict(scalar_args)
         self.cells: dict[SSAValue, object] = {}  # 0-d memref.alloca -> its value
@@ -144,6 +147,14 @@ class ScalarUnit:
             taken = op.true_region if self.value(op.cond) else op.false_region
             if taken.blocks:
                 self._block(taken.block)
+            return
+        if isinstance(op, GridDimsOp):
+            return  # evaluated before the launch
+        if isinstance(op, memref.DimOp):
+            shape = self.shapes.get(op.source)
+            if shape is None:
+                raise KernelError(op, "reads the size of a buffer that is not an argument")
+            self.values[op.result] = shape[self.value(op.index)]
             return
         if isinstance(op, BlockIdOp):
             self.values[op.result] = self.block["xyz".index(op.dimension.data)]
@@ -180,13 +191,7 @@ class ScalarUnit:
             return float(attr.value.data)  # type: ignore[union-attr]
         args = [self.value(v) for v in op.operands]
         binary = {
-            "arith.addi": lambda a, b: a + b,
-            "arith.subi": lambda a, b: a - b,
-            "arith.muli": lambda a, b: a * b,
-            "arith.divsi": lambda a, b: a // b,
-            "arith.divui": lambda a, b: a // b,
-            "arith.remsi": lambda a, b: a % b,
-            "arith.remui": lambda a, b: a % b,
+            **INDEX_BINARY_OPS,
             "arith.andi": lambda a, b: a & b,
             "arith.ori": lambda a, b: a | b,
         }

@@ -5,7 +5,8 @@ instructions in program order into one in-order queue per pipe of each core.  Th
 module executes the queues:
 
 * **Data.** Every data instruction computes with numpy (copies, ``mmad`` in f32,
-  vector ops), so the final GM buffers can be compared with the tile-level program.
+  vector ops; :mod:`tilepipe.semantics.ascend.data_unit`), so the final GM buffers can
+  be compared with the tile-level program.
   L1 buffers hold their physical layout (:mod:`tilepipe.semantics.ascend.layout`):
   ND -> NZ copies and fixpipes into L1 write the fractal NZ layout and ``load_data``
   reads it, so an ND/NZ mismatch computes wrong results.
@@ -49,43 +50,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    Float16Type,
-    Float32Type,
-    IndexType,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-)
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import SSAValue
 
 from tilepipe.diagnostics import op_location
-from tilepipe.dialects import ascend
 from tilepipe.dialects.ascend_pipes import Core, Pipe
-from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
 
+from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
+from tilepipe.semantics.ascend.data_unit import DataUnit, numpy_dtype
 from tilepipe.semantics.ascend.issue import Box, Instruction, Kind, ScalarUnit
-from tilepipe.semantics.ascend.layout import read_nz, write_nz
 from tilepipe.semantics.lane_engine import LaneEngine, steady_step
 from tilepipe.semantics.op_work import op_work
 from tilepipe.semantics.errors import KernelError
-from tilepipe.semantics import numerics
-from tilepipe.semantics.numerics import gemm_accumulate, gemm_k_step
 
 CORE_PIPES = (Pipe.S, Pipe.V, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.MTE3, Pipe.FIX)
-
-
-def numpy_dtype(memref_type: MemRefType) -> np.dtype:
-    element = memref_type.element_type
-    if isinstance(element, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(element, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(element, IntegerType):
-        return np.dtype(f"int{element.width.data}")
-    raise KernelError(None, f"the pipe simulator has no element type {element}")
 
 
 def _pipes_of(instr: Instruction) -> list[tuple[Core, Pipe]]:
@@ -131,74 +111,6 @@ class PipeSimReport:
             *(f"flag error: {e}" for e in self.flag_errors),
             *(f"flag left set: {f}" for f in self.flags_left),
         ]
-
-
-class DataUnit:
-    """The numpy semantics of the data instructions."""
-
-    def __init__(self, arrays: dict[SSAValue, np.ndarray]):
-        self.arrays = arrays
-
-    def array(self, value: SSAValue) -> np.ndarray:
-        if value not in self.arrays:
-            assert isinstance(value.type, MemRefType)
-            self.arrays[value] = np.zeros(value.type.get_shape(), numpy_dtype(value.type))
-        return self.arrays[value]
-
-    def _checked(self, instr: Instruction, box: Box) -> np.ndarray:
-        array = self.array(box.buffer)
-        for start, size, dim in zip(box.starts, box.sizes, array.shape):
-            if start < 0 or start + size > dim:
-                raise KernelError(
-                    instr.op,
-                    f"{box.role} region [{start}, {start + size}) is out of bounds "
-                    f"of a dimension of size {dim}",
-                )
-        return array
-
-    def read(self, instr: Instruction, box: Box) -> np.ndarray:
-        return self._checked(instr, box)[box.slices]
-
-    def write(self, instr: Instruction, box: Box, values: np.ndarray) -> None:
-        target = self._checked(instr, box)
-        target[box.slices] = np.asarray(values).reshape(box.sizes).astype(target.dtype)
-
-    def execute(self, instr: Instruction) -> None:
-        op = instr.op
-        boxes = {box.role: box for box in instr.boxes}
-        if isinstance(op, ascend.MoveOp):
-            src, dst = boxes["src"], boxes["dst"]
-            if isinstance(op, ascend.LoadDataOp):  # LoadData reads L1 in NZ
-                values = read_nz(self._checked(instr, src), src.starts, src.sizes)
-            else:
-                values = self.read(instr, src)
-            if isinstance(op, ascend.DataCopyNd2NzOp) or (
-                isinstance(op, ascend.FixpipeOp) and op.spaces[1] == MemorySpace.L1
-            ):
-                write_nz(self._checked(instr, dst), dst.starts, dst.sizes, values)
-            else:
-                self.write(instr, dst, values)
-        elif isinstance(op, ascend.MmadOp):
-            m, n, k = op.mnk
-            a = self.read(instr, boxes["a"]).reshape(m, k).astype(np.float32)
-            b = self.read(instr, boxes["b"]).reshape(k, n).astype(np.float32)
-            init = op.init is not None and bool(instr.scalars[op.init])
-            c = np.zeros((m, n), np.float32) if init else self.read(instr, boxes["c"]).reshape(m, n)
-            # The tile level's order (numerics.gemm_k_step), so that a lowered kernel
-            # is compared with its source bit for bit.
-            k_step = gemm_k_step(op.a.type.element_type.bitwidth)
-            self.write(instr, boxes["c"], gemm_accumulate(c, a, b, k_step))
-        elif isinstance(op, ascend.DuplicateOp):
-            value = instr.scalars.get(op.value)
-            if value is None:
-                raise KernelError(op, "duplicates a value the simulator does not know")
-            self.write(instr, boxes["dst"], np.full(boxes["dst"].sizes, value))
-        elif isinstance(op, ascend.ExpOp):
-            self.write(instr, boxes["dst"], numerics.exp(self.read(instr, boxes["src"])))
-        else:
-            lhs, rhs = self.read(instr, boxes["lhs"]), self.read(instr, boxes["rhs"])
-            kind = op.name.removeprefix("ascend.")
-            self.write(instr, boxes["dst"], numerics.binary(kind, lhs, rhs))
 
 
 class PipeMachine:
@@ -310,7 +222,10 @@ class PipeMachine:
                 self.release_of[holder.index] = instr
         elif instr.kind == Kind.DATA:
             self.data.execute(instr)
-            self.accesses.extend((instr, box) for box in instr.boxes)
+            self.accesses.extend(
+                (instr, inside) for box in instr.boxes
+                if (inside := self.data.in_bounds(box)) is not None
+            )
         mask = 0
         for p in predecessors:
             mask |= self.ancestors[p.index] | (1 << p.index)
@@ -411,10 +326,17 @@ class PipeMachine:
                     )
 
 
-def _grid_blocks(kernel: FuncOp):
-    """The (x, y, z) index of every block of the kernel's ``tile.grid``, x fastest."""
-    attr = kernel.attributes.get("tile.grid")
-    grid = [*(attr.get_values() if attr is not None else ()), 1, 1, 1][:3]  # type: ignore[attr-defined]
+def _grid_blocks(kernel: FuncOp, names, scalar_args, shapes):
+    """The (x, y, z) index of every block of the kernel's grid (``tile.grid`` or
+    ``tile.grid_dims`` evaluated), x fastest."""
+    try:
+        extents = evaluate_grid(
+            kernel, scalar_args,
+            {name: shapes[arg] for name, arg in zip(names, kernel.body.block.args) if arg in shapes},
+        )
+    except GridEvaluationError as err:
+        raise KernelError(err.op, str(err)) from None
+    grid = [*extents, 1, 1, 1][:3]
     for z in range(grid[2]):
         for y in range(grid[1]):
             for x in range(grid[0]):
@@ -467,15 +389,24 @@ def simulate(
             if name not in inputs:
                 raise KernelError(kernel, f"no input for argument '{name}'")
             arrays[arg] = np.array(inputs[name], dtype=numpy_dtype(arg.type), copy=True)
+            static = arg.type.get_shape()
+            if len(static) != arrays[arg].ndim or any(
+                d >= 0 and d != n for d, n in zip(static, arrays[arg].shape)
+            ):
+                raise KernelError(
+                    kernel, f"input '{name}' has shape {arrays[arg].shape}, the argument "
+                    f"is {arg.type}"
+                )
         elif isinstance(arg.type, IndexType | IntegerType):
             scalars[arg] = (scalar_args or {})[name]
     data = DataUnit(arrays)
     gm = set(kernel.body.block.args)
     report = PipeSimReport({})
-    blocks = list(_grid_blocks(kernel))
+    shapes = {arg: array.shape for arg, array in arrays.items()}
+    blocks = list(_grid_blocks(kernel, names, scalar_args or {}, shapes))
     gm_accesses: list[list[tuple[Instruction, Box]]] = []
     for block in blocks:
-        machine = PipeMachine(ScalarUnit(kernel, scalars, block).run(), target, data)
+        machine = PipeMachine(ScalarUnit(kernel, scalars, block, shapes).run(), target, data)
         part = machine.run()
         label = f"block {block}: " if len(blocks) > 1 else ""
         for name in ("races", "deadlock", "flag_errors", "flags_left"):

@@ -39,7 +39,7 @@ tile op are numpy operations over its whole region.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from xdsl.ir import Operation
@@ -222,6 +222,11 @@ class RaceTracker:
     ) -> None:
         if buffer.space.is_thread_private:
             return
+        if region.clipped:  # a boundary tile: only its in-bounds elements are accessed
+            inside = region.tile_slices()
+            if agents.threads is not None:
+                agents = replace(agents, threads=agents.threads[inside])
+            region = region.inside()
         shadow = self._shadow(buffer)
         g = shadow.granule
         per_element = buffer.element.itemsize // g

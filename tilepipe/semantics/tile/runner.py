@@ -20,6 +20,8 @@ from xdsl.utils.exceptions import InterpretationError
 
 from tilepipe.diagnostics import InputError, verify_module
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.dialects.tile_launch import grid_dims_op
+from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
 from tilepipe.passes.ascend.resolve_core import is_ascend_kernel
 from tilepipe.registry import make_context
 
@@ -63,7 +65,9 @@ def select_kernel(module: ModuleOp, func_name: str | None) -> FuncOp:
             if func.sym_name.data == func_name:
                 return _with_body(func)
         raise KernelError(None, f"no function named @{func_name}")
-    kernels = [f for f in funcs if "tile.grid" in f.attributes] or funcs
+    kernels = [
+        f for f in funcs if "tile.grid" in f.attributes or grid_dims_op(f) is not None
+    ] or funcs
     if not kernels:
         raise KernelError(None, "the module has no function to run")
     if len(kernels) > 1:
@@ -86,18 +90,55 @@ def argument_names(func: FuncOp) -> list[str]:
     ]
 
 
-def random_array(memref_type: MemRefType, rng: np.random.Generator) -> np.ndarray:
+def random_array(
+    memref_type: MemRefType, rng: np.random.Generator, shape: Sequence[int] | None = None
+) -> np.ndarray:
     element = element_format(memref_type.element_type)
-    shape = memref_type.get_shape()
+    shape = memref_type.get_shape() if shape is None else tuple(shape)
     if element.is_float:
         return element.from_storage(element.to_storage(rng.uniform(-1.0, 1.0, shape)))
     return rng.integers(-8, 8, shape).astype(element.storage)
+
+
+def argument_shape(
+    func: FuncOp, name: str, type_: MemRefType, given: Sequence[int] | None,
+    data: np.ndarray | None,
+) -> tuple[int, ...]:
+    """The shape of memref argument ``name``: its type's when static, else the one
+    ``given`` (shapes / --shape) or that of its input array (docs/semantics.md)."""
+    static = tuple(type_.get_shape())
+    if data is not None and given is not None and tuple(np.shape(data)) != tuple(given):
+        raise KernelError(
+            func, f"input '{name}' has shape {tuple(np.shape(data))}, but its given "
+            f"shape is {tuple(given)}"
+        )
+    shape = tuple(given) if given is not None else (
+        tuple(np.shape(data)) if data is not None else None
+    )
+    if shape is None:
+        if any(d < 0 for d in static):
+            dims = "x".join(f"D{d}" for d in range(len(static)))
+            raise KernelError(
+                func, f"argument %{name} : {type_} needs a shape (shapes / --shape "
+                f"{name}={dims}, or an input array)"
+            )
+        return static
+    if len(shape) != len(static) or any(s >= 0 and s != d for s, d in zip(static, shape)):
+        what = f"input '{name}' has shape" if given is None else f"the shape of '{name}' is"
+        raise KernelError(func, f"{what} {shape}, the argument is {type_}")
+    for d, size in enumerate(shape):
+        if size <= 0:
+            raise KernelError(
+                func, f"size {size} of dimension {d} of %{name} must be positive"
+            )
+    return shape
 
 
 def _bind_arguments(
     func: FuncOp,
     inputs: Mapping[str, np.ndarray],
     index_args: Mapping[str, int],
+    shapes: Mapping[str, Sequence[int]],
     seed: int,
 ) -> tuple[list[object], dict[str, Buffer]]:
     rng = np.random.default_rng(seed)
@@ -105,26 +146,21 @@ def _bind_arguments(
     buffers: dict[str, Buffer] = {}
     names = argument_names(func)
     known = set(names)
-    for given in (*inputs, *index_args):
+    for given in (*inputs, *index_args, *shapes):
         if given not in known:
             raise KernelError(
                 func, f"has no argument named '{given}' (arguments: {', '.join(names)})"
             )
     for name, arg in zip(names, func.body.block.args):
         type_ = arg.type
+        if name in shapes and not isinstance(type_, MemRefType):
+            raise KernelError(func, f"argument %{name} : {type_} has no shape to give")
         if isinstance(type_, MemRefType):
-            if any(d < 0 for d in type_.get_shape()):
-                raise KernelError(func, f"argument %{name} has a dynamic shape")
             data = inputs.get(name)
+            shape = argument_shape(func, name, type_, shapes.get(name), data)
             if data is None:
-                data = random_array(type_, rng)
-            elif tuple(np.shape(data)) != tuple(type_.get_shape()):
-                raise KernelError(
-                    func,
-                    f"input '{name}' has shape {tuple(np.shape(data))}, the argument "
-                    f"is {type_}",
-                )
-            buffer = new_buffer(type_, f"%{name}")
+                data = random_array(type_, rng, shape)
+            buffer = new_buffer(type_, f"%{name}", shape=shape)
             buffer.write(buffer.whole(), np.asarray(data))
             buffers[name] = buffer
             values.append(buffer)
@@ -173,15 +209,23 @@ def execute(
     check_races: bool = False,
     file_name: str = "<input>",
     machine: Callable[..., BlockMachine] = BlockMachine,
+    shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> KernelRun:
     """Run a kernel; return its outputs and (with ``check_races``) its races.
 
-    ``machine`` builds each block's :class:`BlockMachine` (the schedule simulator
-    passes one that also records the trace it times)."""
+    ``shapes`` gives the sizes of dynamically shaped memref arguments by name (or
+    their ``inputs`` do).  ``machine`` builds each block's :class:`BlockMachine` (the
+    schedule simulator passes one that also records the trace it times)."""
     module = load_module(module_or_text, file_name)
     func = select_kernel(module, func_name)
-    grid, threads = kernel_launch_shape(func)
-    args, buffers = _bind_arguments(func, inputs or {}, index_args or {}, seed)
+    _, threads = kernel_launch_shape(func)
+    args, buffers = _bind_arguments(func, inputs or {}, index_args or {}, shapes or {}, seed)
+    try:
+        grid = evaluate_grid(
+            func, index_args or {}, {name: b.shape for name, b in buffers.items()}
+        )
+    except GridEvaluationError as err:
+        raise KernelError(err.op, str(err)) from None
     chosen = grid_blocks(grid) if blocks is None else [tuple(b) for b in blocks]
     for block in chosen:
         if len(block) != len(grid) or any(not 0 <= b < g for b, g in zip(block, grid)):
@@ -234,6 +278,7 @@ def run_kernel(
     blocks: Iterable[Sequence[int]] | None = None,
     index_args: Mapping[str, int] | None = None,
     check_races: bool = False,
+    shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> dict[str, np.ndarray]:
     """Run a kernel over its whole ``tile.grid`` (or ``blocks``) and return the final
     contents of every memref argument, by argument name.
@@ -243,7 +288,7 @@ def run_kernel(
     """
     run = execute(
         module_or_text, func_name, inputs, seed=seed, blocks=blocks,
-        index_args=index_args, check_races=check_races,
+        index_args=index_args, check_races=check_races, shapes=shapes,
     )
     if run.races:
         raise RaceError(run.races)
@@ -258,11 +303,12 @@ def find_races(
     seed: int = 0,
     blocks: Iterable[Sequence[int]] | None = None,
     index_args: Mapping[str, int] | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> list[Race]:
     """Every pair of unordered conflicting accesses of one run, in the order found."""
     return execute(
         module_or_text, func_name, inputs, seed=seed, blocks=blocks,
-        index_args=index_args, check_races=True,
+        index_args=index_args, check_races=True, shapes=shapes,
     ).races
 
 

@@ -36,10 +36,12 @@ class RuntimeFunctions(InterpreterFunctions):
     # -- regions
 
     def region_of(
-        self, op: Operation, buffer: Buffer, offsets: Sequence[int], sizes: Sequence[int]
+        self, op: Operation, buffer: Buffer, offsets: Sequence[int], sizes: Sequence[int],
+        *, tile: bool = False,
     ) -> BufferRegion:
+        """A checked region; ``tile``: a tile op's, clipped at a global array's edge."""
         try:
-            return buffer.region(offsets, sizes)
+            return buffer.region(offsets, sizes, tile=tile)
         except OutOfBounds as err:
             raise KernelError(op, str(err)) from None
 

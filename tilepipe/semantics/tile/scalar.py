@@ -297,6 +297,13 @@ class MemRefFunctions(RuntimeFunctions):
         except ValueError as err:
             raise KernelError(op, str(err)) from None
 
+    @impl(memref.DimOp)
+    def run_dim(self, interpreter, op: memref.DimOp, args):
+        buffer, dim = args
+        if not 0 <= dim < len(buffer.shape):
+            raise KernelError(op, f"dimension {dim} is out of range for {buffer.name}")
+        return (buffer.shape[dim],)
+
     @impl(memref.DeallocOp)
     def run_dealloc(self, interpreter, op, args):
         return ()

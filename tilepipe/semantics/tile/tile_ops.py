@@ -45,7 +45,7 @@ class TileOperands:
             offsets = interpreter.get_values(access.offsets)
             self.regions[access.operand_name] = (
                 buffer,
-                functions.region_of(op, buffer, offsets, access.sizes),
+                functions.region_of(op, buffer, offsets, access.sizes, tile=True),
             )
 
     def read(self, role: str) -> np.ndarray:
@@ -192,6 +192,10 @@ class TileFunctions(RuntimeFunctions):
         axis = "xyz".index(op.dimension.data)
         block = self.machine.block_id
         return (block[axis] if axis < len(block) else 0,)
+
+    @impl(tile.GridDimsOp)
+    def run_grid_dims(self, interpreter, op: tile.GridDimsOp, args):
+        return ()  # evaluated before the launch (passes/analysis/grid.py)
 
     # -- the pipelined loop, sequentially
 

@@ -1,0 +1,168 @@
+"""The data instructions of the Ascend pipe simulator: numpy semantics of copies,
+``mmad`` and vector ops on the simulated GM and on-chip buffers
+(:mod:`tilepipe.semantics.ascend.sim` decides when each runs).
+
+GM regions of copies marked ``ascend.boundary`` are clipped as the tile level
+clips them (docs/semantics.md, boundary tiles: reads 0, writes dropped); a GM -> UB
+boundary copy writes what AscendC's ``DataCopyPad`` writes (docs/ascend.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+from xdsl.dialects.builtin import Float16Type, Float32Type, IntegerType, MemRefType
+from xdsl.ir import SSAValue
+
+from tilepipe.dialects import ascend
+from tilepipe.dialects.ascend import BOUNDARY_ATTR
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+
+from tilepipe.semantics import numerics
+from tilepipe.semantics.ascend.issue import Box, Instruction
+from tilepipe.semantics.ascend.layout import read_nz, write_nz
+from tilepipe.semantics.errors import KernelError
+from tilepipe.semantics.numerics import gemm_accumulate, gemm_k_step
+
+
+def numpy_dtype(memref_type: MemRefType) -> np.dtype:
+    element = memref_type.element_type
+    if isinstance(element, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(element, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(element, IntegerType):
+        return np.dtype(f"int{element.width.data}")
+    raise KernelError(None, f"the pipe simulator has no element type {element}")
+
+
+def _is_gm(buffer: SSAValue) -> bool:
+    return isinstance(buffer.type, MemRefType) and memory_space(buffer.type).is_off_chip
+
+
+class DataUnit:
+    """The numpy semantics of the data instructions."""
+
+    def __init__(self, arrays: dict[SSAValue, np.ndarray]):
+        self.arrays = arrays
+
+    def array(self, value: SSAValue) -> np.ndarray:
+        if value not in self.arrays:
+            assert isinstance(value.type, MemRefType)
+            self.arrays[value] = np.zeros(value.type.get_shape(), numpy_dtype(value.type))
+        return self.arrays[value]
+
+    def _checked(self, instr: Instruction, box: Box) -> np.ndarray:
+        """The buffer of ``box``; a region past it is an error, except a GM region of
+        a copy marked as a boundary tile (``ascend.boundary``), which is clipped."""
+        array = self.array(box.buffer)
+        boundary = _is_gm(box.buffer) and BOUNDARY_ATTR in instr.op.attributes
+        if self.clipped(box) is not None and not boundary:
+            start, size, dim = next(
+                (s, n, d) for s, n, d in zip(box.starts, box.sizes, array.shape)
+                if s < 0 or s + n > d
+            )
+            raise KernelError(
+                instr.op,
+                f"{box.role} region [{start}, {start + size}) is out of bounds "
+                f"of a dimension of size {dim}",
+            )
+        return array
+
+    def clipped(self, box: Box) -> tuple[Box, tuple[slice, ...]] | None:
+        """A box reaching past its buffer: its in-bounds part and where that lies in
+        the tile (docs/semantics.md, boundary tiles); None when it is in bounds."""
+        shape = self.array(box.buffer).shape
+        if all(0 <= s and s + n <= d for s, n, d in zip(box.starts, box.sizes, shape)):
+            return None
+        lows = [min(max(s, 0), d) for s, d in zip(box.starts, shape)]
+        highs = [max(min(s + n, d), lo) for s, n, d, lo in zip(box.starts, box.sizes, shape, lows)]
+        inside = replace(box, starts=tuple(lows), sizes=tuple(h - lo for lo, h in zip(lows, highs)))
+        where = tuple(slice(lo - s, h - s) for lo, h, s in zip(lows, highs, box.starts))
+        return inside, where
+
+    def in_bounds(self, box: Box) -> Box | None:
+        """The part of ``box`` an instruction really accesses (None: nothing)."""
+        clip = self.clipped(box) if _is_gm(box.buffer) else None
+        inside = box if clip is None else clip[0]
+        return inside if all(inside.sizes) else None
+
+    def read(self, instr: Instruction, box: Box) -> np.ndarray:
+        """A GM tile past the array's end reads 0 there."""
+        array = self._checked(instr, box)
+        clip = self.clipped(box)
+        if clip is None:
+            return array[box.slices]
+        inside, where = clip
+        values = np.zeros(box.sizes, array.dtype)
+        values[where] = array[inside.slices]
+        return values
+
+    def write(self, instr: Instruction, box: Box, values: np.ndarray) -> None:
+        """Elements of a GM tile past the array's end are dropped."""
+        target = self._checked(instr, box)
+        values = np.asarray(values).reshape(box.sizes).astype(target.dtype)
+        clip = self.clipped(box)
+        if clip is None:
+            target[box.slices] = values
+        else:
+            inside, where = clip
+            target[inside.slices] = values[where]
+
+    def _padded_copy(self, instr: Instruction, src: Box, dst: Box) -> None:
+        """GM -> UB of a boundary tile, as ``DataCopyPad`` does it: the in-bounds rows
+        and columns, each row zero-padded to its 32-byte block; the rest of the UB
+        tile keeps what it held (AscendC pads no further)."""
+        inside, _ = self.clipped(src)  # type: ignore[misc]
+        rows = inside.sizes[-2] if len(inside.sizes) > 1 else 1
+        cols = inside.sizes[-1]
+        target = self._checked(instr, dst)
+        block = max(1, 32 // target.dtype.itemsize)
+        padded = min(dst.sizes[-1], -(-cols // block) * block) if rows and cols else 0
+        tile = np.array(target[dst.slices]).reshape(-1, dst.sizes[-1])
+        values = self.read(instr, src).reshape(-1, dst.sizes[-1]).astype(target.dtype)
+        tile[:rows, :padded] = values[:rows, :padded]
+        target[dst.slices] = tile.reshape(dst.sizes)
+
+    def execute(self, instr: Instruction) -> None:
+        op = instr.op
+        boxes = {box.role: box for box in instr.boxes}
+        if isinstance(op, ascend.MoveOp):
+            src, dst = boxes["src"], boxes["dst"]
+            if (
+                isinstance(op, ascend.DataCopyOp) and _is_gm(src.buffer)
+                and self.clipped(src) is not None
+            ):
+                return self._padded_copy(instr, src, dst)
+            if isinstance(op, ascend.LoadDataOp):  # LoadData reads L1 in NZ
+                values = read_nz(self._checked(instr, src), src.starts, src.sizes)
+            else:
+                values = self.read(instr, src)
+            if isinstance(op, ascend.DataCopyNd2NzOp) or (
+                isinstance(op, ascend.FixpipeOp) and op.spaces[1] == MemorySpace.L1
+            ):
+                write_nz(self._checked(instr, dst), dst.starts, dst.sizes, values)
+            else:
+                self.write(instr, dst, values)
+        elif isinstance(op, ascend.MmadOp):
+            m, n, k = op.mnk
+            a = self.read(instr, boxes["a"]).reshape(m, k).astype(np.float32)
+            b = self.read(instr, boxes["b"]).reshape(k, n).astype(np.float32)
+            init = op.init is not None and bool(instr.scalars[op.init])
+            c = np.zeros((m, n), np.float32) if init else self.read(instr, boxes["c"]).reshape(m, n)
+            # The tile level's order (numerics.gemm_k_step), so that a lowered kernel
+            # is compared with its source bit for bit.
+            k_step = gemm_k_step(op.a.type.element_type.bitwidth)
+            self.write(instr, boxes["c"], gemm_accumulate(c, a, b, k_step))
+        elif isinstance(op, ascend.DuplicateOp):
+            value = instr.scalars.get(op.value)
+            if value is None:
+                raise KernelError(op, "duplicates a value the simulator does not know")
+            self.write(instr, boxes["dst"], np.full(boxes["dst"].sizes, value))
+        elif isinstance(op, ascend.ExpOp):
+            self.write(instr, boxes["dst"], numerics.exp(self.read(instr, boxes["src"])))
+        else:
+            lhs, rhs = self.read(instr, boxes["lhs"]), self.read(instr, boxes["rhs"])
+            kind = op.name.removeprefix("ascend.")
+            self.write(instr, boxes["dst"], numerics.binary(kind, lhs, rhs))
