@@ -72,7 +72,7 @@ from tilepipe.diagnostics import op_error
 from tilepipe.targets import CudaTarget, UnknownTarget, target_of
 
 from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
-from tilepipe.passes.analysis.alignment import provable_vector_width
+from tilepipe.passes.analysis.divisibility import provable_vector_width
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, versions_by_buffer
 from tilepipe.passes.memory.liveness import is_loop_like
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, read_schedule

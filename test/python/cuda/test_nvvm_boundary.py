@@ -349,7 +349,7 @@ func.func @k(%A: memref<512x100xf16>, %n: index)
 )
 def test_provable_vector_widths(memref_type, offset, widest, expected):
     from tilepipe.dialects.tile import CopyOp
-    from tilepipe.passes.analysis.alignment import provable_vector_width
+    from tilepipe.passes.analysis.divisibility import provable_vector_width
 
     module = parse(f"""
 func.func @k(%A: {memref_type}) attributes {{tile.target = "sm_80"}} {{
