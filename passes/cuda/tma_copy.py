@@ -84,7 +84,7 @@ TMA_MAX_BOX = 256  # elements per box dimension
 def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
     """A global -> shared copy whose box the bulk copy engine can move: rows that
     are provably 16-byte aligned multiples of 16 bytes on both sides
-    (``alignment.provable_vector_width``; a dynamic row length without a
+    (``divisibility.provable_vector_width``; a dynamic row length without a
     divisibility fact is left to ``async-copy``).  A box that may reach past the
     array is still a bulk copy: the lowering guards it (``nvvm_boundary``)."""
     if not isinstance(op, CopyOp):
