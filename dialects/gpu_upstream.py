@@ -151,6 +151,10 @@ class KernelFuncOp(IRDLOperation):
     known_block_size = opt_prop_def(DenseArrayBase.constr(i32))
     known_grid_size = opt_prop_def(DenseArrayBase.constr(i32))
     workgroup_attrib_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    # The tile kernel's argument attributes (tile.divisibility facts) while
+    # lower-to-nvvm proves access widths inside the body; it drops them before it
+    # ends, as they mean nothing to upstream, so the custom form never prints them.
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     traits = traits_def(IsolatedFromAbove(), HasParent(KernelModuleOp), SymbolOpInterface())
 
     def __init__(

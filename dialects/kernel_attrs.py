@@ -78,7 +78,9 @@ def verify_memory_spaces(kernel: Operation, target) -> None:
 
 
 def kernel_launch_shape(op: Operation) -> tuple[tuple[int, ...], int]:
-    """(grid, threads) of a kernel; (1,) and 128 when not given."""
+    """(grid, threads) of a kernel from its attributes; (1,) and 128 when not given.
+    A kernel whose grid is a ``tile.grid_dims`` op has it only for given arguments:
+    the launchers use ``passes/analysis/grid.py``'s ``evaluate_grid`` instead."""
     grid_attr = op.attributes.get("tile.grid")
     threads_attr = op.attributes.get("tile.threads")
     grid = (

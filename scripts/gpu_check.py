@@ -50,6 +50,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.compile import CompileError, compile_kernel, parse_kernel
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
 from tilepipe.semantics import KernelError, argument_names, execute, select_kernel
 from tilepipe.semantics.memory import element_format
 from tilepipe.semantics.tile.runner import random_array
@@ -159,9 +160,18 @@ def _constant(value) -> int | None:
     return None
 
 
+def launch_grid(func: FuncOp) -> tuple[int, ...]:
+    """The grid ``func`` is launched on: its ``tile.grid``, or its ``tile.grid_dims``
+    over the (static) shapes of its memref arguments, the only ones gpu_check passes."""
+    try:
+        return evaluate_grid(func)
+    except GridEvaluationError as err:
+        raise CheckFailed(f"{err} (at {err.op.name})") from None
+
+
 def matmul_flops(func: FuncOp) -> int | None:
     """2*M*N*K per executed tile.gemm, over the grid and constant trip counts."""
-    grid, _ = kernel_launch_shape(func)
+    grid = launch_grid(func)
     total = 0
     for op in func.walk():
         if op.name != "tile.gemm":
@@ -336,7 +346,7 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
     details["compile_s"] = time.perf_counter() - start
     details["registers"] = next((r.registers for r in compiled.ptxas if r.kernel == kernel), None)
     details["model"] = model_prediction(problem, arch, args.num_stages)
-    grid, threads = kernel_launch_shape(func)
+    grid, (_, threads) = launch_grid(func), kernel_launch_shape(func)
     shared = compiled.dynamic_shared_bytes.get(kernel, 0)
     details.update(grid=list(grid), threads=threads, dynamic_shared_bytes=shared)
 
@@ -410,7 +420,7 @@ def model_prediction(problem: Problem, arch: str, num_stages: int | None) -> dic
     except (CompileError, KernelError, DiagnosticException) as err:
         return {"error": str(err)}
     report = next(r for name, r in reports if name == problem.func.sym_name.data)
-    grid, _ = kernel_launch_shape(problem.func)
+    grid = launch_grid(problem.func)
     return {"cycles_per_block": report.total_cycles,
             "cycles_per_iteration": round(report.steady_step, 2),
             "grid_cycles": report.total_cycles * math.prod(grid)}

@@ -91,15 +91,19 @@ def _arena_bytes(module) -> int:
     return total
 
 
-def _blocks(module) -> int:
+def _blocks(module, index_args) -> int:
     from xdsl.dialects.func import FuncOp
 
-    from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+    from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
+    from tilepipe.semantics.errors import KernelError
 
     count = 0
     for func in module.walk():
         if isinstance(func, FuncOp) and func.body.blocks:
-            grid, _ = kernel_launch_shape(func)
+            try:  # a tile.grid_dims grid needs the arguments' values
+                grid = evaluate_grid(func, index_args)
+            except GridEvaluationError as err:
+                raise KernelError(err.op, str(err)) from None
             count += math.prod(grid)
     return max(count, 1)
 
@@ -185,7 +189,7 @@ def evaluate(job: tuple[Config, str, str, dict[str, int], bool]) -> Outcome:
             InstantiateTileParams(values=values).apply(make_context(), module)
         retarget(module, target, config.num_stages)  # verifies the instantiated kernel
         outcome.text = str(module) + "\n"
-        outcome.blocks = _blocks(module)
+        outcome.blocks = _blocks(module, index_args)
         if isinstance(target, CudaTarget):
             _evaluate_cuda(outcome, module, target, index_args, run_ptxas)
         else:

@@ -21,7 +21,7 @@ from tilepipe.dialects.tile import TileOp
 from tilepipe.dialects.tile_base import chunk_elements
 from tilepipe.diagnostics import op_error
 
-from tilepipe.passes.analysis.alignment import provable_vector_width
+from tilepipe.passes.analysis.divisibility import provable_vector_width
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.boundary import EdgeChecks, edge_checks
@@ -113,7 +113,7 @@ class TileOperand:
         """Can ``width`` consecutive tile elements be one aligned vector access?
 
         Needs a row of a multiple of ``width`` elements whose every start is provably
-        a multiple of ``width`` (``alignment.provable_vector_width``: the innermost
+        a multiple of ``width`` (``divisibility.provable_vector_width``: the innermost
         offset and the row stride); buffer bases are assumed 16-byte aligned
         (cudaMalloc gives 256 bytes, the shared layout 16, register fragments are
         16-byte aligned allocas).  A fragment is accessed in the runs its layout

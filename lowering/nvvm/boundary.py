@@ -48,7 +48,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.passes.analysis.alignment import dim_multiple
+from tilepipe.passes.analysis.divisibility import dim_divisibility
 from tilepipe.passes.analysis.index_range import dims_in_bounds
 
 from tilepipe.lowering.nvvm import emit
@@ -83,7 +83,7 @@ class EdgeChecks:
         element's predicate covers it?  Yes when the innermost dimension is proven
         in bounds or its size is a multiple of ``width``."""
         last = len(self.buffer.type.get_shape()) - 1  # type: ignore[attr-defined]
-        return last not in self.dims or dim_multiple(self.buffer, last) % width == 0
+        return last not in self.dims or dim_divisibility(self.buffer, last) % width == 0
 
     def load(self, indices: Sequence[SSAValue], width: int = 1) -> SSAValue:
         """``buffer[indices]`` (``width`` consecutive elements as one aligned vector

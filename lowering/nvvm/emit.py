@@ -2,7 +2,7 @@
 
 Every helper creates ops at the current ``ImplicitBuilder`` insertion point (the
 lowering patterns open one on their rewriter), so a lowering reads like the code it
-produces.  Alignment facts (:func:`known_multiple`) decide where 16-byte vector
+produces.  Alignment facts (``passes.analysis.divisibility``) decide where 16-byte vector
 accesses and ``cp.async`` chunks are legal.
 """
 
@@ -30,7 +30,6 @@ from xdsl.rewriter import InsertPoint
 
 from tilepipe.dialects.llvm_upstream import FULL_UNROLL, LOOP_ANNOTATION
 from tilepipe.dialects.tile import constant_index
-from tilepipe.passes.analysis.alignment import known_multiple  # noqa: F401  (emit.known_multiple)
 from tilepipe.dialects.vector_upstream import (
     AlignedVectorLoadOp,
     AlignedVectorStoreOp,

@@ -334,6 +334,8 @@ def build_kernel(
         None if grid_dims_op(kernel) is not None else tuple(grid) + (1,) * (3 - len(grid)),
     )
     gpu_func.location = kernel.location
+    if kernel.arg_attrs is not None:  # the divisibility facts, until to_nvvm drops them
+        gpu_func.arg_attrs = kernel.arg_attrs
     if dynamic:
         gpu_func.attributes[DYNAMIC_SHARED_ATTR] = IntegerAttr(shared_bytes, i64)
     gpu_module_body.add_op(gpu_func)

@@ -44,6 +44,7 @@ from xdsl.ir import Attribute, SSAValue
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.tile import GemmOp, TileOp
 from tilepipe.dialects.tile_base import constant_index, element_bytes
+from tilepipe.passes.analysis.divisibility import value_divisibility
 
 from tilepipe.lowering.nvvm import emit
 
@@ -94,9 +95,9 @@ def _without_multiples(value: SSAValue, period: int) -> SSAValue:
         return emit.const(constant % period) if constant >= 0 else value
     owner = value.owner
     if isinstance(owner, arith.AddiOp):
-        if emit.known_multiple(owner.lhs) % period == 0:
+        if value_divisibility(owner.lhs) % period == 0:
             return _without_multiples(owner.rhs, period)
-        if emit.known_multiple(owner.rhs) % period == 0:
+        if value_divisibility(owner.rhs) % period == 0:
             return _without_multiples(owner.lhs, period)
     return value
 

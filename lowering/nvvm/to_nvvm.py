@@ -111,6 +111,8 @@ class LowerToNVVM(ModulePass):
         for kernel, context in zip(gpu_module.regions[0].block.ops, contexts):
             _walk(kernel, sync_patterns(context))
             _walk(kernel, tile_patterns(context))
+            # Every access width is chosen: the tile.* argument facts are done with.
+            kernel.properties.pop("arg_attrs", None)
             _reject_leftovers(kernel)
             _walk(kernel, [RotateSlotCounters()])
         region_dce(gpu_module.regions[0])

@@ -16,11 +16,12 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, StridedLayoutAttr
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr, StridedLayoutAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tilepipe.dialects import pipeline
+from tilepipe.dialects.gpu_upstream import KernelFuncOp
 from tilepipe.dialects.tile_base import element_bytes
 from tilepipe.dialects.tile_launch import argument_divisibility
 
@@ -71,7 +72,7 @@ def _constant(value: SSAValue) -> int | None:
 
 def _block_argument_divisibility(arg: BlockArgument, depth: int) -> int:
     parent = arg.block.parent_op()
-    if isinstance(parent, FuncOp):
+    if isinstance(parent, FuncOp | KernelFuncOp):
         fact = argument_divisibility(parent, arg.index)
         return fact if isinstance(fact, int) else 1
     # A loop's induction variable is lb + i * step.
@@ -90,7 +91,9 @@ def dim_divisibility(buffer: SSAValue, dim: int) -> int:
         return 1
     if shape[dim] >= 0:
         return shape[dim]
-    if isinstance(buffer, BlockArgument) and isinstance(buffer.block.parent_op(), FuncOp):
+    if isinstance(buffer, BlockArgument) and isinstance(
+        buffer.block.parent_op(), FuncOp | KernelFuncOp
+    ):
         fact = argument_divisibility(buffer.block.parent_op(), buffer.index)
         if isinstance(fact, tuple) and dim < len(fact):
             return fact[dim]
@@ -133,3 +136,36 @@ def alignment_bytes(buffer: SSAValue, offsets: Sequence[SSAValue]) -> int:
     assert isinstance(type_, MemRefType)
     offset_bytes = offset_divisibility(buffer, offsets) * element_bytes(type_.element_type)
     return math.gcd(BASE_ALIGNMENT_BYTES, offset_bytes)
+
+
+def row_divisibility(buffer: SSAValue, offsets: Sequence[SSAValue]) -> int:
+    """The largest ``k`` proved to divide the element offset of every row start of a
+    region of ``buffer`` at ``offsets``: the region's origin and every stride but the
+    innermost, which must be 1 (a row is contiguous) for anything above 1."""
+    type_ = buffer.type
+    assert isinstance(type_, MemRefType)
+    layout = type_.layout
+    if isinstance(layout, StridedLayoutAttr):
+        if layout.get_strides()[-1] != 1:
+            return 1
+    elif not isinstance(layout, NoneAttr):  # an affine map: strides not analysed
+        return 1
+    outer_strides = (stride_divisibility(buffer, d) for d in range(len(type_.get_shape()) - 1))
+    return math.gcd(offset_divisibility(buffer, offsets), *outer_strides)
+
+
+def provable_vector_width(
+    buffer: SSAValue, offsets: Sequence[SSAValue], row_length: int, widest: int
+) -> int:
+    """The widest power of two ``w <= widest`` dividing ``row_length`` such that every
+    run of ``w`` elements starting at a multiple of ``w`` of a tile row of ``buffer``
+    at ``offsets`` is ``w``-element aligned (1 when nothing wider is).  The copy
+    widths of ``async-copy`` and ``tma-copy`` and the vector accesses of
+    ``lower-to-nvvm`` are all chosen here, so a pass never promises a width the
+    lowering cannot prove; element alignment becomes byte alignment through the
+    16-byte aligned bases (:data:`BASE_ALIGNMENT_BYTES`)."""
+    multiple = row_divisibility(buffer, offsets)
+    width = widest
+    while width > 1 and (row_length % width or multiple % width):
+        width //= 2
+    return width

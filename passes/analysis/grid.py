@@ -65,6 +65,12 @@ _DIVISIONS = frozenset(
 )
 
 
+def grid_rank(func: FuncOp) -> int:
+    """The number of grid axes of ``func``, known without its arguments."""
+    op = grid_dims_op(func)
+    return len(kernel_launch_shape(func)[0]) if op is None else len(op.extents)
+
+
 def evaluate_grid(
     func: FuncOp,
     index_args: Mapping[str, int] | None = None,

@@ -46,7 +46,7 @@ from tilepipe.dialects.pipeline_sync import AsyncCopyOp, CommitGroupOp
 from tilepipe.dialects.tile import CopyOp, TileOp
 from tilepipe.targets import CudaTarget, target_of
 
-from tilepipe.passes.analysis.alignment import provable_vector_width
+from tilepipe.passes.analysis.divisibility import provable_vector_width
 from tilepipe.passes.memory.arena_aliasing import may_alias
 from tilepipe.passes.cuda.guard_split import can_split, split_guard
 from tilepipe.passes.analysis.symbolic_index import LoopOp
@@ -54,7 +54,7 @@ from tilepipe.passes.analysis.symbolic_index import LoopOp
 
 def copy_chunk_bytes(op: CopyOp, target: CudaTarget) -> int | None:
     """The widest cp.async chunk every row of the copy provably splits into, aligned
-    on both sides (``alignment.provable_vector_width``: static shapes and offsets,
+    on both sides (``divisibility.provable_vector_width``: static shapes and offsets,
     divisibility facts), or None when the copy stays a synchronous ``tile.copy``:
     not global -> shared, or no chunk of at least 4 bytes is provable (a dynamic
     row length without a divisibility fact) -- the lowering then copies narrower,

@@ -72,7 +72,7 @@ from tilepipe.diagnostics import op_error
 from tilepipe.targets import CudaTarget, UnknownTarget, target_of
 
 from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
-from tilepipe.passes.analysis.alignment import provable_vector_width
+from tilepipe.passes.analysis.divisibility import provable_vector_width
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, versions_by_buffer
 from tilepipe.passes.memory.liveness import is_loop_like
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, read_schedule
@@ -84,7 +84,7 @@ TMA_MAX_BOX = 256  # elements per box dimension
 def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
     """A global -> shared copy whose box the bulk copy engine can move: rows that
     are provably 16-byte aligned multiples of 16 bytes on both sides
-    (``alignment.provable_vector_width``; a dynamic row length without a
+    (``divisibility.provable_vector_width``; a dynamic row length without a
     divisibility fact is left to ``async-copy``).  A box that may reach past the
     array is still a bulk copy: the lowering guards it (``nvvm_boundary``)."""
     if not isinstance(op, CopyOp):

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from xdsl.dialects.builtin import ModuleOp
 
-from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.passes.analysis.grid import grid_rank
 from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics.tile.runner import execute, load_module, select_kernel
 from tilepipe.targets import CudaTarget, target_of
@@ -36,8 +36,7 @@ def simulate(
         machines.append(TracingMachine(threads, block, tracker))
         return machines[-1]
 
-    grid, _ = kernel_launch_shape(func)
     # Blocks run on their own SMs: one block's schedule is the kernel's.
-    execute(module, func.sym_name.data, blocks=[(0,) * len(grid)], index_args=index_args,
+    execute(module, func.sym_name.data, blocks=[(0,) * grid_rank(func)], index_args=index_args,
             machine=machine)
     return ScheduleModel(machines[0].steps, chosen).run()

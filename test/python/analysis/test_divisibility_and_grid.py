@@ -101,3 +101,30 @@ def test_a_constant_grid_is_returned_as_is():
     )
     func = next(op for op in module.walk() if op.name == "func.func")
     assert evaluate_grid(func) == (4, 2)
+
+
+GRID_DIMS_KERNEL = """
+func.func @k(%A: memref<100x64xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %M = memref.dim %A, %c0 : memref<100x64xf16>
+  %gx = arith.ceildivui %M, %c64 : index
+  tile.grid_dims %gx, %n
+  func.return
+}"""
+
+
+def test_the_launchers_evaluate_a_tile_grid_dims_grid():
+    """The tuner counts a tile.grid_dims kernel's blocks for its arguments (not the
+    (1,) of an absent tile.grid) and names the argument it lacks, at the op; the
+    schedule simulator's block 0 has one coordinate per axis."""
+    from tilepipe.passes.analysis.grid import grid_rank
+    from tilepipe.semantics.errors import KernelError
+    from tilepipe.tune import _blocks
+
+    module = parse(GRID_DIMS_KERNEL)
+    func = next(op for op in module.walk() if op.name == "func.func")
+    assert grid_rank(func) == 2
+    assert _blocks(module, {"n": 3}) == 2 * 3
+    with pytest.raises(KernelError, match=r"tile.grid_dims.*needs the value of argument %n"):
+        _blocks(module, {})
