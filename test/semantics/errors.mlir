@@ -12,6 +12,7 @@
 // RUN: not tile-run %s 2>&1 | filecheck %s --check-prefix=SEVERAL
 // RUN: not tile-run %s -f uninitialized --block 1 2>&1 | filecheck %s --check-prefix=BLOCK
 // RUN: not tile-run %S/Inputs/parse_error.mlir 2>&1 | filecheck %s --check-prefix=PARSE
+// RUN: not tile-run %s -f declaration 2>&1 | filecheck %s --check-prefix=DECL
 
 func.func @uninitialized(%C: memref<64x32xf16>) attributes {tile.grid = array<i64: 1>} {
   %S = memref.alloc() : memref<64x32xf16, "shared">
@@ -77,3 +78,7 @@ func.func @division(%d: index) attributes {tile.grid = array<i64: 1>} {
 // SEVERAL: error: several kernels (@uninitialized, @token_twice, {{.*}}): name one to run
 // BLOCK: error: 'func.func' op block (1,) is outside the grid (1,)
 // PARSE: parse_error.mlir:3:20: error: Operation tile.bogus is not registered
+
+// A declaration (the only function of a truncated file is run even without tile.grid).
+// DECL: errors.mlir:[[# @LINE + 1]]:1: error: 'func.func' op is a declaration: tile-run runs functions whose body is one block
+func.func private @declaration(memref<64xf32>)

@@ -77,10 +77,11 @@ def select_kernel(module: ModuleOp, func_name: str | None) -> FuncOp:
 
 
 def _with_body(func: FuncOp) -> FuncOp:
-    from tilepipe.source import functions_with_one_block
-
-    if (diagnostic := functions_with_one_block(func)) is not None:
-        raise KernelError.at(diagnostic)
+    """The function to run, if its body is one block (a kernel or not: without a
+    ``tile.grid`` attribute, the only function of a module is run too)."""
+    if len(func.body.blocks) != 1:
+        what = "is a declaration" if func.is_declaration else "has several blocks"
+        raise KernelError(func, f"{what}: tile-run runs functions whose body is one block")
     return func
 
 
