@@ -239,6 +239,23 @@ def redefined_symbol(module: Operation) -> Diagnostic | None:
     return None
 
 
+def public_declaration(module: Operation) -> Diagnostic | None:
+    """A function declaration without ``private`` (or ``nested``) visibility, which
+    upstream's symbol verifier rejects and xDSL's accepts: reported at the function,
+    in upstream's words, before any upstream step sees it."""
+    from xdsl.dialects.func import FuncOp
+
+    from tilepipe.diagnostics import op_diagnostic
+
+    for op in module.walk():
+        if not isinstance(op, FuncOp) or not op.is_declaration:
+            continue
+        visibility = op.sym_visibility.data if op.sym_visibility is not None else "public"
+        if visibility == "public":
+            return op_diagnostic(op, "error", "symbol declaration cannot have public visibility")
+    return None
+
+
 def functions_with_one_block(module: Operation) -> Diagnostic | None:
     """tilepipe's passes and lowerings work on kernels whose body is one block; a
     kernel declaration or a kernel with a CFG is reported before any of them runs
@@ -300,6 +317,8 @@ def parse_source(
     diagnostic = undeclared_or_invisible_use(module, parser.forward_uses, name, line_offset)
     if diagnostic is None:
         diagnostic = redefined_symbol(module)
+    if diagnostic is None:
+        diagnostic = public_declaration(module)
     if diagnostic is None and verify:
         diagnostic = verify_module(module)
     if diagnostic is not None:
