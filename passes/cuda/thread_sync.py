@@ -53,9 +53,12 @@ from tilepipe.dialects.pipeline_sync import (
 from tilepipe.dialects.tile import BlockIdOp
 from tilepipe.targets import CudaTarget, target_of
 
+from tilepipe.passes.cuda.exit_drain import needs_exit_drain
 from tilepipe.passes.cuda.guard_split import can_split, split_guard
-from tilepipe.passes.cuda.hazards import Hazard, HazardAnalysis
-from tilepipe.passes.analysis.program_points import Point, clear_position_cache, position
+from tilepipe.passes.cuda.hazards import AccessEntry, Agent, Hazard, HazardAnalysis, HazardKind
+from tilepipe.passes.analysis.program_points import (
+    Point, Relation, chain, clear_position_cache, position,
+)
 from tilepipe.passes.cuda.sync_placement import SyncPlan, SyncPlanner
 from tilepipe.passes.pipelining.pipeline_report import REPORT_FORMATS
 from tilepipe.passes.cuda.sync_report import SyncPoint, SyncReport
@@ -100,10 +103,22 @@ class ThreadSyncPass(ModulePass):
 
 
 def synchronize(function: func.FuncOp) -> SyncReport:
+    report = _plan_and_insert(function, exit_only=False)
+    if needs_exit_drain(function):
+        # No wait the readers asked for lands every group before the return (a copy
+        # nobody reads, the last groups of a loop): plan the exit alone, as a write
+        # of every cp.async's bytes, for one wait before the return with its count.
+        drain = _plan_and_insert(function, exit_only=True)
+        report.points += drain.points
+        report.hazards += drain.hazards
+    return report
+
+
+def _plan_and_insert(function: func.FuncOp, exit_only: bool) -> SyncReport:
     while True:
         clear_position_cache()
         analysis = HazardAnalysis(function)
-        hazards = analysis.hazards()
+        hazards = exit_hazards(analysis) if exit_only else analysis.hazards()
         existing_barriers = {
             (op.parent_block(), position(op))
             for op in function.body.walk()
@@ -135,6 +150,31 @@ def synchronize(function: func.FuncOp) -> SyncReport:
     _insert(plan, analysis.threads, report, planner.rank)
     clear_position_cache()
     return report
+
+
+def exit_hazards(analysis: HazardAnalysis) -> list[Hazard]:
+    """The block's exit as a write, by every thread, of each ``cp.async``'s bytes:
+    as a WAW hazard between the copy and the return, the exit gets the wait it needs
+    from the same placement (and the same tight count) as every reader."""
+    exits = [
+        block.last_op for block in analysis.function.body.blocks
+        if isinstance(block.last_op, func.ReturnOp)
+    ]
+    hazards: list[Hazard] = []
+    for copy in analysis.entries:
+        if not (copy.is_async and copy.writes):
+            continue
+        shape = tuple(copy.buffer.type.get_shape())
+        for exit_op in exits:
+            release = AccessEntry(
+                exit_op, copy.buffer, (), shape, shape, reads=False, writes=True,
+                agent=Agent.ALL_THREADS, levels=tuple(chain(exit_op)),
+            )
+            hazards.append(Hazard(
+                HazardKind.WAW, copy, release, Relation(), needs_barrier=False,
+                needs_wait=True, threads=copy.participating_threads(analysis.threads),
+            ))
+    return hazards
 
 
 def _split_guard_between(hazard: Hazard, planner: SyncPlanner) -> bool:

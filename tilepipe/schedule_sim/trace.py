@@ -136,9 +136,9 @@ class TracingMachine(BlockMachine):
             step.needs.extend((self._copy_step[id(c)], Need.GROUP) for c in retired)
         super().wait_groups(pending, op)
 
-    def finish(self) -> None:
+    def finish(self, exit_op: Operation | None = None) -> None:
         self._finishing = True
-        super().finish()
+        super().finish(exit_op)
 
     def arrive(self, slot: MBarrier, expect_bytes: int = 0) -> None:
         self._phase.setdefault(id(slot), []).append(self.steps[-1])

@@ -12,21 +12,30 @@ session's fuzzing campaign (fuzz seed 100701, sm_90; both reproduce on sm_80).
 * f32 gemms (seed 100660): lower-to-nvvm's scalar path adds one rounded product per K
   (``mul.f32``, ``add.f32``), the tile level summed 16 K at a time: f32 operands now
   accumulate one K at a time at the tile level too (``numerics.gemm_k_step``).
+* a copy nobody reads (seed 201500, sm_80): its last group was still in flight at the
+  return; the lowered kernel's threads exited with a ``cp.async`` writing shared
+  memory.  thread-sync drains before the return; the tile level counts the exit as a
+  write of the bytes still in flight, so the drain is needed at both levels.
 """
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 from pipeline_helpers import apply_passes
 
 from tilepipe.compile import make_context
-from tilepipe.dialects.pipeline_sync import BarrierOp
+from tilepipe.dialects.pipeline_sync import BarrierOp, WaitGroupOp
 from tilepipe.dialects.tile import ReduceOp
 from tilepipe.registry import get_all_passes
 from xdsl.dialects.builtin import MemRefType
 
 from tilepipe.semantics import find_races, run_kernel, select_kernel
 from tilepipe.semantics.tile.runner import random_array
+from tilepipe.semantics.nvvm.execution import NvvmExecutionError
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
+
+UNREAD_COPY = Path(__file__).parents[2] / "regressions" / "unread_copy_drained_at_exit.mlir"
 
 CUDA = (
     "pipeline-validate,pipeline-planning,inject-software-pipeline,"
@@ -118,3 +127,31 @@ def test_transpose_b_gemm_rounds_as_the_lowered_one(dtype):
     run = run_nvvm_kernel(_lowered(module), list(inputs.values()), check_races=True)
     assert run.races == []
     np.testing.assert_array_equal(run.outputs[2], expected)  # bit-exact, not close
+
+
+def _drain(module) -> WaitGroupOp:
+    (ret,) = [op for op in module.walk() if op.name == "func.return"]
+    assert isinstance(ret.prev_op, WaitGroupOp) and ret.prev_op.pending_groups == 0
+    return ret.prev_op
+
+
+def test_unread_copy_lands_before_the_threads_exit():
+    text = UNREAD_COPY.read_text()
+    module = apply_passes(text, CUDA)
+    _drain(module)
+    inputs = _inputs(module)
+    expected = run_kernel(text, inputs=inputs)["out12"]
+    run = run_nvvm_kernel(_lowered(module), list(inputs.values()), check_races=True)
+    assert run.races == []
+    np.testing.assert_array_equal(run.outputs[5], expected)
+
+
+def test_drain_before_exit_is_needed_at_both_levels():
+    module = apply_passes(UNREAD_COPY.read_text(), CUDA)
+    drain = _drain(module)
+    drain.detach()
+    drain.erase()
+    races = find_races(module)
+    assert any(r.second.op.name == "func.return" and r.buffer == "%s3" for r in races), races
+    with pytest.raises(NvvmExecutionError, match="never waited for"):
+        run_nvvm_kernel(_lowered(module), list(_inputs(module).values()), check_races=True)

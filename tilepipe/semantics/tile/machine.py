@@ -128,8 +128,17 @@ class BlockMachine:
     def _land(self, copy: PendingCopy) -> None:
         copy.dst.write_stored(copy.region, copy.stored)
 
-    def finish(self) -> None:
-        """Block exit: every outstanding copy completes."""
+    def finish(self, exit_op: Operation | None = None) -> None:
+        """Block exit: every outstanding copy completes.  A ``cp.async`` still in
+        flight at the exit is a race with the exit itself (the hardware wants it
+        landed before its thread exits: the block's shared memory is released), so
+        the tracker records ``exit_op`` as a write by every thread of the bytes such
+        a copy is still writing."""
+        in_flight = [*self.uncommitted, *(c for group in self.groups for c in group)]
+        if in_flight and self.tracker is not None and exit_op is not None:
+            event = self.begin(exit_op)
+            for copy in in_flight:
+                self.track(event, copy.dst, copy.region, False, True, Agents(None))
         for copy in self.uncommitted:
             self._land(copy)
         self.uncommitted = []

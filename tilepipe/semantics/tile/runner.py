@@ -258,7 +258,7 @@ def execute(
             interpreter.call_op(func, tuple(args))
         except InterpretationError as err:
             raise KernelError(current.op, f"cannot be interpreted: {err}") from None
-        runtime.machine.finish()
+        runtime.machine.finish(func.body.blocks[-1].last_op)
         if tracker is not None:
             races.extend(tracker.races)
             between_blocks.block_finished(tracker, list(buffers.values()))
