@@ -215,6 +215,10 @@ def _insert(
                 SyncPoint("barrier", anchor, plan.barriers[point],
                           barrier_id=barrier.barrier_id, threads=barrier.thread_count)
             )
+        for op in new_ops:
+            # Located at the op they are placed before, so that the lowered sync
+            # (--mlir-print-debuginfo, upstream's diagnostics) points at user code.
+            op.location = anchor.location
         Rewriter.insert_op(new_ops, InsertPoint.before(anchor))
 
 
