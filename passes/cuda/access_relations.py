@@ -69,15 +69,15 @@ class AccessRelations:
         self._cache: dict[tuple, bool] = {}
         self._slices: dict[SSAValue, object] = {}
 
-    def _same_storage(self, a: SSAValue, b: SSAValue) -> bool:
+    def same_storage(self, a: SSAValue, b: SSAValue) -> bool:
         """One buffer, or two views of the same arena bytes with the same type: their
         element coordinates (hence thread mappings) can be compared directly."""
         if a == b:
             return True
-        slice_a, slice_b = self._slice(a), self._slice(b)
+        slice_a, slice_b = self.slice_of(a), self.slice_of(b)
         return slice_a is not None and slice_a == slice_b and a.type == b.type
 
-    def _slice(self, buffer: SSAValue):
+    def slice_of(self, buffer: SSAValue):
         if buffer not in self._slices:
             self._slices[buffer] = arena_slice(buffer)
         return self._slices[buffer]
@@ -122,7 +122,7 @@ class AccessRelations:
 
     # -- concrete evaluation (static loops): exact and fast
 
-    def _instance_pairs(
+    def instance_pairs(
         self, x: AccessEntry, y: AccessEntry, relation: Relation, keep=None
     ) -> list[tuple[Env, Env]] | None:
         """Every (x iteration, y iteration) pair the relation allows in which both ops
@@ -167,10 +167,10 @@ class AccessRelations:
         return None if None in values else values  # type: ignore[return-value]
 
     def _concrete_overlap(self, x, y, pairs) -> bool | None:
-        conflicting = self._conflicting_pairs(x, y, pairs)
+        conflicting = self.conflicting_pairs(x, y, pairs)
         return None if conflicting is None else bool(conflicting)
 
-    def _conflicting_pairs(self, x, y, pairs) -> list | None:
+    def conflicting_pairs(self, x, y, pairs) -> list | None:
         """The pairs of runs that touch common bytes, or None when an offset is only
         known at run time."""
         found = []
@@ -178,7 +178,7 @@ class AccessRelations:
             ox, oy = self._concrete_boxes(x, ex), self._concrete_boxes(y, ey)
             if ox is None or oy is None:
                 return None
-            if self._same_storage(x.buffer, y.buffer):
+            if self.same_storage(x.buffer, y.buffer):
                 if all(a < b + nb and b < a + na
                        for a, na, b, nb in zip(ox, x.sizes, oy, y.sizes)):
                     found.append((ex, ey))
@@ -202,43 +202,43 @@ class AccessRelations:
                 return False
         return True
 
-    def _intersect(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
+    def intersect(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
         def compute() -> bool:
-            pairs = self._instance_pairs(x, y, relation)
+            pairs = self.instance_pairs(x, y, relation)
             if pairs is not None and (found := self._concrete_overlap(x, y, pairs)) is not None:
                 return found
             self.solver_calls += 1
             encoder = IndexEncoder()
-            constraints, _, _ = self._conflict(encoder, x, y, relation)
+            constraints, _, _ = self.conflict(encoder, x, y, relation)
             return satisfiable(constraints)
 
         return self._cached(("intersect", x, y, relation), compute)
 
-    def _conflict(self, encoder: IndexEncoder, x: AccessEntry, y: AccessEntry,
+    def conflict(self, encoder: IndexEncoder, x: AccessEntry, y: AccessEntry,
                   relation: Relation) -> tuple[list, Instance, Instance]:
         """Constraints under which x's instance and y's touch common bytes, and the
         two instances."""
         constraints, ix, iy = self._constraints(encoder, x, y, relation)
         lo_x, hi_x = self._byte_bounds(encoder, x, ix)
         lo_y, hi_y = self._byte_bounds(encoder, y, iy)
-        if self._same_storage(x.buffer, y.buffer):
+        if self.same_storage(x.buffer, y.buffer):
             constraints += _box_overlap(encoder, x, ix, y, iy)
         else:
             constraints += [lo_x < hi_y, lo_y < hi_x]
         return constraints, ix, iy
 
-    def _same_threads(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
+    def same_threads(self, x: AccessEntry, y: AccessEntry, relation: Relation) -> bool:
         """Every common element is touched by the same thread in both accesses."""
         agents = {x.agent, y.agent}
         if agents <= {Agent.THREAD_ZERO}:
             return True
         if not agents <= {Agent.COOPERATIVE, Agent.ASYNC_ENGINE}:
             return False
-        if not self._same_storage(x.buffer, y.buffer):
+        if not self.same_storage(x.buffer, y.buffer):
             return False
 
         def compute() -> bool:
-            pairs = self._instance_pairs(x, y, relation)
+            pairs = self.instance_pairs(x, y, relation)
             if pairs is not None:
                 found = self._concrete_same_threads(x, y, pairs)
                 if found is not None:
@@ -269,18 +269,18 @@ class AccessRelations:
 
     # -- offsets for wait counting
 
-    def iterations_from_end(self, hazard: AccessPair, loop: Operation) -> int:
+    def iterations_from_end(self, pair: AccessPair, loop: Operation) -> int:
         """Fewest iterations before the last one of ``loop`` (which holds the source
         but not the target) at which the source can conflict with the target."""
-        return self._boundary_iterations(hazard, loop, from_end=True)
+        return self._boundary_iterations(pair, loop, from_end=True)
 
-    def iterations_from_start(self, hazard: AccessPair, loop: Operation) -> int:
+    def iterations_from_start(self, pair: AccessPair, loop: Operation) -> int:
         """Earliest iteration of ``loop`` (holding the target, not the source) at which
         the target can conflict with the source."""
-        return self._boundary_iterations(hazard, loop, from_end=False)
+        return self._boundary_iterations(pair, loop, from_end=False)
 
-    def _boundary_iterations(self, hazard: AccessPair, loop: Operation, from_end: bool) -> int:
-        x, y = hazard.source, hazard.target
+    def _boundary_iterations(self, pair: AccessPair, loop: Operation, from_end: bool) -> int:
+        x, y = pair.source, pair.target
 
         def conflicts_at(j: int) -> bool:
             def at_boundary(ex: Env, ey: Env | None) -> bool:
@@ -293,12 +293,12 @@ class AccessRelations:
                 target = values[-1 - j] if from_end else values[j] if j < len(values) else None
                 return j < len(values) and env[loop] == target
 
-            pairs = self._instance_pairs(x, y, hazard.relation, keep=at_boundary)
+            pairs = self.instance_pairs(x, y, pair.relation, keep=at_boundary)
             if pairs is not None and (found := self._concrete_overlap(x, y, pairs)) is not None:
                 return found
             self.solver_calls += 1
             encoder = IndexEncoder()
-            constraints, ix, iy = self._constraints(encoder, x, y, hazard.relation)
+            constraints, ix, iy = self._constraints(encoder, x, y, pair.relation)
             inst = ix if from_end else iy
             iv = inst.ivs[loop]
             lb = encoder.term(loop.operands[0], inst)
@@ -308,12 +308,12 @@ class AccessRelations:
                 constraints += [iv + j * step < ub, iv + (j + 1) * step >= ub]
             else:
                 constraints += [iv == lb + j * step]
-            if self._same_storage(x.buffer, y.buffer):
+            if self.same_storage(x.buffer, y.buffer):
                 constraints += _box_overlap(encoder, x, ix, y, iy)
             return satisfiable(constraints)
 
         for j in range(MAX_DISTANCE + 1):
-            if self._cached(("boundary", x, y, hazard.relation, loop, from_end, j),
+            if self._cached(("boundary", x, y, pair.relation, loop, from_end, j),
                             lambda: conflicts_at(j)):
                 return j
         return MAX_DISTANCE + 1

@@ -133,7 +133,7 @@ class HazardAnalysis(AccessRelations):
         kind = _kind(x, y)
         if kind is None:
             return None
-        if not self._intersect(x, y, relation):
+        if not self.intersect(x, y, relation):
             return None
         if x.is_bulk_write and kind is not HazardKind.WAR:
             # The data is landed by the copy's mbarrier phase; every thread that
@@ -142,7 +142,7 @@ class HazardAnalysis(AccessRelations):
             return None if waited else Hazard(
                 kind, x, y, relation, False, False, self.threads, needs_mbarrier_wait=True
             )
-        same_threads = self._same_threads(x, y, relation)
+        same_threads = self.same_threads(x, y, relation)
         needs_wait = x.is_async
         if same_threads and not needs_wait and not y.is_bulk_write:
             return None  # (a proxy fence is needed even within one thread)
@@ -155,19 +155,19 @@ class HazardAnalysis(AccessRelations):
         probe = Hazard(HazardKind.RAW, x, y, relation, False, False, 1)
         full = loops_run_whole(self, probe)
         points = covering_points(list(x.levels), list(y.levels), relation, full)
-        pairs = self._instance_pairs(x, y, relation)
-        conflicting = None if pairs is None else self._conflicting_pairs(x, y, pairs)
+        pairs = self.instance_pairs(x, y, relation)
+        conflicting = None if pairs is None else self.conflicting_pairs(x, y, pairs)
         return bulk_copy_waited(
             x.op, y.op, relation, points,
-            lambda encoder: self._conflict(encoder, x, y, relation), conflicting,
+            lambda encoder: self.conflict(encoder, x, y, relation), conflicting,
         )
 
     def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:
         if not (x.writes or y.writes):
             return False
-        if self._same_storage(x.buffer, y.buffer):
+        if self.same_storage(x.buffer, y.buffer):
             return True
-        slice_x, slice_y = self._slice(x.buffer), self._slice(y.buffer)
+        slice_x, slice_y = self.slice_of(x.buffer), self.slice_of(y.buffer)
         if slice_x is not None and slice_y is not None:
             return slice_x.overlaps(slice_y)
         return underlying_buffer(x.buffer) == underlying_buffer(y.buffer)
