@@ -172,6 +172,7 @@ class HazardAnalysis(AccessRelations):
             return slice_x.overlaps(slice_y)
         return underlying_buffer(x.buffer) == underlying_buffer(y.buffer)
 
+
 def _kind(x: AccessEntry, y: AccessEntry) -> HazardKind | None:
     if x.writes and y.reads:
         return HazardKind.RAW
