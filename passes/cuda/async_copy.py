@@ -217,7 +217,9 @@ def _commit_after(run: list[Operation]) -> int:
     tokens = [op.token for op in run if isinstance(op, AsyncCopyOp)]
     if isinstance(run[-1].next_op, CommitGroupOp):
         return 0
-    Rewriter.insert_op(CommitGroupOp(tokens), InsertPoint.after(run[-1]))
+    commit = CommitGroupOp(tokens)
+    commit.location = run[-1].location  # the copy whose run it closes
+    Rewriter.insert_op(commit, InsertPoint.after(run[-1]))
     return 1
 
 

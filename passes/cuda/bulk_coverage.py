@@ -154,7 +154,11 @@ def _waits_in_later_iterations(
     runs ``wait`` on the copy's mbarrier ``slot``: the access follows the loop, so
     every path from the copy to it runs each remaining iteration whole.  A steady-state
     copy is landed by the next iteration's wait, or, in the last iteration, by the
-    epilogue's; None when ``wait`` is not in ``loop`` or a condition is not modelled."""
+    epilogue's; None when ``wait`` is not in ``loop`` or a condition is not modelled.
+
+    Unlike a ``wait_group``, whose last run before the access is the only one that
+    matters, each of the next iterations is a candidate: only a run on the copy's slot
+    lands it (``later_iterations`` says which loops both searches cover)."""
     statement: Operation = wait
     while (parent := statement.parent_op()) is not loop:
         if not isinstance(parent, scf.IfOp | LoopOp):

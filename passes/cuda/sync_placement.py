@@ -36,6 +36,7 @@ from xdsl.ir import Operation
 from tilepipe.dialects.pipeline_sync import CommitGroupOp
 
 from tilepipe.passes.cuda.hazards import Hazard, HazardAnalysis
+from tilepipe.passes.cuda.later_iterations import loops_run_whole
 from tilepipe.passes.analysis.program_points import (
     Point,
     block_points,
@@ -158,7 +159,10 @@ class SyncPlanner:
         """A point in the body of a loop the path leaves (it holds the source, not
         the target) runs last in the loop's last iteration, not in the source's: a
         wait there has the groups of the iterations in between in flight too.  (A
-        point nested in the source's statement runs in the source's iteration only.)"""
+        point nested in the source's statement runs in the source's iteration only.)
+        Only that last run counts, since a wait lands every group but the newest
+        ones; an mbarrier wait instead searches the next iterations for one on the
+        copy's slot (``later_iterations``)."""
         loop = point[0].parent_op()
         if (
             not isinstance(loop, LoopOp)
@@ -377,14 +381,15 @@ class SyncPlanner:
         return None
 
     def reach(self, hazard: Hazard) -> set[Point]:
-        """Like :meth:`points`, plus the points of loops run whole between the two."""
+        """Like :meth:`points`, plus the points of loops run whole between the two
+        (``later_iterations.loops_run_whole``, shared with the bulk copies' waits)."""
         key = ("reach", hazard)
         if key not in self._sets:
             points = covering_points(
                 list(hazard.source.levels),
                 list(hazard.target.levels),
                 hazard.relation,
-                self._full_iterations(hazard),
+                loops_run_whole(self.analysis, hazard),
             )
             points |= self._points_of_loops_between(hazard)
             if hazard.needs_wait:
@@ -413,19 +418,6 @@ class SyncPlanner:
                 body = op.regions[0].blocks[0]
                 points.update((body, j) for j in block_points(body))
         return points
-
-    def _full_iterations(self, hazard: Hazard) -> set[Operation]:
-        loops_source = set(enclosing_loops(hazard.source.op))
-        loops_target = set(enclosing_loops(hazard.target.op))
-        full = {
-            loop for loop in loops_source - loops_target
-            if self.analysis.iterations_from_end(hazard, loop) >= 1
-        }
-        full |= {
-            loop for loop in loops_target - loops_source
-            if self.analysis.iterations_from_start(hazard, loop) >= 1
-        }
-        return full
 
     def any_allowance(self, hazard: Hazard, point: Point) -> int:
         """:meth:`wait_allowance` for points of :meth:`points`; for the extra points

@@ -3,9 +3,10 @@
 The pass reads like TileLang's ``ThreadSync`` (docs/sync.md), with the placement made
 minimal instead of "a barrier before each conflicting op":
 
-1. collect the shared- and global-memory access entries and their hazards
-   (``hazards.py``: RAW, WAR, WAW, loop-carried by comparing iteration k with
-   k + d·step, the chapter's exemptions, Z3 for disjointness and "same threads");
+1. collect the shared- and global-memory access entries (``access_entries.py``) and
+   their hazards (``hazards.py``: RAW, WAR, WAW, loop-carried by comparing iteration
+   k with k + d·step, the chapter's exemptions; ``access_relations.py``: enumeration
+   or Z3 for disjointness and "same threads");
 2. choose barrier points as a weighted interval point cover (``sync_placement.py``):
    for the pipelined GEMM one barrier at the top of the steady-state iteration covers
    both the RAW on the slot this iteration reads and the WAR on the slot its copies
@@ -254,6 +255,10 @@ def _insert(
                 SyncPoint("barrier", anchor, plan.barriers[point],
                           barrier_id=barrier.barrier_id, threads=barrier.thread_count)
             )
+        for op in new_ops:
+            # Located at the op they are placed before, so that the lowered sync
+            # (--mlir-print-debuginfo, upstream's diagnostics) points at user code.
+            op.location = anchor.location
         Rewriter.insert_op(new_ops, InsertPoint.before(anchor))
 
 

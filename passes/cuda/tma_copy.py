@@ -213,8 +213,12 @@ def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
         slots.append(slot.result)
         setup += [slot, MBarrierInitOp(bars.memref, slot.result, arrivals=1)]
     setup += [FenceProxyAsyncOp(), BarrierOp()]
-    rewriter.insert(setup, InsertPoint.before(loop))
     zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    # The mbarrier setup is located at the loop it serves, each wait at its consumer
+    # and each arrival at its copy: the lowered sync points at user code.
+    for op in setup + [zero]:
+        op.location = loop.location
+    rewriter.insert(setup, InsertPoint.before(loop))
     rewriter.insert(zero, InsertPoint.before(loop))
 
     wait_before = {group.consumer: g for g, group in enumerate(groups)}
@@ -225,6 +229,7 @@ def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
     for op in schedule.emission_order():
         if (g := wait_before.get(op)) is not None:
             wait = MBarrierWaitParityOp(bars.memref, slots[g], zero.result)
+            wait.location = op.location
             rewriter.insert(wait, InsertPoint.before(op))
             stage_of[wait] = stage_of[op]
             new_emission.append(wait)
@@ -242,6 +247,7 @@ def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
         if op in arrive_after:
             total = sum(tile_bytes(c) for c in groups[g].copies)
             arrive = MBarrierArriveExpectTxOp(bars.memref, slots[g], bytes=total)
+            arrive.location = op.location
             rewriter.insert(arrive, InsertPoint.after(bulk))
             stage_of[arrive] = stage_of[op]
             new_emission.append(arrive)
