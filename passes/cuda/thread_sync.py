@@ -56,7 +56,8 @@ from tilepipe.targets import CudaTarget, target_of
 
 from tilepipe.passes.cuda.exit_drain import needs_exit_drain
 from tilepipe.passes.cuda.guard_split import can_split, split_guard
-from tilepipe.passes.cuda.hazards import AccessEntry, Agent, Hazard, HazardAnalysis, HazardKind
+from tilepipe.passes.cuda.access_entries import AccessEntry, Agent
+from tilepipe.passes.cuda.hazards import Hazard, HazardAnalysis, HazardKind
 from tilepipe.passes.analysis.program_points import (
     Point, Relation, chain, clear_position_cache, position,
 )
