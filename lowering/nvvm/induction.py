@@ -27,7 +27,8 @@ I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 
 
 def _fits_i32(lower: int, upper: int, step: int) -> bool:
-    return step > 0 and I32_MIN <= lower and upper + step <= I32_MAX
+    """Every bound, and the last ``iv + step`` the exit test computes, is an i32."""
+    return step > 0 and all(I32_MIN <= v <= I32_MAX for v in (lower, upper, upper + step))
 
 
 class NarrowInductionVariable(RewritePattern):

@@ -61,3 +61,19 @@ func.func @wrapping_bound() attributes {tile.threads = 128 : i64, tile.target = 
   }
   func.return
 }
+
+// -----
+
+// A bound outside i32 keeps the index counter, even for a loop that never runs.
+// CHECK-LABEL: gpu.func @wide_lower_bound(
+// CHECK:         scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      nvvm.barrier0
+func.func @wide_lower_bound() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %wide = arith.constant 4294967296 : index
+  scf.for %k = %wide to %c0 step %c1 {
+    pipeline.barrier
+  }
+  func.return
+}
