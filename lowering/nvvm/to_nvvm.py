@@ -10,7 +10,8 @@ The pass works in these steps:
 3. the tile ops are lowered to per-thread code (``nvvm_copy``, ``nvvm_gemm``,
    ``nvvm_elementwise``);
 4. the version slots of multi-buffered loops (``(k + c) rem n``) become rotating
-   loop-carried counters (``nvvm_slots``);
+   loop-carried counters (``nvvm_slots``), and loops with constant bounds count in
+   32 bits (``nvvm_induction``);
 5. the index arithmetic no access ended up using (a fill of a register fragment
    needs no coordinates) is removed, so that neither the verifier, the printer nor
    upstream's parser pays for it.
@@ -42,6 +43,7 @@ from tilepipe.diagnostics import op_error
 from tilepipe.lowering.nvvm.copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
 from tilepipe.lowering.nvvm.elementwise import LowerBroadcast, LowerElementwise, LowerReduce
 from tilepipe.lowering.nvvm.gemm import LowerGemm
+from tilepipe.lowering.nvvm.induction import NarrowInductionVariable
 from tilepipe.lowering.nvvm.kernel import KernelContext, lower_kernels
 from tilepipe.lowering.nvvm.slots import RotateSlotCounters
 from tilepipe.lowering.nvvm.sync import (
@@ -115,4 +117,5 @@ class LowerToNVVM(ModulePass):
             kernel.properties.pop("arg_attrs", None)
             _reject_leftovers(kernel)
             _walk(kernel, [RotateSlotCounters()])
+            _walk(kernel, [NarrowInductionVariable()])
         region_dce(gpu_module.regions[0])

@@ -52,7 +52,7 @@ func.func @cast() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
 // over the reduced axis from -inf.
 // CHECK-LABEL: gpu.func @reduce_max(
 // CHECK:         %[[NEG_INF:.*]] = arith.constant 0xff800000 : f32
-// CHECK:         %[[MAX:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEG_INF]]) -> (f32) {
+// CHECK:         %[[MAX:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEG_INF]]) -> (f32) : i32 {
 // CHECK:           %[[V:.*]] = memref.load %{{.*}} : memref<64x32xf32, 3 : i64>
 // CHECK:           %[[M:.*]] = arith.maximumf %[[ACC]], %[[V]] : f32
 // CHECK:           scf.yield %[[M]] : f32

@@ -94,7 +94,7 @@ func.func @gemm_bf16()
 // CHECK-NOT:     nvgpu
 // CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<8xf32>
 // CHECK:         %[[INIT:.*]] = memref.load %[[C]]
-// CHECK:         %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK:         %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) : i32 {
 // CHECK:           %[[A:.*]] = memref.load {{.*}} : memref<32x16xf32, 3 : i64>
 // CHECK:           %[[B:.*]] = memref.load {{.*}} : memref<16x32xf32, 3 : i64>
 // CHECK:           %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32

@@ -1,6 +1,7 @@
 """The machine code of the lowered GEMM stays lean (issue 18), as structural facts
 only -- no timing: the steady-state loop of the example GEMM's PTX has no 64-bit
-multiply (the version slots are rotating counters), both operands load with
+multiply (the version slots are rotating counters) and a 32-bit exit test (the
+k-loop counts in i32), both operands load with
 ``ldmatrix.x4``, ptxas reports no spills and registers to spare; the SASS loop
 that ``bench/bench_sass.py`` measures issues exactly the kernel's HMMA, LDSM, LDGSTS
 and one barrier.  And the rotated slots keep every pipelined kernel exact and
@@ -49,6 +50,9 @@ def test_example_gemm_steady_loop_has_no_64_bit_multiply_and_no_spills(num_stage
     assert not SIXTY_FOUR_BIT_MULTIPLY.findall(loop)
     assert not re.search(r"\b(div|rem)\.", loop)
     assert re.search(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.trans", loop)
+    # The k-loop counts in i32: its exit test is one 32-bit compare, not a pair.
+    assert re.search(r"setp\.\w+\.[bsu]32\b", loop)
+    assert not re.search(r"setp\.\w+\.[bsu]64\b", loop)
     assert not re.search(r"ldmatrix\.sync\.aligned\.m8n8\.x[12]\b", ptx)
     try:
         (report,) = run_ptxas(ptx, "sm_80")
