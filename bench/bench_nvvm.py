@@ -14,9 +14,11 @@ total.  ptxas is included in the total; TileLang's figure has no nvcc.
 Then the PTX instruction count of the kernel at each num_stages, for the static GEMM
 and beside it the same GEMM over dynamic arrays (sizes from the memref descriptors):
 ``memref<?x1024xf16>`` rows (dynamic M: zero-filling cp.async, masked stores) and
-``memref<?x?xf16>`` (no provable alignment: predicated element-wise copies).  Boundary
-handling must not touch the static GEMM: its blocks are proven interior, so its count
-stays what it was before dynamic shapes existed.
+``memref<?x?xf16>`` (no provable alignment: predicated element-wise copies), each with
+its predicated instructions and its zero-filling ``cp.async``.  Boundary handling must
+not touch the static GEMM: its blocks are proven interior, so it has no zero-filling
+copy, only its loop's predicated branch, and its count stays within 5% of the fast
+path recorded in ``FAST_PATH`` (the last line says whether it does).
 """
 
 from __future__ import annotations
@@ -39,10 +41,27 @@ GEMMS = {
     .replace("-> memref<1024x1024xf32>", "-> memref<?x1024xf32>"),
     "dynamic (?x?)": GEMM.replace("memref<1024x1024x", "memref<?x?x"),
 }
-def ptx_instructions(target: str, text: str, num_stages: int) -> int:
+# The static GEMM's PTX instruction count (num_stages 1-4) on its fast path, as
+# recorded in docs/nvvm.md; the bench flags a drift of more than 5% (issue #16: boundary
+# handling must add nothing to a kernel whose blocks are proven interior).  A lowering
+# change that moves it on purpose records the new figures in both places.
+FAST_PATH = {"sm_80": (464, 454, 511, 568), "sm_90": (448, 457, 537, 617)}
+DRIFT = 0.05
+
+
+def ptx_profile(target: str, text: str, num_stages: int) -> tuple[int, int, int]:
+    """(instructions, predicated ones, zero-filling ``cp.async``) of the kernel's PTX:
+    the boundary code shows as predicates (``@%p``) and as the src-size form of
+    ``cp.async`` (a fourth operand: the bytes to read, the rest zero-filled)."""
     result = compile_kernel(text, "gemm.mlir", target, num_stages=num_stages, run_ptxas=False)
     assert result.ptx is not None
-    return sum(_is_instruction(line.strip()) for line in result.ptx.splitlines())
+    lines = [line.strip() for line in result.ptx.splitlines()]
+    instructions = [line for line in lines if _is_instruction(line)]
+    predicated = sum(line.startswith("@") for line in instructions)
+    zero_fill = sum(
+        line.startswith("cp.async.") and line.count(",") == 3 for line in instructions
+    )
+    return len(instructions), predicated, zero_fill
 
 
 def _is_instruction(line: str) -> bool:
@@ -88,10 +107,24 @@ def main() -> None:
         if name.startswith("upstream: "):
             cells = " ".join(f"{medians.get(name, 0.0) * 1000:7.1f}" for _, medians, _ in rows)
             print(f"  {name.removeprefix('upstream: '):28s} {cells}")
-    print(f"\nPTX instructions of @gemm ({args.target}), num_stages 1-4")
-    for label, text in GEMMS.items():
-        counts = " ".join(f"{ptx_instructions(args.target, text, n):7d}" for n in (1, 2, 3, 4))
-        print(f"  {label:28s} {counts}")
+    print(
+        f"\nPTX of @gemm ({args.target}), num_stages 1-4: instructions / predicated / "
+        "zero-filling cp.async"
+    )
+    profiles = {
+        label: [ptx_profile(args.target, text, n) for n in (1, 2, 3, 4)]
+        for label, text in GEMMS.items()
+    }
+    for label, rows_ in profiles.items():
+        print(f"  {label:28s} " + " ".join(f"{'/'.join(map(str, p)):>14s}" for p in rows_))
+    static = [p[0] for p in profiles["static 1024x1024"]]
+    recorded = FAST_PATH[args.target]
+    drift = max(abs(s - r) / r for s, r in zip(static, recorded))
+    verdict = "unchanged" if drift <= DRIFT else f"CHANGED by more than {DRIFT:.0%}"
+    print(
+        f"static GEMM against its recorded fast path {recorded}: {verdict} "
+        f"(largest drift {drift:.1%})"
+    )
 
 
 if __name__ == "__main__":

@@ -56,6 +56,10 @@ PASSES: dict[str, tuple[str, str]] = {
     # the cycle model of the scheduled level (docs/schedule_sim.md)
     "schedule-sim": ("tilepipe.schedule_sim.flow", "ScheduleSimPass"),
     # Ascend (docs/ascend.md)
+    "ascend-zero-boundary-tiles": (
+        "tilepipe.passes.ascend.zero_boundary_tiles",
+        "AscendZeroBoundaryTiles",
+    ),
     "ascend-prepare-multi-buffer": (
         "tilepipe.passes.ascend.prepare_multi_buffer",
         "AscendPrepareMultiBuffer",

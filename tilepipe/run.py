@@ -133,6 +133,12 @@ def run(args: argparse.Namespace) -> int:
         except (OSError, ValueError, zipfile.BadZipFile) as err:
             print(f"tile-run: error: cannot read inputs {args.inputs}: {err}", file=sys.stderr)
             return EXIT_ERROR
+    for flag, given in (("--index-arg", args.index_arg), ("--shape", args.shape)):
+        names = [name for name, _ in given]
+        twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+        if twice is not None:  # the last would silently win
+            print(f"tile-run: error: argument {flag}: '{twice}' is given twice", file=sys.stderr)
+            return EXIT_ERROR
     options = dict(
         func_name=args.func, inputs=inputs, seed=args.seed, blocks=args.block,
         index_args=dict(args.index_arg), check_races=args.check_races,

@@ -53,8 +53,8 @@ from tilepipe.dialects.ascend_sync import IdOperandOp, PipeBarrierOp
 from tilepipe.dialects.ascend_pipes import COPY_PIPES, Pipe, ascend_space
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile import BufferAccess
-from tilepipe.passes.analysis.divisibility import value_divisibility
 from tilepipe.passes.ascend.resolve_core import CORE_ATTR, PIPE_ATTR, is_ascend_kernel
+from tilepipe.passes.ascend.zero_boundary_tiles import may_reach_past
 
 _COPY_OPS = {
     Pipe.MTE2: ascend.DataCopyOp,
@@ -69,21 +69,6 @@ _VECTOR_OPS = {
     tile.MaxOp: ascend.MaxOp,
     tile.ExpOp: ascend.ExpOp,
 }
-
-
-def may_reach_past(access: BufferAccess) -> bool:
-    """Whether a GM region may reach past its array (docs/ascend.md, boundary tiles):
-    a dynamic size, or a static one the tile does not divide, or an offset the tile
-    size does not divide.  Static arrays the tiles divide keep the unpredicated copies
-    of the fast path: such a kernel's tiles are whole (its loops keep them inside)."""
-    if not access.space.is_off_chip:
-        return False
-    assert isinstance(access.buffer.type, MemRefType)
-    for d, (dim, size) in enumerate(zip(access.buffer.type.get_shape(), access.sizes)):
-        offset = access.offsets[d] if access.offsets else None
-        if dim < 0 or dim % size or (offset is not None and value_divisibility(offset) % size):
-            return True
-    return False
 
 
 def _carry_attributes(old: Operation, new: Operation) -> Operation:

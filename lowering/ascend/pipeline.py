@@ -1,7 +1,7 @@
 """The Ascend pass pipeline in its order (docs/ascend.md), as one callable, and the
 one-screen summary of its result (for a ``tilepipe compile --target ascend`` driver).
 
-    prepare multi-buffer -> resolve core -> insert sync -> materialize multi-buffer
+    zero boundary tiles -> prepare multi-buffer -> resolve core -> insert sync -> materialize multi-buffer
     -> lower to the ascend dialect -> flag budget
 """
 
@@ -25,6 +25,7 @@ from tilepipe.registry import get_all_passes
 from tilepipe.targets import AscendTarget, target_of
 
 ASCEND_PASSES = (
+    "ascend-zero-boundary-tiles",
     "ascend-prepare-multi-buffer",
     "ascend-resolve-core",
     "ascend-insert-sync",
@@ -39,7 +40,7 @@ def ascend_pipeline_spec(flag_budget_options: str = "", index_mode: str = "itera
     ``"ids_per_event=2 report=true"`` go to ``ascend-flag-budget``; ``index_mode`` is
     the default index mode of ``ascend-prepare-multi-buffer``."""
     passes = list(ASCEND_PASSES)
-    passes[0] += "{index_mode=" + index_mode + "}"
+    passes[1] += "{index_mode=" + index_mode + "}"
     if flag_budget_options:
         passes[-1] += "{" + flag_budget_options + "}"
     return ",".join(passes)

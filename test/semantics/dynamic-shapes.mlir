@@ -8,6 +8,10 @@
 // RUN: not tile-run %s --index-arg n=0 --shape X=4x8 2>&1 | filecheck %s --check-prefix=GRID
 // RUN: not tile-run %s --shape X=4x8 2>&1 | filecheck %s --check-prefix=NOARG
 // RUN: not tile-run %s --shape X=4by8 2>&1 | filecheck %s --check-prefix=SYNTAX
+// RUN: not tile-run %s --index-arg n=99999999999999999999 --shape X=4x8 2>&1 | filecheck %s --check-prefix=WIDE
+// RUN: not tile-run %s --index-arg n=1 --shape X=99999999999999999999x8 2>&1 | filecheck %s --check-prefix=HUGE
+// RUN: not tile-run %s --index-arg n=1 --shape X=4x8 --shape X=5x8 2>&1 | filecheck %s --check-prefix=TWICE
+// RUN: not tile-run %s --index-arg n=1 --index-arg n=2 --shape X=4x8 2>&1 | filecheck %s --check-prefix=TWICE-ARG
 // RUN: tile-run %s --index-arg n=2 --shape X=5x8 | filecheck %s --check-prefix=OUT
 
 // A 4x8 tile per block over a 5-row X: block 1's tile reaches 3 rows past the end;
@@ -35,6 +39,10 @@ func.func @boundary(%X: memref<?x8xf32>, %n: index) attributes {tile.threads = 3
 // STATIC: dynamic-shapes.mlir:[[# @LINE - 20]]:1: error: 'func.func' op the shape of 'X' is (4, 9), the argument is memref<?x8xf32>
 // SCALAR: dynamic-shapes.mlir:[[# @LINE - 21]]:1: error: 'func.func' op argument %n : index has no shape to give
 // NOARG: dynamic-shapes.mlir:[[# @LINE - 22]]:1: error: 'func.func' op argument %n : index needs a value (index_args / --index-arg n=VALUE)
+// WIDE: dynamic-shapes.mlir:[[# @LINE - 23]]:1: error: 'func.func' op value 99999999999999999999 of argument %n : index does not fit in 64 bits
+// HUGE: dynamic-shapes.mlir:[[# @LINE - 24]]:1: error: 'func.func' op %X of shape 99999999999999999999x8 is too large for the interpreter's memory
+// TWICE: tile-run: error: argument --shape: 'X' is given twice
+// TWICE-ARG: tile-run: error: argument --index-arg: 'n' is given twice
 // SYNTAX: error: argument --shape: expected NAME=D0xD1..., e.g. A=1000x77, got 'X=4by8'
 // OUT: %X: 5x8xf32
 // Every element of the 5 rows got +1: the seeded input in [-1, 1) moved to [0, 2).

@@ -19,6 +19,7 @@ from tilepipe.semantics.tile.runner import load_module
 INPUTS = Path(__file__).resolve().parents[2] / "ascend" / "Inputs"
 VADD = (INPUTS / "vadd_dynamic.mlir").read_text()
 MATMUL = (INPUTS / "matmul_dynamic.mlir").read_text()
+VMAX_2D = (INPUTS / "vmax_2d_dynamic.mlir").read_text()
 
 
 def _check(text: str, inputs: dict) -> None:
@@ -38,6 +39,27 @@ def test_vector_add_with_a_ragged_tail(n):
     _check(VADD, {"x": x, "y": y, "z": np.zeros(n, np.float16)})
 
 
+@pytest.mark.parametrize("n,n_out", [(520, 768), (513, 1024), (1, 300)])
+def test_the_padding_of_a_ragged_ub_tile_reads_zero(n, n_out):
+    """The output is longer than the inputs: the sum past the inputs' end is stored in
+    bounds and must be 0 + 0, not what the UB slot held from an earlier tile (the
+    DataCopyPad pads only to the 32-byte block)."""
+    rng = np.random.default_rng(n)
+    x, y = (rng.uniform(-1, 1, n).astype(np.float16) for _ in range(2))
+    _check(VADD, {"x": x, "y": y, "z": np.full(n_out, 7, np.float16)})
+
+
+@pytest.mark.parametrize(
+    "m,n,out", [(40, 20, (48, 48)), (33, 48, (48, 48)), (1, 1, (16, 48)), (16, 47, (16, 48))]
+)
+def test_ragged_rows_and_columns_of_a_2d_ub_tile_read_zero(m, n, out):
+    """Rows past the array (DataCopyPad writes none of them) and columns past a row's
+    32-byte block read 0 as on the tile level."""
+    rng = np.random.default_rng(m * n)
+    x, y = (rng.uniform(-1, 1, (m, n)).astype(np.float16) for _ in range(2))
+    _check(VMAX_2D, {"x": x, "y": y, "z": np.full(out, 7, np.float16)})
+
+
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (130, 129, 77), (15, 200, 129), (128, 128, 64)])
 def test_matmul_with_ragged_tiles(m, n, k):
     rng = np.random.default_rng(m + n + k)
@@ -51,7 +73,7 @@ def test_matmul_with_ragged_tiles(m, n, k):
     )
 
 
-@pytest.mark.parametrize("text", [VADD, MATMUL], ids=["vadd", "matmul"])
+@pytest.mark.parametrize("text", [VADD, MATMUL, VMAX_2D], ids=["vadd", "matmul", "vmax_2d"])
 def test_ragged_kernels_print_valid_ascendc(text):
     module = load_module(text)
     compile_ascend(module)

@@ -10,7 +10,9 @@ The default run takes a few cases; ``TILEPIPE_BOUNDARY_SWEEP=long`` sweeps M, N,
 over {1, 15, 127, 129, 1000}, static and dynamic, num_stages 1-4, sm_80 and sm_90
 (large grids run their first block and their edge blocks only).  Drawn tile copies
 (hypothesis; ``TILEPIPE_BOUNDARY_EXAMPLES``, default 10) cover arrays of drawn shapes
-with drawn tiles exactly."""
+with drawn tiles exactly; drawn GEMMs (shapes, tile sizes, dynamic dimensions,
+num_stages, target; ``TILEPIPE_GEMM_EXAMPLES``, default 2, 20 in the long mode) are
+correct per thread."""
 
 from __future__ import annotations
 
@@ -54,12 +56,15 @@ def gemm_text(
     num_stages: int = 3,
     target: str = "sm_80",
     divisibility: int = 0,
+    tiles: tuple[int, int, int] = (BM, BN, BK),
 ) -> str:
-    """C[M, N] (f32) = A[M, K] * B[K, N] (f16) in 64x64x32 blocks on a grid that
-    covers C.  ``dynamic`` names the dimensions that are ``?`` in the types (of
-    ``"MNK"``); with K dynamic the trip count is the argument %kt.  ``divisibility``
-    (when not 0) states every dimension of A, B and C a multiple of it
-    (``tile.divisibility``)."""
+    """C[M, N] (f32) = A[M, K] * B[K, N] (f16) in ``tiles`` (bm x bn x bk, default
+    64x64x32) blocks on a grid that covers C.  ``dynamic`` names the dimensions that
+    are ``?`` in the types (of ``"MNK"``); with K dynamic the trip count is the
+    argument %kt.  ``divisibility`` (when not 0) states every dimension of A, B and C
+    a multiple of it (``tile.divisibility``)."""
+    bm, bn, bk = tiles
+
     def dims(*names: tuple[str, int]) -> str:
         return "x".join("?" if name in dynamic else str(size) for name, size in names)
 
@@ -73,30 +78,30 @@ def gemm_text(
     return f"""
 func.func @gemm(%A: memref<{a}xf16>{fact}, %B: memref<{b}xf16>{fact}, %C: memref<{c}xf32>{fact},
                 %kt: index)
-    attributes {{tile.grid = array<i64: {_ceil(n, BN)}, {_ceil(m, BM)}>, tile.threads = 128 : i64,
+    attributes {{tile.grid = array<i64: {_ceil(n, bn)}, {_ceil(m, bm)}>, tile.threads = 128 : i64,
                 tile.target = "{target}"}} {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %ktiles = arith.constant {_ceil(k, BK)} : index
-  %cbk = arith.constant {BK} : index
-  %cbm = arith.constant {BM} : index
-  %cbn = arith.constant {BN} : index
+  %ktiles = arith.constant {_ceil(k, bk)} : index
+  %cbk = arith.constant {bk} : index
+  %cbm = arith.constant {bm} : index
+  %cbn = arith.constant {bn} : index
   %zero = arith.constant 0.000000e+00 : f32
   %bx = tile.block_id x
   %by = tile.block_id y
   %m0 = arith.muli %by, %cbm : index
   %n0 = arith.muli %bx, %cbn : index
-  %A_s = memref.alloc() : memref<{BM}x{BK}xf16, "shared">
-  %B_s = memref.alloc() : memref<{BK}x{BN}xf16, "shared">
-  %C_f = memref.alloc() : memref<{BM}x{BN}xf32, "fragment">
-  tile.fill<{BM}x{BN}> %zero -> %C_f : f32 -> memref<{BM}x{BN}xf32, "fragment">
+  %A_s = memref.alloc() : memref<{bm}x{bk}xf16, "shared">
+  %B_s = memref.alloc() : memref<{bk}x{bn}xf16, "shared">
+  %C_f = memref.alloc() : memref<{bm}x{bn}xf32, "fragment">
+  tile.fill<{bm}x{bn}> %zero -> %C_f : f32 -> memref<{bm}x{bn}xf32, "fragment">
   pipeline.for %ko = %c0 to {trips} step %c1 num_stages = {num_stages} {{
     %k0 = arith.muli %ko, %cbk : index
-    tile.copy<{BM}x{BK}> %A[%m0, %k0] -> %A_s : memref<{a}xf16> -> memref<{BM}x{BK}xf16, "shared">
-    tile.copy<{BK}x{BN}> %B[%k0, %n0] -> %B_s : memref<{b}xf16> -> memref<{BK}x{BN}xf16, "shared">
-    tile.gemm<{BM}x{BN}x{BK}> %A_s, %B_s -> %C_f : memref<{BM}x{BK}xf16, "shared">, memref<{BK}x{BN}xf16, "shared"> -> memref<{BM}x{BN}xf32, "fragment">
+    tile.copy<{bm}x{bk}> %A[%m0, %k0] -> %A_s : memref<{a}xf16> -> memref<{bm}x{bk}xf16, "shared">
+    tile.copy<{bk}x{bn}> %B[%k0, %n0] -> %B_s : memref<{b}xf16> -> memref<{bk}x{bn}xf16, "shared">
+    tile.gemm<{bm}x{bn}x{bk}> %A_s, %B_s -> %C_f : memref<{bm}x{bk}xf16, "shared">, memref<{bk}x{bn}xf16, "shared"> -> memref<{bm}x{bn}xf32, "fragment">
   }}
-  tile.copy<{BM}x{BN}> %C_f -> %C[%m0, %n0] : memref<{BM}x{BN}xf32, "fragment"> -> memref<{c}xf32>
+  tile.copy<{bm}x{bn}> %C_f -> %C[%m0, %n0] : memref<{bm}x{bn}xf32, "fragment"> -> memref<{c}xf32>
   func.return
 }}
 """
@@ -109,10 +114,12 @@ def lowered(text: str, target: str):
     return module
 
 
-def blocks_to_run(m: int, n: int) -> list[tuple[int, int]] | None:
+def blocks_to_run(
+    m: int, n: int, tiles: tuple[int, int, int] = (BM, BN, BK)
+) -> list[tuple[int, int]] | None:
     """Every block of a small grid; of a large one the first block and the last
     block row and column (the edges), which is where the boundary code runs."""
-    rows, cols = _ceil(m, BM), _ceil(n, BN)
+    rows, cols = _ceil(m, tiles[0]), _ceil(n, tiles[1])
     if rows * cols <= 4:
         return None
     chosen = {(0, 0), (cols - 1, rows - 1)}
@@ -121,31 +128,34 @@ def blocks_to_run(m: int, n: int) -> list[tuple[int, int]] | None:
 
 
 def check_gemm(
-    m: int, n: int, k: int, dynamic: str, num_stages: int, target: str, divisibility: int = 0
+    m: int, n: int, k: int, dynamic: str, num_stages: int, target: str, divisibility: int = 0,
+    tiles: tuple[int, int, int] = (BM, BN, BK),
 ) -> None:
+    bm, bn, bk = tiles
     text = gemm_text(
-        m, n, k, dynamic=dynamic, num_stages=num_stages, target=target, divisibility=divisibility
+        m, n, k, dynamic=dynamic, num_stages=num_stages, target=target,
+        divisibility=divisibility, tiles=tiles,
     )
     module = lowered(text, target)
     rng = np.random.default_rng(m * 7919 + n * 31 + k)
     a = rng.integers(-3, 4, (m, k)).astype(np.float16)  # exact in f32 in any order
     b = rng.integers(-3, 4, (k, n)).astype(np.float16)
     c = np.full((m, n), 7.0, np.float32)  # what no block writes stays
-    blocks = blocks_to_run(m, n)
+    blocks = blocks_to_run(m, n, tiles)
     run = run_nvvm_kernel(
-        module, [a, b, c, np.int64(_ceil(k, BK))], blocks=blocks, check_races=True
+        module, [a, b, c, np.int64(_ceil(k, bk))], blocks=blocks, check_races=True
     )
     assert run.races == [], "\n".join(run.races)
     expected = c.copy()
     product = a.astype(np.float32) @ b.astype(np.float32)
-    for x, y in blocks or itertools.product(range(_ceil(n, BN)), range(_ceil(m, BM))):
-        rows, cols = slice(y * BM, (y + 1) * BM), slice(x * BN, (x + 1) * BN)
+    for x, y in blocks or itertools.product(range(_ceil(n, bn)), range(_ceil(m, bm))):
+        rows, cols = slice(y * bm, (y + 1) * bm), slice(x * bn, (x + 1) * bn)
         expected[rows, cols] = product[rows, cols]
     np.testing.assert_array_equal(run.outputs[2], expected, err_msg=text)
     # The tile level's own out-of-bounds semantics give the same C, block for block
     # (the source, before thread-sync, is the reference: races are not its concern).
     tile_level = run_kernel(
-        text, inputs={"A": a, "B": b, "C": c}, blocks=blocks, index_args={"kt": _ceil(k, BK)}
+        text, inputs={"A": a, "B": b, "C": c}, blocks=blocks, index_args={"kt": _ceil(k, bk)}
     )
     np.testing.assert_array_equal(run.outputs[2], tile_level["C"], err_msg=text)
 
@@ -186,6 +196,32 @@ def test_ptxas_accepts_the_boundary_gemms(m, n, k, dynamic, num_stages, target):
     module = lowered(text, target)
     reports = run_ptxas(run_upstream(module, TARGETS[target], Stage.PTX).text, target)
     assert [r.kernel for r in reports] == ["gemm"]
+
+
+GEMM_EXAMPLES = int(os.environ.get("TILEPIPE_GEMM_EXAMPLES", "20" if LONG else "2"))
+
+
+@settings(max_examples=GEMM_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    m=st.integers(1, 300 if LONG else 140),
+    n=st.integers(1, 300 if LONG else 140),
+    k=st.integers(1, 300 if LONG else 140),
+    tiles=st.tuples(*map(st.sampled_from, ([32, 64], [32, 64], [16, 32]))),
+    dynamic=st.sampled_from(["", "M", "MNK", "K"]),
+    num_stages=st.integers(1, 4),
+    target=st.sampled_from(["sm_80", "sm_90"]),
+)
+def test_drawn_gemm_shapes_and_tiles_are_correct_per_thread(
+    m, n, k, tiles, dynamic, num_stages, target
+):
+    """Property: whatever the shapes (1 and non-multiples of the tiles included), the
+    tile sizes, the dynamic dimensions, num_stages and the target, the lowered GEMM
+    is race free per thread and equal to numpy and to the tile level (a small sample
+    by default: each example is a lowering; TILEPIPE_BOUNDARY_SWEEP=long draws 20,
+    TILEPIPE_GEMM_EXAMPLES any number).  The tile-level property with more examples is
+    test/python/pipelining/test_dynamic_shapes.py."""
+    note(f"M, N, K = {m}, {n}, {k}; tiles {tiles}; dynamic {dynamic!r}")
+    check_gemm(m, n, k, dynamic, num_stages, target, tiles=tiles)
 
 
 def test_the_static_example_gemm_keeps_the_unpredicated_fast_path():

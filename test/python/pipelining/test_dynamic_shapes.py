@@ -144,10 +144,18 @@ def _gemm_kernel(bm: int, bn: int, bk: int, target: str) -> str:
     return text.replace("BM", str(bm)).replace("BN", str(bn)).replace("BK", str(bk))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# TILEPIPE_DYNAMIC_SHAPES=full: more examples, larger arrays and 64-wide tiles too.
+TILE_SIZES = [16, 32, 64] if FULL else [16, 32]
+
+
+@settings(
+    max_examples=60 if FULL else 12, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
-    m=st.integers(1, 80), n=st.integers(1, 80), k=st.integers(1, 80),
-    tile=st.tuples(st.sampled_from([16, 32]), st.sampled_from([16, 32]), st.sampled_from([16, 32])),
+    m=st.integers(1, 200 if FULL else 80),
+    n=st.integers(1, 200 if FULL else 80),
+    k=st.integers(1, 200 if FULL else 80),
+    tile=st.tuples(*(st.sampled_from(TILE_SIZES) for _ in range(3))),
     target=st.sampled_from(["sm_80", "sm_90"]), num_stages=st.integers(1, 4),
 )
 def test_every_drawn_shape_and_tile_is_correct(m, n, k, tile, target, num_stages):

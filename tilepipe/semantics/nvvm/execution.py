@@ -271,6 +271,11 @@ _INT_BINARY = {
     "arith.remui": np.remainder, "arith.remsi": np.fmod, "arith.andi": np.bitwise_and,
     "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor, "arith.maxsi": np.maximum,
     "arith.minsi": np.minimum, "arith.maxui": np.maximum, "arith.minui": np.minimum,
+    # a grid or trip count from a dynamic size (ceildiv(L, 64)); upstream's arith
+    # expansion gives the same results.  ceil(a / b) = -floor(-a / b).
+    "arith.ceildivui": lambda a, b: -np.floor_divide(-a, b),
+    "arith.ceildivsi": lambda a, b: -np.floor_divide(-a, b),
+    "arith.floordivsi": np.floor_divide,
 }
 _FLOAT_BINARY = {
     "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
@@ -278,12 +283,18 @@ _FLOAT_BINARY = {
 }
 
 
+_DIVISIONS = (
+    "arith.divui", "arith.divsi", "arith.remui", "arith.remsi",
+    "arith.ceildivui", "arith.ceildivsi", "arith.floordivsi",
+)
+
+
 @handles(*_INT_BINARY, *_FLOAT_BINARY)
 def _binary(ex, op, mask):
     fn = _INT_BINARY.get(op.name) or _FLOAT_BINARY[op.name]
     lhs, rhs = ex[op.operands[0]], ex[op.operands[1]]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if op.name in ("arith.divui", "arith.divsi", "arith.remui", "arith.remsi"):
+        if op.name in _DIVISIONS:
             rhs = np.where(rhs == 0, 1, rhs)  # inactive lanes may divide by zero
         return [fn(lhs, rhs).astype(lhs.dtype)]
 

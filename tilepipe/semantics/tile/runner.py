@@ -7,6 +7,7 @@ Public entry points (re-exported by :mod:`tilepipe.semantics`): :func:`run_kerne
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -159,9 +160,17 @@ def _bind_arguments(
         if isinstance(type_, MemRefType):
             data = inputs.get(name)
             shape = argument_shape(func, name, type_, shapes.get(name), data)
-            if data is None:
-                data = random_array(type_, rng, shape)
-            buffer = new_buffer(type_, f"%{name}", shape=shape)
+            try:
+                if math.prod(shape) > np.iinfo(np.intp).max // 8:  # past numpy's sizes
+                    raise MemoryError
+                if data is None:
+                    data = random_array(type_, rng, shape)
+                buffer = new_buffer(type_, f"%{name}", shape=shape)
+            except MemoryError:
+                raise KernelError(
+                    func, f"%{name} of shape {'x'.join(map(str, shape))} is too large "
+                    "for the interpreter's memory"
+                ) from None
             buffer.write(buffer.whole(), np.asarray(data))
             buffers[name] = buffer
             values.append(buffer)
@@ -171,7 +180,15 @@ def _bind_arguments(
                     func, f"argument %{name} : {type_} needs a value (index_args / "
                     f"--index-arg {name}=VALUE)"
                 )
-            values.append(wrap_signed(int(index_args[name]), type_))
+            value = int(index_args[name])
+            width = 64 if isinstance(type_, IndexType) else type_.width.data
+            # Either spelling of an iN value (signed or unsigned) is accepted; more bits
+            # are not (they would wrap silently, e.g. into an enormous grid).
+            if not -(1 << (width - 1)) <= value < (1 << width):
+                raise KernelError(
+                    func, f"value {value} of argument %{name} : {type_} does not fit in {width} bits"
+                )
+            values.append(wrap_signed(value, type_))
         else:
             raise KernelError(func, f"cannot pass an argument of type {type_}")
     return values, buffers
