@@ -271,7 +271,16 @@ _INT_BINARY = {
     "arith.remui": np.remainder, "arith.remsi": np.fmod, "arith.andi": np.bitwise_and,
     "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor, "arith.maxsi": np.maximum,
     "arith.minsi": np.minimum, "arith.maxui": np.maximum, "arith.minui": np.minimum,
+    # Index arithmetic the pipelining passes build for dynamic trip counts (upstream's
+    # arith-to-llvm expands them); unsigned operands are non-negative index values.
+    "arith.ceildivsi": lambda a, b: -np.floor_divide(-a, b),
+    "arith.ceildivui": lambda a, b: -np.floor_divide(-a, b),
+    "arith.floordivsi": np.floor_divide,
 }
+_DIVISIONS = frozenset(
+    {"arith.divui", "arith.divsi", "arith.remui", "arith.remsi", "arith.ceildivsi",
+     "arith.ceildivui", "arith.floordivsi"}
+)
 _FLOAT_BINARY = {
     "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
     "arith.divf": np.divide, "arith.maximumf": np.maximum, "arith.minimumf": np.minimum,
@@ -283,7 +292,7 @@ def _binary(ex, op, mask):
     fn = _INT_BINARY.get(op.name) or _FLOAT_BINARY[op.name]
     lhs, rhs = ex[op.operands[0]], ex[op.operands[1]]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if op.name in ("arith.divui", "arith.divsi", "arith.remui", "arith.remsi"):
+        if op.name in _DIVISIONS:
             rhs = np.where(rhs == 0, 1, rhs)  # inactive lanes may divide by zero
         return [fn(lhs, rhs).astype(lhs.dtype)]
 

@@ -85,14 +85,24 @@ def run_nvvm_kernel(
 ) -> NvvmRun:
     """Run a lowered kernel on copies of ``args`` (in argument order) over its grid
     (or ``blocks``); return the arguments' final contents, the races found and, with
-    ``count_bank_conflicts``, the shared-memory wavefronts per op (``banks``)."""
+    ``count_bank_conflicts``, the shared-memory wavefronts per op (``banks``).  A
+    kernel whose grid is a ``tile.grid_dims`` expression has no known grid: its
+    caller evaluates the grid (``passes.analysis.grid.evaluate_grid``) and gives
+    ``blocks``."""
     func = gpu_kernel(module, kernel)
-    grid = func.properties["known_grid_size"].get_values()
+    known = func.properties.get("known_grid_size")
+    if blocks is None and known is None:
+        raise NvvmExecutionError(
+            func, "has no known grid size (a tile.grid_dims grid): give the blocks to run"
+        )
     arrays = [np.array(a, copy=True) for a in args]
     # bf16 arguments come and go as f32 (rounded to bf16); in the model they are bits.
     bf16 = [is_bf16_memref(t) for t in func.properties["function_type"].inputs.data]
     arrays = [round_f32_to_bf16_bits(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
-    chosen = blocks if blocks is not None else list(itertools.product(*(range(g) for g in grid)))
+    chosen = (
+        blocks if blocks is not None
+        else list(itertools.product(*(range(g) for g in known.get_values())))
+    )
     races: list[str] = []
     banks = BankCounter() if count_bank_conflicts else None
     entry_args = func.regions[0].block.args

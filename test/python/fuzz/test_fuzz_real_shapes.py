@@ -1,0 +1,117 @@
+"""Real shapes in the CUDA fuzzer (issue #16 through issue #12's generator): ragged
+static arrays, dynamic ``?`` dimensions checked at several drawn sizes, loop bounds and
+grids computed from the sizes, true ``tile.divisibility`` facts; reproducers that carry
+their sizes; and the per-thread NVVM check on kernels with ``%n`` or a grid expression."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilepipe.fuzz.check import Options, check_program, check_text, main
+from tilepipe.fuzz.generate import generate
+from tilepipe.fuzz.minimize import minimize, reproducer_text
+from tilepipe.fuzz.program import CUDA_TARGETS, Case, parse_case
+
+INPUTS = Path(__file__).parent / "Inputs"
+
+
+def _shaped(count: int = 120) -> list:
+    return [
+        p for seed in range(count) for target in CUDA_TARGETS
+        if (p := generate(seed, target)).shape_cases
+    ]
+
+
+def test_the_cuda_generator_draws_real_shapes_in_a_minority_of_kernels():
+    programs = [generate(seed, t) for seed in range(120) for t in CUDA_TARGETS]
+    shaped = [p for p in programs if p.shape_cases]
+    assert 0.2 < len(shaped) / len(programs) < 0.5  # most kernels keep whole tiles
+    assert any(p.dynamic for p in shaped) and any(not p.dynamic for p in shaped)
+    assert any(p.grid_from_shape for p in shaped)
+    assert any(loop.from_dim for p in shaped for loop in p.loops)
+    assert any(p.divisibility for p in shaped)
+    assert any(not p.dynamic and p.grid > 1 for p in shaped)  # a static grid past the arrays
+    along = {
+        (p.dims[s], sizes[s][0]) for p in shaped for case in p.shape_cases for s, sizes in
+        ((s, case) for s in case)
+    }
+    assert any(extent == 1 for _, extent in along)
+    assert any(extent % tile == tile - 1 for tile, extent in along)  # just below a multiple
+    assert any(extent % tile == 1 for tile, extent in along if extent > 1)  # just above
+
+
+def test_dynamic_kernels_are_checked_at_several_sizes_and_facts_hold_at_each():
+    varied = False
+    for p in _shaped():
+        if not p.dynamic:  # one case, written into the types
+            assert len(p.cases()) == len(p.trip_counts()) and "memref<?" not in p.text()
+            continue
+        cases = p.cases()
+        assert len(cases) >= 3 and "memref<?" in p.text()
+        varied |= len({c.shapes for c in cases}) > 1
+        for (role, symbol), k in p.divisibility.items():
+            for sizes in p.shape_cases:
+                assert sizes[symbol][0 if role == "along" else 1] % k == 0
+        if p.divisibility:
+            assert "tile.divisibility" in p.text()
+    assert varied
+
+
+def test_a_case_prints_and_parses_back():
+    case = Case(3, (("in0", (17, 32)), ("out1", (1,))))
+    assert parse_case(case.header()) == case
+    assert str(case) == "n = 3, %in0 = 17x32, %out1 = 1"
+    assert parse_case(Case().header()) == Case()
+
+
+def test_a_reproducer_carries_its_sizes_and_the_check_replays_them(tmp_path, capsys):
+    program = next(p for p in _shaped() if p.dynamic and p.is_dynamic)
+    outcome = check_program(program, Options(determinism=False))
+    text = reproducer_text(program, outcome, "race")
+    header = [line for line in text.splitlines() if line.startswith("// case:")]
+    assert [parse_case(line[len("// case:"):]) for line in header] == program.cases()
+    path = tmp_path / "K.mlir"
+    path.write_text(text)
+    assert main([str(path)]) == (1 if outcome.findings else 0)
+    assert f"{len(outcome.findings)} finding(s)" in capsys.readouterr().out
+
+
+def test_the_minimizer_turns_real_shapes_back_into_whole_tiles():
+    program = next(
+        p for p in _shaped() if p.dynamic and p.divisibility and any(s.op == "gemm" for s in p.statements())
+    )
+    small = minimize(program, lambda q: any(s.op == "gemm" for s in q.statements()), budget_s=60)
+    assert not small.dynamic and not small.shape_cases and not small.divisibility
+    assert not any(loop.from_dim for loop in small.loops)
+
+
+def test_the_nvvm_check_runs_a_grid_expression_with_a_dynamic_trip_count():
+    """Found by the first real-shape campaign: the per-thread NVVM interpreter had no
+    ``arith.ceildivsi`` (the trip count of a loop with step 2 and a dynamic bound) and
+    read ``known_grid_size``, which a ``tile.grid_dims`` kernel does not have."""
+    text = (INPUTS / "nvvm_grid_dims_strided_n.mlir").read_text()
+    cases = [
+        Case(n, (("A", (rows, 32)), ("B", (rows, 32)))) for n, rows in ((0, 1), (3, 200), (5, 129))
+    ]
+    outcome = check_text(text, "sm_80", cases, Options(nvvm=True, determinism=False))
+    assert outcome.findings == [] and outcome.unsupported == []
+
+
+def test_the_nvvm_interpreter_needs_blocks_for_a_grid_expression():
+    from pipeline_helpers import apply_passes
+
+    from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel
+
+    module = apply_passes(
+        (INPUTS / "nvvm_grid_dims_strided_n.mlir").read_text(),
+        "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,"
+        "async-copy,thread-sync,lower-to-nvvm",
+    )
+    a = np.ones((40, 32), np.float32)
+    with pytest.raises(NvvmExecutionError, match="no known grid size"):
+        run_nvvm_kernel(module, [a, np.zeros_like(a), np.int64(2)])
+    run = run_nvvm_kernel(module, [a, np.zeros_like(a), np.int64(2)], blocks=[(0,)])
+    np.testing.assert_array_equal(run.outputs[1][:16], a[:16])  # slot 0 (slot 2 is past the end)
