@@ -22,10 +22,11 @@ to three loops with prologue/epilogue code around them, lb != 0, step > 1, stati
 counts 0, 1, 2, < depth, large, or the dynamic ``%n``, and grids > 1 with block_id
 offsets.  About a third of them get real shapes (:func:`_real_shapes`): ragged static
 arrays, or dynamic ``?`` dimensions checked at several drawn sizes, with loop bounds
-and grids computed from the sizes and true ``tile.divisibility`` facts.  Ascend kernels are vector (GM->UB, vector ops, UB->GM), cube (GM->L1->L0A/B,
-mmad into L0C, L0C->GM) or mixed (a cube result handed to the vector core through GM),
-on grids of 1-3 blocks, over arrays a whole number of tiles long or ragged (the last
-tile reaching past the end).
+and grids computed from the sizes and true ``tile.divisibility`` facts.  Ascend
+kernels are vector (GM->UB, vector ops, UB->GM), cube (GM->L1->L0A/B, mmad into L0C,
+L0C->GM) or mixed (a cube result handed to the vector core through GM), on grids of
+1-3 blocks, over arrays a whole number of tiles long or ragged (the last tile reaching
+past the end).
 """
 
 from __future__ import annotations
@@ -325,9 +326,9 @@ def _real_shapes(rng: random.Random, program: Program) -> None:
     Drawn after everything else so that a seed's whole-tile kernel stays the one it
     was; about two kernels in three keep whole tiles.  A static kernel gets one drawn
     case written into its types (its grid may reach past the arrays: blocks that read
-    zeros and write nothing); a dynamic one ``?`` dimensions checked at three cases, on
-    one block with loops bounded by ``ceildiv(extent, tile)``, or on a grid that is
-    either static or ``tile.grid_dims`` of an extent.  Divisibility facts are made
+    zeros and write nothing); a dynamic one ``?`` dimensions checked at three cases,
+    on one block with its ``%n`` loops bounded by ``ceildiv(extent, tile)``, or on a
+    grid that is either static or ``tile.grid_dims`` of an extent.  Divisibility facts are made
     true by rounding every case's extent up to a multiple."""
     draw = rng.random()
     if draw < 0.65:
@@ -335,8 +336,11 @@ def _real_shapes(rng: random.Random, program: Program) -> None:
     p = program
     p.dynamic = draw >= 0.8
     if p.dynamic and not p.use_block_id:
+        # A loop bounded by %n bounds itself by the array it walks instead: still a
+        # trip count the compiler cannot see, so the kernel costs the passes what it
+        # did (thread-sync's hazards are much slower on symbolic trip counts).
         for loop in p.loops:
-            loop.from_dim = rng.random() < 0.6
+            loop.from_dim = loop.trips is None and rng.random() < 0.8
     elif p.dynamic:
         p.grid_from_shape = rng.random() < 0.5
     facts: dict[tuple[str, str], int] = {}
@@ -358,6 +362,8 @@ def _real_shapes(rng: random.Random, program: Program) -> None:
         sizes = {}
         for symbol in sorted(p.dims):
             tile = p.dims[symbol]
+            # A one-block dynamic kernel's loops run ceildiv(extent, tile) times: keep
+            # them short (the interpreters' time grows with the trip count).
             along = _along(rng, tile, tile * reach if not p.dynamic or p.use_block_id else 3 * tile)
             if not p.dynamic and p.grid > 1 and rng.random() < 0.3:
                 along = max(1, tile * reach - tile * p.slots() - 3)  # the last block: all past
