@@ -34,10 +34,7 @@ def test_the_cuda_generator_draws_real_shapes_in_a_minority_of_kernels():
     assert any(loop.from_dim for p in shaped for loop in p.loops)
     assert any(p.divisibility for p in shaped)
     assert any(not p.dynamic and p.grid > 1 for p in shaped)  # a static grid past the arrays
-    along = {
-        (p.dims[s], sizes[s][0]) for p in shaped for case in p.shape_cases for s, sizes in
-        ((s, case) for s in case)
-    }
+    along = {(p.dims[s], case[s][0]) for p in shaped for case in p.shape_cases for s in case}
     assert any(extent == 1 for _, extent in along)
     assert any(extent % tile == tile - 1 for tile, extent in along)  # just below a multiple
     assert any(extent % tile == 1 for tile, extent in along if extent > 1)  # just above
