@@ -4,9 +4,10 @@ CUDA (sm_80 / sm_90): the tile-opt pipeline (``P`` / ``P90`` below, each pass ve
 -> print -> parse -> print fixed point -> a second compile from scratch gives the same
 text -> the race detector and a bit-exact comparison with the source in the
 interpreter at every case the kernel is checked at (a value of ``%n`` and the sizes of
-its dynamically shaped arrays: :class:`~tilepipe.fuzz.program.Case`).  Optionally (samples):
-``tile-opt`` in subprocesses with two other ``PYTHONHASHSEED`` s, the full
-``tilepipe compile`` to PTX with ptxas, and the per-thread NVVM interpreter.
+its dynamically shaped arrays: :class:`~tilepipe.fuzz.program.Case`).  Optionally
+(samples): ``tile-opt`` in subprocesses with two other ``PYTHONHASHSEED`` s, the full
+``tilepipe compile`` to PTX with ptxas, and the per-thread NVVM interpreter at each
+case.
 
 Ascend: the Ascend pass pipeline -> round trip -> determinism -> the pipe simulator
 (races, deadlock, flag misuse, flags left set) compared bit-exactly with the tile-level
