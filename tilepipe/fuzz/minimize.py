@@ -97,8 +97,10 @@ def _shape_reductions(p: Program) -> Iterator[Callable[[Program], None]]:
         def static(q):
             q.dynamic, q.grid_from_shape, q.shape_cases = False, False, q.shape_cases[:1]
         yield static
-    if p.shape_cases:
-        yield lambda q: setattr(q, "shape_cases", ())
+    if p.shape_cases:  # whole tiles: static types, nothing to size
+        def whole(q):
+            q.dynamic, q.shape_cases = False, ()
+        yield whole
 
 
 def _drop_empty_loops(p: Program) -> None:
