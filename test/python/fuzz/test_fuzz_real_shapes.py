@@ -112,3 +112,40 @@ def test_the_nvvm_interpreter_needs_blocks_for_a_grid_expression():
         run_nvvm_kernel(module, [a, np.zeros_like(a), np.int64(2)])
     run = run_nvvm_kernel(module, [a, np.zeros_like(a), np.int64(2)], blocks=[(0,)])
     np.testing.assert_array_equal(run.outputs[1][:16], a[:16])  # slot 0 (slot 2 is past the end)
+
+
+def test_sm90_bulk_copy_rows_of_a_dynamic_array_use_its_row_stride():
+    """Found by the fuzzer's NVVM sample (sm_90, seed 739): lower-to-nvvm addressed the
+    rows of a bulk copy with the type's strides, a ``?`` taken as the dynamic-size
+    sentinel, so every row but the first came from a wrong address."""
+    text = (INPUTS / "sm90_bulk_copy_dynamic_row_stride.mlir").read_text()
+    sizes = {0: (8, 16), 1: (48, 16), 2: (24, 48), 3: (16, 32), 5: (40, 16)}
+    cases = [Case(n, (("in3", size), ("out5", size))) for n, size in sizes.items()]
+    outcome = check_text(text, "sm_90", cases, Options(nvvm=True, determinism=False))
+    assert outcome.findings == [] and outcome.unsupported == []
+    assert "pipeline.bulk_copy" in _compiled(text, "sm_90")  # the path under test
+
+
+def _compiled(text: str, target: str) -> str:
+    from tilepipe.fuzz.check import cuda_pipeline, parse, print_module
+    from tilepipe.registry import get_all_passes, make_context
+
+    module = parse(text)
+    for name in cuda_pipeline(target).split(","):
+        get_all_passes()[name]()().apply(make_context(), module)
+    return print_module(module)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open compiler bug (reported to the lead): thread-sync counts a fence.proxy.async "
+    "placed before the wait_group that completes a cp.async write as ordering that write "
+    "before a bulk copy into the same (arena-reused) bytes; the tile-level detector agrees, "
+    "the NVVM detector reports the race",
+)
+def test_sm90_cp_async_then_bulk_copy_into_reused_bytes():
+    """Found by the fuzzer's NVVM sample on sm_90 (seed 712; seed 739 is a miscompile of
+    the same shape over dynamic arrays)."""
+    text = (INPUTS / "sm90_cp_async_then_bulk_copy_reused_bytes.mlir").read_text()
+    outcome = check_text(text, "sm_90", [Case()], Options(nvvm=True, determinism=False))
+    assert outcome.findings == []
