@@ -423,11 +423,12 @@ class _Run:
                 self.determinism(printed)
             except _Stop:
                 pass
-        if not self.options.execute:
-            return True
+        # ``execute`` gates the interpreter runs only: the sampled backends run on
+        # their own (the minimizer turns execution off when chasing one of theirs).
         if self.target == ASCEND_TARGET:
             try:
-                self.execute_ascend(module)
+                if self.options.execute:
+                    self.execute_ascend(module)
             except _Stop:
                 return True
             if self.options.syntax:
@@ -436,7 +437,8 @@ class _Run:
         if self.options.hashseed:
             self.hashseeds(printed)
         try:
-            self.execute_cuda(module)
+            if self.options.execute:
+                self.execute_cuda(module)
             if self.options.nvvm:
                 self.nvvm(module)
         except _Stop:
