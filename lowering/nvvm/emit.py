@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -250,10 +251,12 @@ def broadcast(value: SSAValue, width: int) -> SSAValue:
 def element_pointer(
     buffer: SSAValue, indices: Sequence[SSAValue], address_space: int
 ) -> SSAValue:
-    """``!llvm.ptr<address_space>`` to ``buffer[indices]`` of a static row-major memref.
+    """``!llvm.ptr<address_space>`` to ``buffer[indices]`` of a row-major memref.
 
-    (A generic global address is its global address on NVIDIA GPUs, so the pointer of
-    a kernel argument may be used as ``!llvm.ptr<1>``.)"""
+    A dynamic dimension's size (``?``) is read from the memref's descriptor: the
+    strides of the dimensions before it depend on it.  (A generic global address is
+    its global address on NVIDIA GPUs, so the pointer of a kernel argument may be used
+    as ``!llvm.ptr<1>``.)"""
     from xdsl.dialects import llvm
     from xdsl.dialects.builtin import IntAttr
 
@@ -261,10 +264,21 @@ def element_pointer(
     assert isinstance(buffer_type, MemRefType)
     shape = buffer_type.get_shape()
     linear = const(0)
-    stride = 1
-    for index, extent in reversed(list(zip(indices, shape))):
-        linear = add(linear, mul(index, stride))
-        stride *= extent
+    # The stride in elements: a constant until a dynamic size joins it, then
+    # (a product of descriptor sizes) x (the constant part).
+    static_stride, dynamic_stride = 1, None
+    for dim in reversed(range(len(indices))):
+        term = mul(indices[dim], static_stride)
+        if dynamic_stride is not None:
+            term = arith.MuliOp(term, dynamic_stride).result
+        linear = add(linear, term)
+        if shape[dim] == DYNAMIC_INDEX:
+            size = memref.DimOp(buffer, const(dim)).result
+            if dynamic_stride is not None:
+                size = arith.MuliOp(dynamic_stride, size).result
+            dynamic_stride = size
+        else:
+            static_stride *= shape[dim]
     element_bytes = max(1, buffer_type.element_type.bitwidth // 8)
     base = memref.ExtractAlignedPointerAsIndexOp.get(buffer).aligned_pointer
     address = arith.IndexCastOp(add(base, mul(linear, element_bytes)), i64).result

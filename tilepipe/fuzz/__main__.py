@@ -112,7 +112,10 @@ def signature(outcome: Outcome) -> tuple[str, str, str]:
     """What tells findings apart: target, class and the summary without names,
     numbers and trip counts (a campaign repeats one bug many times)."""
     finding = outcome.findings[0]
-    text = re.sub(r"^(n = \d+|static trip counts): ", "", finding.summary)
+    # A case (Case.__str__) names %n and each dynamic array's sizes.
+    case = r"(static sizes|(n = \d+|%[\w.]+ = [\dx]+)(, %[\w.]+ = [\dx]+)*)"
+    text = re.sub(rf"^{case}: ", "", finding.summary)
+    text = re.sub(rf"\({case}\)", "(case)", text)
     text = re.sub(r"\d+", "N", re.sub(r"%[\w.]+", "%", text))
     return outcome.target, finding.cls, text[:60]
 

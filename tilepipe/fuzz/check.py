@@ -3,9 +3,11 @@
 CUDA (sm_80 / sm_90): the tile-opt pipeline (``P`` / ``P90`` below, each pass verified)
 -> print -> parse -> print fixed point -> a second compile from scratch gives the same
 text -> the race detector and a bit-exact comparison with the source in the
-interpreter at every trip count the kernel is checked at.  Optionally (samples):
-``tile-opt`` in subprocesses with two other ``PYTHONHASHSEED`` s, the full
-``tilepipe compile`` to PTX with ptxas, and the per-thread NVVM interpreter.
+interpreter at every case the kernel is checked at (a value of ``%n`` and the sizes of
+its dynamically shaped arrays: :class:`~tilepipe.fuzz.program.Case`).  Optionally
+(samples): ``tile-opt`` in subprocesses with two other ``PYTHONHASHSEED`` s, the full
+``tilepipe compile`` to PTX with ptxas, and the per-thread NVVM interpreter at each
+case.
 
 Ascend: the Ascend pass pipeline -> round trip -> determinism -> the pipe simulator
 (races, deadlock, flag misuse, flags left set) compared bit-exactly with the tile-level
@@ -18,6 +20,7 @@ any rejection of a generated kernel is ``rejected-valid`` until triaged.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -33,7 +36,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tilepipe.diagnostics import collect_diagnostics, diagnostic_of_exception, verify_module
 
-from tilepipe.fuzz.program import ASCEND_TARGET, TRIP_COUNT_ARG, Program
+from tilepipe.fuzz.program import ASCEND_TARGET, Case, Program, parse_case
 
 P = "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
 P90 = "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
@@ -76,7 +79,7 @@ class Outcome:
     kind: str
     seed: int
     text: str
-    trip_counts: list
+    cases: list[Case]
     compiled: bool = False
     rejected: bool = False
     findings: list[Finding] = field(default_factory=list)
@@ -111,10 +114,10 @@ def parse(text: str) -> ModuleOp:
 
 
 class _Run:
-    def __init__(self, text: str, target: str, trip_counts: list, options: Options):
+    def __init__(self, text: str, target: str, cases: list[Case], options: Options):
         self.text = text
         self.target = target
-        self.trip_counts = trip_counts
+        self.cases = cases
         self.options = options
         self.findings: list[Finding] = []
         self.unsupported: list[str] = []  # lower-to-nvvm's documented limits
@@ -228,25 +231,30 @@ class _Run:
 
     # -- running
 
-    def inputs(self, module: ModuleOp, trips) -> tuple[dict, dict]:
+    def inputs(self, module: ModuleOp, case: Case) -> dict:
+        """Seeded random arrays for the memref arguments, of the case's sizes (the
+        arrays carry the dynamic shapes into every interpreter)."""
         from tilepipe.semantics import select_kernel
         from tilepipe.semantics.tile.runner import random_array
 
         func = select_kernel(module, None)
         rng = np.random.default_rng(0)
+        shapes = case.shape_map
         arrays = {}
         for arg in func.body.block.args:
             if isinstance(arg.type, MemRefType):
-                arrays[arg.name_hint] = random_array(arg.type, rng)
-        return arrays, ({} if trips is None else {TRIP_COUNT_ARG: trips})
+                arrays[arg.name_hint] = random_array(arg.type, rng, shapes.get(arg.name_hint))
+        return arrays
 
-    def reference(self, inputs: dict, index_args: dict) -> dict:
+    def reference(self, inputs: dict, case: Case) -> dict:
         from tilepipe.semantics import KernelError, execute
 
         try:
-            return execute(self.text, inputs=inputs, index_args=index_args, file_name=FILE).outputs
+            return execute(
+                self.text, inputs=inputs, index_args=case.index_args, file_name=FILE
+            ).outputs
         except KernelError as err:
-            self.add("generator", f"the source does not run ({_trip(index_args)}): {_first_line(err)}")
+            self.add("generator", f"the source does not run ({case}): {_first_line(err)}")
         except Exception as err:  # noqa: BLE001
             self.internal(err, "interpreter on the source")
         raise _Stop
@@ -255,43 +263,44 @@ class _Run:
         from tilepipe.semantics import KernelError, execute
         from tilepipe.semantics.compare import first_difference
 
-        for trips in self.trip_counts:
-            inputs, index_args = self.inputs(module, trips)
-            expected = self.reference(inputs, index_args)
+        for case in self.cases:
+            inputs = self.inputs(module, case)
+            expected = self.reference(inputs, case)
             try:
-                run = execute(module, inputs=inputs, index_args=index_args, check_races=True)
+                run = execute(module, inputs=inputs, index_args=case.index_args, check_races=True)
             except KernelError as err:
                 cls = "deadlock" if "deadlock" in str(err) else "miscompile"
-                self.add(cls, f"{_trip(index_args)}: the compiled kernel fails: {_first_line(err)}")
+                self.add(cls, f"{case}: the compiled kernel fails: {_first_line(err)}")
                 continue
             except Exception as err:  # noqa: BLE001
-                self.internal(err, f"interpreter ({_trip(index_args)})")
+                self.internal(err, f"interpreter ({case})")
                 continue
             if run.races:
-                self.add("race", f"{_trip(index_args)}: {len(run.races)} race(s), first: {_first_line(run.races[0])}")
+                self.add("race", f"{case}: {len(run.races)} race(s), first: {_first_line(run.races[0])}")
             difference = first_difference(expected, run.outputs)
             if difference is not None:
-                self.add("miscompile", f"{_trip(index_args)}: {difference}")
+                self.add("miscompile", f"{case}: {difference}")
 
     def execute_ascend(self, module: ModuleOp) -> None:
         from tilepipe.semantics import KernelError
         from tilepipe.semantics.ascend.sim import simulate
         from tilepipe.semantics.compare import first_difference
 
-        for trips in self.trip_counts:
-            inputs, index_args = self.inputs(module, trips)
-            expected = self.reference(inputs, index_args)
+        for case in self.cases:
+            inputs = self.inputs(module, case)
+            expected = self.reference(inputs, case)
+            index_args = case.index_args
             try:
                 report = simulate(module, {k: v.copy() for k, v in inputs.items()}, index_args)
             except KernelError as err:
                 # Races, deadlocks and flag misuse come in the report; an error means
                 # the simulator cannot run what the compiler made of a valid kernel.
-                self.add("rejected-valid", f"pipe simulator ({_trip(index_args)}): {_first_line(err)}")
+                self.add("rejected-valid", f"pipe simulator ({case}): {_first_line(err)}")
                 continue
             except Exception as err:  # noqa: BLE001
-                self.internal(err, f"pipe simulator ({_trip(index_args)})")
+                self.internal(err, f"pipe simulator ({case})")
                 continue
-            where = _trip(index_args)
+            where = str(case)
             if report.deadlock:
                 self.add("deadlock", f"{where}: {_first_line(report.deadlock[0])}")
             if report.races:
@@ -337,12 +346,15 @@ class _Run:
             self.add("rejected-valid", f"tilepipe compile: {message}")
 
     def nvvm(self, module: ModuleOp) -> None:
+        """lower-to-nvvm and the per-thread interpreter at each case: the arrays (of the
+        case's sizes: the lowered kernel reads them from its memref descriptors) and
+        %n in argument order, over the grid the tile level launches."""
         from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
+        from tilepipe.passes.analysis.grid import evaluate_grid
         from tilepipe.registry import make_context
+        from tilepipe.semantics import select_kernel
         from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
-        if self.trip_counts != [None]:
-            return  # the per-thread run takes arrays only
         lowered = module.clone()
         try:
             with collect_diagnostics():
@@ -353,23 +365,38 @@ class _Run:
         except Exception as err:  # noqa: BLE001
             self.internal(err, "lower-to-nvvm")
             return
-        inputs, index_args = self.inputs(module, None)
-        expected = self.reference(inputs, index_args)
-        try:
-            run = run_nvvm_kernel(lowered, list(inputs.values()), check_races=True)
-        except Exception as err:  # noqa: BLE001
-            cls = "deadlock" if "deadlock" in str(err) else "internal-error"
-            self.add(cls, f"nvvm interpreter: {type(err).__name__}: {_first_line(err)}")
-            return
-        if run.races:
-            self.add("race", f"nvvm interpreter: {_first_line(run.races[0])}")
-        for (name, want), got in zip(expected.items(), run.outputs):
-            same = np.array_equal(
-                np.asarray(want, np.float64), np.asarray(got, np.float64), equal_nan=True
-            )
-            if not same:
-                self.add("miscompile", f"nvvm interpreter: %{name} differs from the tile level")
-                break
+        func = select_kernel(module, None)
+        for case in self.cases:
+            inputs = self.inputs(module, case)
+            expected = self.reference(inputs, case)
+            args = [
+                inputs[arg.name_hint] if isinstance(arg.type, MemRefType)
+                else np.int64(case.index_args[arg.name_hint])
+                for arg in func.body.block.args
+            ]
+            grid = evaluate_grid(func, case.index_args, case.shape_map)
+            blocks = list(itertools.product(*(range(g) for g in grid)))
+            try:
+                run = run_nvvm_kernel(lowered, args, blocks=blocks, check_races=True)
+            except Exception as err:  # noqa: BLE001
+                cls = "deadlock" if "deadlock" in str(err) else "internal-error"
+                self.add(cls, f"nvvm interpreter ({case}): {type(err).__name__}: {_first_line(err)}")
+                return
+            if run.races:
+                self.add("race", f"nvvm interpreter ({case}): {_first_line(run.races[0])}")
+            for arg, got in zip(func.body.block.args, run.outputs):
+                if arg.name_hint not in expected:
+                    continue
+                same = np.array_equal(
+                    np.asarray(expected[arg.name_hint], np.float64), np.asarray(got, np.float64),
+                    equal_nan=True,
+                )
+                if not same:
+                    self.add(
+                        "miscompile",
+                        f"nvvm interpreter ({case}): %{arg.name_hint} differs from the tile level",
+                    )
+                    return
 
     def syntax(self, module: ModuleOp) -> None:
         from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
@@ -396,11 +423,12 @@ class _Run:
                 self.determinism(printed)
             except _Stop:
                 pass
-        if not self.options.execute:
-            return True
+        # ``execute`` gates the interpreter runs only: the sampled backends run on
+        # their own (the minimizer turns execution off when chasing one of theirs).
         if self.target == ASCEND_TARGET:
             try:
-                self.execute_ascend(module)
+                if self.options.execute:
+                    self.execute_ascend(module)
             except _Stop:
                 return True
             if self.options.syntax:
@@ -409,7 +437,8 @@ class _Run:
         if self.options.hashseed:
             self.hashseeds(printed)
         try:
-            self.execute_cuda(module)
+            if self.options.execute:
+                self.execute_cuda(module)
             if self.options.nvvm:
                 self.nvvm(module)
         except _Stop:
@@ -419,10 +448,6 @@ class _Run:
         return True
 
 
-def _trip(index_args: dict) -> str:
-    return f"n = {index_args[TRIP_COUNT_ARG]}" if index_args else "static trip counts"
-
-
 def _first_diff(a: str, b: str) -> str:
     for number, (x, y) in enumerate(zip(a.splitlines(), b.splitlines()), 1):
         if x != y:
@@ -430,11 +455,13 @@ def _first_diff(a: str, b: str) -> str:
     return "one output is longer"
 
 
-def check_text(text: str, target: str, trip_counts: list, options: Options | None = None) -> Outcome:
-    """Check one kernel text; ``trip_counts`` are the values of %n ([None]: none)."""
+def check_text(text: str, target: str, cases: list, options: Options | None = None) -> Outcome:
+    """Check one kernel text at each of ``cases``: :class:`Case` s, or values of %n
+    (None: no %n) for kernels whose arrays are all static."""
     start = time.perf_counter()
-    run = _Run(text, target, list(trip_counts), options or Options())
-    outcome = Outcome(target, "", 0, text, list(trip_counts))
+    cases = [c if isinstance(c, Case) else Case(c) for c in cases]
+    run = _Run(text, target, cases, options or Options())
+    outcome = Outcome(target, "", 0, text, cases)
     outcome.compiled = run.run()
     outcome.rejected = run.rejected
     outcome.findings = run.findings
@@ -444,14 +471,16 @@ def check_text(text: str, target: str, trip_counts: list, options: Options | Non
 
 
 def check_program(program: Program, options: Options | None = None) -> Outcome:
-    outcome = check_text(program.text(), program.target, program.trip_counts(), options)
+    outcome = check_text(program.text(), program.target, program.cases(), options)
     outcome.kind, outcome.seed = program.kind, program.seed
     return outcome
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m tilepipe.fuzz.check KERNEL.mlir [--trips 0,1,2] [--ptx] [--nvvm] [--syntax]``:
-    every check of a campaign on one kernel file (a reproducer); exit 1 on a finding."""
+    every check of a campaign on one kernel file (a reproducer); exit 1 on a finding.
+    The file's ``// case: n=3 A=17x32`` lines (reproducer headers) give the cases;
+    ``--trips`` replaces their values of %n (each with the first case's sizes)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m tilepipe.fuzz.check", description=main.__doc__)
@@ -459,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trips", default="", help="values of %%n, comma-separated")
     parser.add_argument("--ptx", action="store_true", help="also tilepipe compile to PTX")
     parser.add_argument("--nvvm", action="store_true",
-                        help="also lower-to-nvvm and the per-thread interpreter (no %%n)")
+                        help="also lower-to-nvvm and the per-thread interpreter")
     parser.add_argument("--syntax", action="store_true", help="also the AscendC syntax check")
     parser.add_argument("--hashseed", action="store_true", help="also tile-opt under two PYTHONHASHSEEDs")
     args = parser.parse_args(argv)
@@ -469,9 +498,13 @@ def main(argv: list[str] | None = None) -> int:
     if target is None:
         print(f"{args.kernel}: no tile.target attribute", file=sys.stderr)
         return 2
-    trips = [int(t) for t in args.trips.split(",") if t.strip()] or [None]
+    cases = [parse_case(line) for line in re.findall(r"^// case:(.*)$", text, re.MULTILINE)]
+    trips = [int(t) for t in args.trips.split(",") if t.strip()]
+    if trips:
+        shapes = cases[0].shapes if cases else ()
+        cases = [Case(n, shapes) for n in trips]
     options = Options(hashseed=args.hashseed, ptx=args.ptx, nvvm=args.nvvm, syntax=args.syntax)
-    outcome = check_text(text, target.group(1), trips, options)
+    outcome = check_text(text, target.group(1), cases or [Case()], options)
     for finding in outcome.findings:
         print(finding)
     print(f"{args.kernel}: {len(outcome.findings)} finding(s) in {outcome.seconds:.1f} s")

@@ -20,10 +20,13 @@ CUDA kernels draw copies between global/shared/fragment/local, f16/bf16/f32 gemm
 with transpose flags, fills, elementwise ops, casts, reductions and broadcasts, one
 to three loops with prologue/epilogue code around them, lb != 0, step > 1, static trip
 counts 0, 1, 2, < depth, large, or the dynamic ``%n``, and grids > 1 with block_id
-offsets.  Ascend kernels are vector (GM->UB, vector ops, UB->GM), cube (GM->L1->L0A/B,
-mmad into L0C, L0C->GM) or mixed (a cube result handed to the vector core through GM),
-on grids of 1-3 blocks, over arrays a whole number of tiles long or ragged (the last
-tile reaching past the end).
+offsets.  About a third of them get real shapes (:func:`_real_shapes`): ragged static
+arrays, or dynamic ``?`` dimensions checked at several drawn sizes, with loop bounds
+and grids computed from the sizes and true ``tile.divisibility`` facts.  Ascend
+kernels are vector (GM->UB, vector ops, UB->GM), cube (GM->L1->L0A/B, mmad into L0C,
+L0C->GM) or mixed (a cube result handed to the vector core through GM), on grids of
+1-3 blocks, over arrays a whole number of tiles long or ragged (the last tile reaching
+past the end).
 """
 
 from __future__ import annotations
@@ -303,7 +306,74 @@ def _cuda(rng: random.Random, target: str, seed: int) -> Program:
         b.emit(epilogue, live, Stmt("copy", (name, dst), ("m", "n")))
     program.items += epilogue
     _settle_schedules(rng, program)
+    _real_shapes(rng, program)
     return program
+
+
+def _along(rng: random.Random, tile: int, reach: int) -> int:
+    """An extent along the slots: 1, just below or above a tile multiple, the whole
+    reach of the grid or past it (elements no block touches)."""
+    return max(1, rng.choice((1, tile - 1, tile + 1, 2 * tile - 1, reach - 1, reach, reach + 3)))
+
+
+def _across(rng: random.Random, tile: int) -> int:
+    return max(1, rng.choice((1, tile - 1, tile, tile, tile + 1, 2 * tile - 3)))
+
+
+def _real_shapes(rng: random.Random, program: Program) -> None:
+    """Global arrays that are not whole tiles (docs/semantics.md, boundary tiles).
+
+    Drawn after everything else so that a seed's whole-tile kernel stays the one it
+    was; about two kernels in three keep whole tiles.  A static kernel gets one drawn
+    case written into its types (its grid may reach past the arrays: blocks that read
+    zeros and write nothing); a dynamic one ``?`` dimensions checked at three cases,
+    on one block with its ``%n`` loops bounded by ``ceildiv(extent, tile)``, or on a
+    grid that is either static or ``tile.grid_dims`` of an extent.  Divisibility facts are made
+    true by rounding every case's extent up to a multiple."""
+    draw = rng.random()
+    if draw < 0.65:
+        return
+    p = program
+    p.dynamic = draw >= 0.8
+    if p.dynamic and not p.use_block_id:
+        # A loop bounded by %n bounds itself by the array it walks instead: still a
+        # trip count the compiler cannot see, so the kernel costs the passes what it
+        # did (thread-sync's hazards are much slower on symbolic trip counts).
+        for loop in p.loops:
+            loop.from_dim = loop.trips is None and rng.random() < 0.8
+    elif p.dynamic:
+        p.grid_from_shape = rng.random() < 0.5
+    facts: dict[tuple[str, str], int] = {}
+    if p.dynamic and rng.random() < 0.35:
+        # The (role, symbol) pairs some array's dimension has, in program order.
+        pairs: list[tuple[str, str]] = []
+        for b in p.used_buffers():
+            for axis, symbol in enumerate(b.dims if b.is_global else ()):
+                pair = ("along" if axis == b.iter_axis else "across", symbol)
+                if pair not in pairs:
+                    pairs.append(pair)
+        for pair in pairs:
+            if rng.random() < 0.5:
+                facts[pair] = rng.choice((2, 4, 8, 16))
+    p.divisibility = facts
+    reach = p.grid * p.slots()
+    cases = []
+    for _ in range(3 if p.dynamic else 1):
+        sizes = {}
+        for symbol in sorted(p.dims):
+            tile = p.dims[symbol]
+            # A one-block dynamic kernel's loops run ceildiv(extent, tile) times: keep
+            # them short (the interpreters' time grows with the trip count).
+            along = _along(rng, tile, tile * reach if not p.dynamic or p.use_block_id else 3 * tile)
+            if not p.dynamic and p.grid > 1 and rng.random() < 0.3:
+                along = max(1, tile * reach - tile * p.slots() - 3)  # the last block: all past
+            extents = [along, _across(rng, tile)]
+            for i, role in enumerate(("along", "across")):
+                k = facts.get((role, symbol), 1)
+                extents[i] = -(-extents[i] // k) * k
+            sizes[symbol] = (extents[0], extents[1])
+        cases.append(sizes)
+    p.shape_cases = tuple(cases)
 
 
 # --------------------------------------------------------------------------- Ascend

@@ -6,7 +6,8 @@ one-step reductions, keeping each after which ``fails`` still holds (for a findi
 (statement or whole loop), drop a statement of a loop, turn stage/order arrays into
 ``num_stages``, lower ``num_stages``, lb -> 0, step -> 1, fewer and smaller trip
 counts, one block without block_id, 32 threads, and halve each dimension symbol
-(every buffer of that extent shrinks at once).  Buffers nothing uses any more
+(every buffer of that extent shrinks at once); for real shapes, one size case, static
+types, no grid expression, static loop bounds, no divisibility facts, whole tiles.  Buffers nothing uses any more
 disappear from the text by themselves.  A reduction that makes the kernel invalid
 changes the class (``generator`` or ``rejected-valid``) and is dropped, so validity
 needs no separate check.
@@ -63,12 +64,15 @@ def _reductions(p: Program) -> Iterator[Callable[[Program], None]]:
             yield lambda q, i=i: setattr(q.items[i], "lb", 0)
         if item.step > 1:
             yield lambda q, i=i: setattr(q.items[i], "step", 1)
-        if item.trips:
+        if item.from_dim:
+            yield lambda q, i=i: setattr(q.items[i], "from_dim", False)
+        elif item.trips:
             for smaller in range(item.trips):
                 yield lambda q, i=i, t=smaller: setattr(q.items[i], "trips", t)
     if p.is_dynamic and len(p.dynamic_trips) > 1:
         for n in p.dynamic_trips:
             yield lambda q, n=n: setattr(q, "dynamic_trips", (n,))
+    yield from _shape_reductions(p)
     if p.grid > 1:
         yield lambda q: setattr(q, "grid", 1)
     if p.use_block_id and p.grid == 1:
@@ -78,6 +82,25 @@ def _reductions(p: Program) -> Iterator[Callable[[Program], None]]:
     for symbol, value in p.dims.items():
         if value > 8:
             yield lambda q, s=symbol: q.dims.__setitem__(s, q.dims[s] // 2)
+
+
+def _shape_reductions(p: Program) -> Iterator[Callable[[Program], None]]:
+    """Real shapes back towards whole tiles, one feature at a time."""
+    if len(p.shape_cases) > 1:
+        for i in range(len(p.shape_cases)):
+            yield lambda q, i=i: setattr(q, "shape_cases", (q.shape_cases[i],))
+    if p.grid_from_shape:
+        yield lambda q: setattr(q, "grid_from_shape", False)
+    if p.divisibility:
+        yield lambda q: setattr(q, "divisibility", {})
+    if p.dynamic:  # the first case written into the types
+        def static(q):
+            q.dynamic, q.grid_from_shape, q.shape_cases = False, False, q.shape_cases[:1]
+        yield static
+    if p.shape_cases:  # whole tiles: static types, nothing to size
+        def whole(q):
+            q.dynamic, q.shape_cases = False, ()
+        yield whole
 
 
 def _drop_empty_loops(p: Program) -> None:
@@ -128,8 +151,8 @@ def source_runs(program: Program) -> bool:
 
     text = program.text()
     try:
-        for n in program.trip_counts():
-            execute(text, index_args={} if n is None else {TRIP_COUNT_ARG: n})
+        for case in program.cases():
+            execute(text, index_args=case.index_args, shapes=case.shape_map)
     except KernelError:
         return False
     return True
@@ -156,13 +179,16 @@ def minimize_outcome(outcome: Outcome, cls: str, budget_s: float = 60.0) -> tupl
 
 
 def check_command(program: Program, cls: str, summary: str = "", path: str = "K.mlir") -> str:
-    """The shell command that shows the failure (at the trip count the summary names)."""
-    trips = [n for n in program.trip_counts() if n is not None]
-    named = re.match(r"n = (\d+):", summary)
+    """The shell command that shows the failure (at the case the summary names)."""
+    cases = program.cases()
+    named = [c for c in cases if summary.startswith(f"{c}:")]
     if named:
-        trips = [int(named.group(1))]
+        cases = named[:1]
+    trips = [c.trips for c in cases if c.trips is not None]
     if program.target == ASCEND_TARGET or cls not in ("race", "miscompile", "deadlock", "roundtrip", "rejected-valid", "internal-error", "nondeterministic"):
-        listed = f" --trips {','.join(map(str, trips))}" if trips else ""
+        # A reproducer's "// case:" lines carry the sizes; --trips would drop them.
+        sized = any(c.shapes for c in cases)
+        listed = f" --trips {','.join(map(str, trips))}" if trips and not sized else ""
         return f"python -m tilepipe.fuzz.check {path}{listed}"
     opt = f'tile-opt {path} -p "{cuda_pipeline(program.target)}"'
     if cls == "roundtrip":
@@ -171,7 +197,8 @@ def check_command(program: Program, cls: str, summary: str = "", path: str = "K.
         return f"for s in 1 2 3 4 5; do PYTHONHASHSEED=$s {opt} | md5sum; done"
     if cls in ("rejected-valid", "internal-error"):
         return opt
-    run = "".join(f" --index-arg n={n}" for n in trips[:1])
+    run = "".join(f" --index-arg {TRIP_COUNT_ARG}={n}" for n in trips[:1])
+    run += "".join(f" --shape {name}={'x'.join(map(str, shape))}" for name, shape in cases[0].shapes)
     return f"{opt} -o out.mlir && tile-run out.mlir --check-races --compare-with {path} --quiet{run}"
 
 
@@ -179,6 +206,7 @@ def reproducer_text(program: Program, outcome: Outcome, cls: str) -> str:
     """The kernel with a header comment: class, what happened, seed and commands."""
     summary = next((f.summary for f in outcome.findings if f.cls == cls), "")
     trips = [n for n in program.trip_counts() if n is not None]
+    cases = [f"// case: {c.header()}" for c in program.cases() if c.header()]
     header = [
         f"// tilepipe fuzz finding: {cls}",
         f"// {summary}",
@@ -186,5 +214,6 @@ def reproducer_text(program: Program, outcome: Outcome, cls: str) -> str:
         f" (minimized; {program.kind})",
         f"// trip counts checked: {', '.join(map(str, trips)) if trips else 'static'}",
         f"// check: {check_command(program, cls, summary)}",
+        *cases,  # python -m tilepipe.fuzz.check runs each of them
     ]
     return "\n".join(header) + "\n" + program.text()

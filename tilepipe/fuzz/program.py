@@ -11,6 +11,14 @@ of a global buffer along its ``iter_axis``; a statement in loop ``i`` touches th
 slot ``block * slots + k`` (``k`` the induction variable, so ``lb`` and ``step`` shift
 and spread the slots), a top-level statement the block's slot 0.  Output globals are
 written by one statement each, so their regions never overlap within a block.
+
+Real shapes (docs/semantics.md, "Dynamic shapes and boundary tiles"): a global array's
+*along* extent (its ``iter_axis``) and *across* extents (every other dimension) may be
+drawn per symbol in :attr:`Program.shape_cases` instead of being whole tiles.  A
+kernel with ``dynamic`` dimensions types them ``?`` and is checked at every case; a
+static one writes its single case into the types (ragged arrays).  Loops may take their
+trip count from an array's size (``ceildiv(dim, tile)``) and the grid may be a
+``tile.grid_dims`` expression; ``divisibility`` states facts that hold for every case.
 """
 
 from __future__ import annotations
@@ -55,6 +63,9 @@ class Loop:
     lb: int = 0
     step: int = 1
     trips: int | None = 1  # None: the kernel's %n argument
+    # The trip count is ceildiv(along extent, tile) of the kernel's first global
+    # array (``trips`` then unused): every tile of that array, the last one partial.
+    from_dim: bool = False
     num_stages: int | None = 2
     stage: list[int] | None = None
     order: list[int] | None = None
@@ -67,6 +78,50 @@ class Loop:
 
 
 Item = Stmt | Loop
+
+
+@dataclass(frozen=True)
+class Case:
+    """One run of a check: the value of ``%n`` (None: no %n) and the sizes of the
+    dynamically shaped arguments by name (none: every array is static)."""
+
+    trips: int | None = None
+    shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    @property
+    def index_args(self) -> dict[str, int]:
+        return {} if self.trips is None else {TRIP_COUNT_ARG: self.trips}
+
+    @property
+    def shape_map(self) -> dict[str, tuple[int, ...]]:
+        return dict(self.shapes)
+
+    def __str__(self) -> str:
+        parts = [] if self.trips is None else [f"{TRIP_COUNT_ARG} = {self.trips}"]
+        parts += [f"%{name} = {'x'.join(map(str, shape))}" for name, shape in self.shapes]
+        return ", ".join(parts) or "static sizes"
+
+    def header(self) -> str:
+        """The reproducer header's form: ``n=3 A=17x32`` (:func:`parse_case`)."""
+        parts = [] if self.trips is None else [f"{TRIP_COUNT_ARG}={self.trips}"]
+        parts += [f"{name}={'x'.join(map(str, shape))}" for name, shape in self.shapes]
+        return " ".join(parts)
+
+
+def parse_case(text: str) -> Case:
+    """The inverse of :meth:`Case.header`."""
+    trips, shapes = None, []
+    for part in text.split():
+        name, _, value = part.partition("=")
+        if name == TRIP_COUNT_ARG:
+            trips = int(value)
+        else:
+            shapes.append((name, tuple(int(v) for v in value.split("x"))))
+    return Case(trips, tuple(shapes))
+
+
+# A shape case: symbol -> (along extent, across extent).
+Sizes = dict[str, tuple[int, int]]
 
 
 @dataclass
@@ -83,6 +138,13 @@ class Program:
     # Global arrays this many elements short along the axis their slots advance: the
     # last tile is a boundary tile (docs/semantics.md), every output clipped alike.
     ragged: int = 0
+    # Drawn extents (a case each; see the module doc).  Empty: whole tiles minus ragged.
+    shape_cases: tuple[Sizes, ...] = ()
+    dynamic: bool = False  # global arrays typed memref<?x...>, sized per case
+    # (role, symbol) -> k with role "along"/"across": the extent is a multiple of k in
+    # every case, stated as tile.divisibility on each dynamic array.
+    divisibility: dict[tuple[str, str], int] = field(default_factory=dict)
+    grid_from_shape: bool = False  # tile.grid_dims ceildiv(first array's extent, span)
     seed: int = 0
     name: str = "fuzz"
 
@@ -92,7 +154,7 @@ class Program:
 
     @property
     def is_dynamic(self) -> bool:
-        return any(loop.trips is None for loop in self.loops)
+        return any(loop.trips is None and not loop.from_dim for loop in self.loops)
 
     @property
     def is_ascend(self) -> bool:
@@ -102,11 +164,40 @@ class Program:
         """The values of %n a check runs the kernel with ([None]: no %n)."""
         return list(self.dynamic_trips) if self.is_dynamic else [None]
 
+    def cases(self) -> list[Case]:
+        """The runs a check makes: each value of %n, each shape case (zipped, the
+        shorter list repeated)."""
+        trips = self.trip_counts()
+        if not self.dynamic or not self.shape_cases:
+            return [Case(n) for n in trips]
+        globals_ = [b for b in self.used_buffers() if b.is_global]
+        count = max(len(trips), len(self.shape_cases))
+        return [
+            Case(trips[i % len(trips)], tuple(
+                (b.name, self.global_shape(b, self.shape_cases[i % len(self.shape_cases)]))
+                for b in globals_
+            ))
+            for i in range(count)
+        ]
+
+    def global_shape(self, buffer: Buffer, sizes: Sizes | None) -> tuple[int, ...]:
+        """A global array's extents: drawn ones, or whole tiles minus ``ragged``."""
+        if sizes:
+            return tuple(
+                sizes[d][0 if axis == buffer.iter_axis else 1] for axis, d in enumerate(buffer.dims)
+            )
+        shape = [self.dims[d] for d in buffer.dims]
+        if buffer.iter_axis is not None:
+            full = shape[buffer.iter_axis] * self.grid * self.slots()
+            shape[buffer.iter_axis] = max(1, full - self.ragged)
+        return tuple(shape)
+
     def slots(self) -> int:
         largest = max(self.dynamic_trips, default=0)
         spans = [
             loop.lb + loop.step * max((largest if loop.trips is None else loop.trips) - 1, 0) + 1
             for loop in self.loops
+            if not loop.from_dim  # only in one-block kernels, where slots do not matter
         ]
         return max([1, *spans])
 
@@ -132,7 +223,11 @@ class Program:
             else replace(i, attrs=dict(i.attrs))
             for i in self.items
         ]
-        return replace(self, dims=dict(self.dims), buffers=dict(self.buffers), items=items)
+        return replace(
+            self, dims=dict(self.dims), buffers=dict(self.buffers), items=items,
+            shape_cases=tuple(dict(c) for c in self.shape_cases),
+            divisibility=dict(self.divisibility),
+        )
 
     def text(self) -> str:
         return _Renderer(self).render()
@@ -156,12 +251,40 @@ class _Renderer:
         return f"%c{value}"
 
     def memref_type(self, buffer: Buffer) -> str:
-        shape = [self.p.dims[d] for d in buffer.dims]
-        if buffer.is_global and buffer.iter_axis is not None:
-            full = shape[buffer.iter_axis] * self.p.grid * self.p.slots()
-            shape[buffer.iter_axis] = max(1, full - self.p.ragged)
-        space = "" if buffer.is_global else f', "{buffer.space}"'
-        return f"memref<{'x'.join(map(str, shape))}x{buffer.dtype}{space}>"
+        if not buffer.is_global:
+            shape = "x".join(str(self.p.dims[d]) for d in buffer.dims)
+            return f'memref<{shape}x{buffer.dtype}, "{buffer.space}">'
+        if self.p.dynamic:
+            shape = "x".join("?" for _ in buffer.dims)
+        else:
+            sizes = self.p.shape_cases[0] if self.p.shape_cases else None
+            shape = "x".join(map(str, self.p.global_shape(buffer, sizes)))
+        return f"memref<{shape}x{buffer.dtype}>"
+
+    def argument(self, buffer: Buffer) -> str:
+        text = f"%{buffer.name}: {self.memref_type(buffer)}"
+        facts = [
+            self.p.divisibility.get(("along" if axis == buffer.iter_axis else "across", d), 1)
+            for axis, d in enumerate(buffer.dims)
+        ]
+        if self.p.dynamic and any(k > 1 for k in facts):
+            text += f" {{tile.divisibility = array<i64: {', '.join(map(str, facts))}>}}"
+        return text
+
+    def extent(self, name: str, first: Buffer, tile: int) -> list[str]:
+        """``%{name} = ceildiv(first's along extent, tile)``."""
+        return [
+            f"  %{name}_dim = memref.dim %{first.name}, {self.index(first.iter_axis)} : "
+            f"{self.memref_type(first)}",
+            f"  %{name} = arith.ceildivui %{name}_dim, {self.index(tile)} : index",
+        ]
+
+    def first_global(self) -> Buffer | None:
+        """The array whose size sets loop bounds and the grid (the minimizer may have
+        dropped every use of the one the generator meant: then any other)."""
+        return next(
+            (b for b in self.p.used_buffers() if b.is_global and b.iter_axis is not None), None
+        )
 
     def region(self, buffer: Buffer, context: str) -> str:
         if not buffer.is_global or buffer.iter_axis is None:
@@ -224,12 +347,19 @@ class _Renderer:
         """Scalar ops at the kernel's top (a dynamic bound) and the loop's first line."""
         before: list[str] = []
         lb, step = self.index(loop.lb), self.index(loop.step)
-        if loop.trips is None:
+        first = self.first_global() if loop.from_dim else None
+        if first is not None:
+            before += self.extent(f"trips{index}", first, self.p.dims[first.dims[first.iter_axis]])
+            before.append(f"  %span{index} = arith.muli %trips{index}, {step} : index")
+            before.append(f"  %end{index} = arith.addi %span{index}, {lb} : index")
+            ub = f"%end{index}"
+        elif loop.trips is None and not loop.from_dim:
             before.append(f"  %span{index} = arith.muli %{TRIP_COUNT_ARG}, {step} : index")
             before.append(f"  %end{index} = arith.addi %span{index}, {lb} : index")
             ub = f"%end{index}"
-        else:
-            ub = self.index(loop.lb + loop.step * loop.trips)
+        else:  # static (or from_dim without any array left: one trip)
+            trips = 1 if loop.from_dim else loop.trips
+            ub = self.index(loop.lb + loop.step * trips)
         if loop.stage is not None:
             schedule = f"stage = {loop.stage} order = {loop.order}"
         else:
@@ -262,10 +392,16 @@ class _Renderer:
             body.append("  }")
             loop_index += 1
         used = p.used_buffers()
-        args = [f"%{b.name}: {self.memref_type(b)}" for b in used if b.is_global]
+        args = [self.argument(b) for b in used if b.is_global]
         if p.is_dynamic:
             args.append(f"%{TRIP_COUNT_ARG}: index")
-        attrs = [f"tile.grid = array<i64: {p.grid}>"]
+        first = self.first_global() if p.grid_from_shape else None
+        if first is not None:
+            span = p.dims[first.dims[first.iter_axis]] * p.slots()
+            prelude = [*self.extent("grid", first, span), "  tile.grid_dims %grid", *prelude]
+            attrs = []
+        else:
+            attrs = [f"tile.grid = array<i64: {p.grid}>"]
         if p.threads is not None:
             attrs.append(f"tile.threads = {p.threads} : i64")
         attrs.append(f'tile.target = "{p.target}"')

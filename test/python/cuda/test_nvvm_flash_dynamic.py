@@ -24,7 +24,7 @@ from test_nvvm_boundary import LONG, lowered  # noqa: E402
 from tilepipe.lowering.nvvm.ptxas import find_ptxas, run_ptxas  # noqa: E402
 from tilepipe.lowering.nvvm.upstream import Stage, run_upstream  # noqa: E402
 from tilepipe.semantics import run_kernel  # noqa: E402
-from tilepipe.semantics.nvvm.interp import run_nvvm_kernel  # noqa: E402
+from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel  # noqa: E402
 from tilepipe.targets import TARGETS  # noqa: E402
 
 TARGETS_UNDER_TEST = ("sm_80", "sm_90")
@@ -75,5 +75,5 @@ def test_ptxas_accepts_the_lowered_flash_attention(kernel):
 
 def test_a_grid_known_only_at_launch_must_be_given(kernel):
     _, module = kernel
-    with pytest.raises(ValueError, match=r"known only at launch \(tile.grid_dims\)"):
+    with pytest.raises(NvvmExecutionError, match=r"known only at launch: tile.grid_dims"):
         run_nvvm_kernel(module, [flash_inputs(1)[name] for name in ARGUMENTS])

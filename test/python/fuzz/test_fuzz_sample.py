@@ -52,6 +52,21 @@ def test_the_generator_covers_the_surface():
     assert {0, 1, 2, 6, "dynamic"} <= trips and (True, True) in steps and True in grids
 
 
+def test_the_cuda_sample_has_real_shapes():
+    """Ragged static arrays and dynamic dimensions (with loop bounds and a grid from the
+    sizes, and divisibility facts) are in the CI sample on both CUDA targets."""
+    if COUNT < 60:
+        pytest.skip("a sample smaller than the default")
+    for target in ("sm_80", "sm_90"):
+        shaped = [
+            p for i in range(COUNT // len(TARGETS)) if (p := generate(SEED + i, target)).shape_cases
+        ]
+        assert any(not p.dynamic for p in shaped) and any(p.dynamic for p in shaped)
+        assert any(p.grid_from_shape for p in shaped)
+        assert any(loop.from_dim for p in shaped for loop in p.loops)
+        assert any(p.divisibility for p in shaped)
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_sample_has_no_failures(target):
     outcomes = []

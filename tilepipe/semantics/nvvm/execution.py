@@ -271,12 +271,16 @@ _INT_BINARY = {
     "arith.remui": np.remainder, "arith.remsi": np.fmod, "arith.andi": np.bitwise_and,
     "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor, "arith.maxsi": np.maximum,
     "arith.minsi": np.minimum, "arith.maxui": np.maximum, "arith.minui": np.minimum,
-    # a grid or trip count from a dynamic size (ceildiv(L, 64)); upstream's arith
-    # expansion gives the same results.  ceil(a / b) = -floor(-a / b).
-    "arith.ceildivui": lambda a, b: -np.floor_divide(-a, b),
+    # Index arithmetic the pipelining passes build for dynamic trip counts (upstream's
+    # arith-to-llvm expands them); unsigned operands are non-negative index values.
     "arith.ceildivsi": lambda a, b: -np.floor_divide(-a, b),
+    "arith.ceildivui": lambda a, b: -np.floor_divide(-a, b),
     "arith.floordivsi": np.floor_divide,
 }
+_DIVISIONS = frozenset(
+    {"arith.divui", "arith.divsi", "arith.remui", "arith.remsi", "arith.ceildivsi",
+     "arith.ceildivui", "arith.floordivsi"}
+)
 _FLOAT_BINARY = {
     "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
     "arith.divf": np.divide, "arith.maximumf": np.maximum, "arith.minimumf": np.minimum,

@@ -94,8 +94,9 @@ def run_nvvm_kernel(
     if grid is None and known is not None:
         grid = known.get_values()
     if grid is None and blocks is None:
-        raise ValueError(
-            "the kernel's grid is known only at launch (tile.grid_dims): pass grid or blocks"
+        raise NvvmExecutionError(
+            func, "has no known grid size (it is known only at launch: tile.grid_dims); "
+            "pass grid or blocks"
         )
     arrays = [np.array(a, copy=True) for a in args]
     # bf16 arguments come and go as f32 (rounded to bf16); in the model they are bits.
