@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import z3
 from xdsl.dialects import func, scf
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 
 from tilepipe.dialects.pipeline_sync import CommitGroupOp, WaitGroupOp
 from tilepipe.passes.analysis.symbolic_index import IndexEncoder, Instance, satisfiable
@@ -44,12 +44,13 @@ def needs_exit_drain(function: func.FuncOp) -> list[func.ReturnOp]:
 class _PendingGroups:
     def __init__(self, encoder: IndexEncoder) -> None:
         self.encoder = encoder
+        self._inside_loops: dict[tuple[Block, bool], bool] = {}
 
     def run(
         self, ops: list[Operation], pending: list[PathCondition], path: PathCondition,
     ) -> list[PathCondition]:
-        """The path conditions under which a group may be pending after ``ops``,
-        given those before them; ``path`` is the condition of reaching ``ops``."""
+        """The path conditions under which a group may be pending after the top-level
+        ``ops``, given those before them; ``path`` is the condition of reaching them."""
         for op in ops:
             if isinstance(op, CommitGroupOp):
                 pending = [*pending, path]
@@ -64,7 +65,7 @@ class _PendingGroups:
         return pending
 
     def _if(self, op: scf.IfOp, pending, path) -> list[PathCondition]:
-        taken = self._condition(op)
+        taken = self.encoder.condition(op.cond, Instance())
         out: list[PathCondition] = []
         for region, condition in zip(op.regions, (taken, _negate(taken))):
             branch = () if condition is None else (condition,)
@@ -74,38 +75,43 @@ class _PendingGroups:
         return out
 
     def _for(self, op: scf.ForOp, pending, path) -> list[PathCondition]:
-        ran = self._runs(op)
-        entered = () if ran is None else (ran,)
-        skipped = () if ran is None else (z3.Not(ran),)
-        body = list(op.body.block.ops)
-        inside = (*path, *entered)
-        # Conditions inside the body depend on the iteration; the body is followed
-        # twice (what one iteration leaves pending may reach the next) without them.
-        once = self.run(body, [(*p, *entered) for p in pending], inside)
-        twice = self.run(body, [(*p, *entered) for p in pending] + once, inside)
-        return [(*p, *skipped) for p in pending] + twice
+        """A loop runs zero times (``not ran``) or more.  Its body's conditions
+        depend on the iteration, so the body is summarized without them: whether a
+        group is pending after an iteration, given whether one was before it."""
+        ran = self.encoder.term(op.lb, Instance()) < self.encoder.term(op.ub, Instance())
+        skipped = [(*p, z3.Not(ran)) for p in pending]
+        body = op.body.block
+        from_none, from_some = self._body(body, False), self._body(body, True)
+        if not from_none and not from_some:
+            return skipped  # every iteration ends drained
+        if not from_none and from_some:
+            return skipped + [(*p, ran) for p in pending]  # an iteration keeps what was
+        return skipped + [(*path, ran)]
 
-    def _condition(self, op: scf.IfOp) -> z3.BoolRef | None:
-        if _in_loop(op):
-            return None
-        return self.encoder.condition(op.cond, Instance())
-
-    def _runs(self, op: scf.ForOp) -> z3.BoolRef | None:
-        if _in_loop(op):
-            return None
-        lower = self.encoder.term(op.lb, Instance())
-        upper = self.encoder.term(op.ub, Instance())
-        return lower < upper
+    def _body(self, block: Block, in_flight: bool) -> bool:
+        """Inside a loop: may a group be pending after ``block``, given ``in_flight``
+        before it (memoized: two questions per block keep nested loops linear)."""
+        key = (block, in_flight)
+        if key not in self._inside_loops:
+            for op in block.ops:
+                if isinstance(op, CommitGroupOp):
+                    in_flight = True
+                elif isinstance(op, WaitGroupOp) and op.pending_groups == 0:
+                    in_flight = False
+                elif isinstance(op, scf.IfOp):
+                    in_flight = any(
+                        self._body(r.block, in_flight) if r.blocks else in_flight
+                        for r in op.regions
+                    )
+                elif isinstance(op, scf.ForOp):
+                    once = self._body(op.body.block, in_flight)
+                    again = self._body(op.body.block, in_flight or once)
+                    in_flight = in_flight or once or again
+                elif any(isinstance(inner, CommitGroupOp) for inner in op.walk()):
+                    in_flight = True
+            self._inside_loops[key] = in_flight
+        return self._inside_loops[key]
 
 
 def _negate(condition: z3.BoolRef | None) -> z3.BoolRef | None:
     return None if condition is None else z3.Not(condition)
-
-
-def _in_loop(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        if isinstance(parent, scf.ForOp | scf.WhileOp):
-            return True
-        parent = parent.parent_op()
-    return False

@@ -207,6 +207,11 @@ class SyncPlanner:
             if not hazard.needs_proxy_fence:
                 continue
             points = self.points(hazard)
+            # A cp.async's write is performed for its thread when a wait lands it:
+            # only a fence after that wait (at its point: the wait comes first)
+            # orders it.
+            landed_from = self._landing_rank(plan, hazard, points)
+            points = {p for p in points if self.rank[p] >= landed_from}
             if hazard.needs_barrier:
                 # The fence must come before a barrier that orders the accessing
                 # threads before the issuing thread, both between the two accesses.
@@ -226,6 +231,20 @@ class SyncPlanner:
             planned = [p for p in candidates if p in plan.fences]
             point = max(planned or candidates, key=self.rank.__getitem__)
             plan.fences.setdefault(point, []).append(hazard)
+
+    def _landing_rank(self, plan: SyncPlan, hazard: Hazard, points: set[Point]) -> int:
+        """The rank from which the source of ``hazard`` has landed for its thread:
+        the earliest wait serving it (planned, or in place with a count that lands
+        it) for a cp.async, any point for a thread's own access."""
+        if not hazard.source.is_async:
+            return -1
+        waits = [p for p, served in plan.waits.items() if hazard in served]
+        waits += [
+            p for p in points
+            if p in self.existing_waits
+            and self.existing_waits[p] <= self.wait_allowance(hazard, p)
+        ]
+        return min((self.rank[p] for p in waits), default=-1)
 
     def _covered_by_existing(self, hazard: Hazard) -> bool:
         points = self.points(hazard)

@@ -142,28 +142,20 @@ def _compiled(text: str, target: str) -> str:
     return print_module(module)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open compiler bug (reported to the lead): thread-sync counts a fence.proxy.async "
-    "placed before the wait_group that completes a cp.async write as ordering that write "
-    "before a bulk copy into the same (arena-reused) bytes; the tile-level detector agrees, "
-    "the NVVM detector reports the race",
-)
 def test_sm90_cp_async_then_bulk_copy_into_reused_bytes():
     """Found by the fuzzer's NVVM sample on sm_90 (seed 712; seed 739 is a miscompile of
-    the same shape over dynamic arrays)."""
+    the same shape over dynamic arrays): thread-sync counted a fence.proxy.async placed
+    before the wait_group that lands a cp.async write as ordering that write before a
+    bulk copy into the same (arena-reused) bytes, and so did the tile-level detector.
+    A fence orders a cp.async's write only after the wait that lands it."""
     text = (INPUTS / "sm90_cp_async_then_bulk_copy_reused_bytes.mlir").read_text()
     outcome = check_text(text, "sm_90", [Case()], Options(nvvm=True, determinism=False))
     assert outcome.findings == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (reported to the lead): a cp.async whose destination nothing reads leaves "
-    "its group never waited for at the kernel's end; the NVVM interpreter rejects that, the "
-    "tile level and the passes accept it",
-)
 def test_sm80_dead_cp_async_is_waited_for():
+    """A cp.async whose destination nothing reads is drained before the return
+    (thread-sync's exit drain; fuzz seeds 860 on sm_80, 851 on sm_90)."""
     text = (INPUTS / "sm80_dead_cp_async_never_waited.mlir").read_text()
     outcome = check_text(text, "sm_80", [Case()], Options(nvvm=True, determinism=False))
     assert outcome.findings == []

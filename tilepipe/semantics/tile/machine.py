@@ -124,6 +124,7 @@ class BlockMachine:
                 self._land(copy)
                 if self.tracker is not None:
                     self.tracker.engine_completed(copy.issuers.reshape(-1), copy.event)
+                    self.tracker.async_landed(copy.dst, copy.region, copy.event)
 
     def _land(self, copy: PendingCopy) -> None:
         copy.dst.write_stored(copy.region, copy.stored)

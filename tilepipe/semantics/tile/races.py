@@ -49,6 +49,7 @@ from tilepipe.diagnostics import SourceLocation, op_location
 from tilepipe.semantics.memory import Buffer, Region
 
 WARP = 32
+NEVER = np.iinfo(np.int32).max  # an event no fence reaches
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,11 @@ class _Shadow:
         self.write_agent = np.full(granules, -1, dtype=np.int32)
         self.write_event = np.zeros(granules, dtype=np.int32)
         self.write_async = np.zeros(granules, dtype=bool)  # by the async proxy
+        # The first event at which a proxy fence of the writer's thread orders the
+        # write: the write itself, or for a cp.async the wait that lands it (the copy
+        # is performed for its thread only then; a fence before the wait does not
+        # order it).  Never landed: no fence orders it.
+        self.fence_after = np.zeros(granules, dtype=np.int32)
         self.dense_reads = dense_reads
         if dense_reads:
             # On-chip memory is only read by threads (async and bulk copies read
@@ -144,7 +150,7 @@ class _Shadow:
     def refine(self, factor: int) -> None:
         """Split every granule in ``factor`` (a view with a smaller element appeared)."""
         for name in (
-            "write_agent", "write_event", "write_async", "read_event", "latest_read",
+            "write_agent", "write_event", "write_async", "fence_after", "read_event", "latest_read",
             "last_reader", "last_read_event",
         ):
             if hasattr(self, name):
@@ -228,11 +234,7 @@ class RaceTracker:
                 agents = replace(agents, threads=agents.threads[inside])
             region = region.inside()
         shadow = self._shadow(buffer)
-        g = shadow.granule
-        per_element = buffer.element.itemsize // g
-        granules = (
-            buffer.byte_offsets(region).reshape(-1, 1) // g + np.arange(per_element)
-        ).reshape(-1)
+        per_element, granules = self._granules(shadow, buffer, region)
         if agents.threads is None:
             rows = None
             recorded = None
@@ -253,6 +255,7 @@ class RaceTracker:
             shadow.write_agent[granules] = recorded if recorded is not None else 0
             shadow.write_event[granules] = event
             shadow.write_async[granules] = agents.async_proxy
+            shadow.fence_after[granules] = NEVER if agents.engine else event
             if shadow.dense_reads:
                 shadow.read_event[granules] = 0
                 shadow.latest_read[granules] = 0
@@ -272,6 +275,25 @@ class RaceTracker:
             else:
                 shadow.last_reader[granules] = recorded if recorded is not None else 0
                 shadow.last_read_event[granules] = event
+
+    def async_landed(self, buffer: Buffer, region: Region, copy_event: int) -> None:
+        """A cp.async of ``copy_event`` lands now (its group was waited for): from the
+        next event on, a proxy fence of its thread orders its write."""
+        if region.clipped:
+            region = region.inside()
+        shadow = self._shadow(buffer)
+        _, granules = self._granules(shadow, buffer, region)
+        mine = granules[shadow.write_event[granules] == copy_event]
+        shadow.fence_after[mine] = len(self.events)
+
+    @staticmethod
+    def _granules(shadow: _Shadow, buffer: Buffer, region: Region) -> tuple[int, np.ndarray]:
+        g = shadow.granule
+        per_element = buffer.element.itemsize // g
+        granules = (
+            buffer.byte_offsets(region).reshape(-1, 1) // g + np.arange(per_element)
+        ).reshape(-1)
+        return per_element, granules
 
     def _shadow(self, buffer: Buffer) -> _Shadow:
         allocation = buffer.allocation
@@ -314,7 +336,8 @@ class RaceTracker:
             # needs a later fence of that thread (entry 2T + t).
             by_thread = written & (writer < 2 * self.threads) & ~shadow.write_async[granules]
             fence = np.where(by_thread, agent % self.threads + 2 * self.threads, agent)
-            unfenced = by_thread & ~unordered & (self._known(rows, fence) < write_event)
+            fence_after = shadow.fence_after[granules]
+            unfenced = by_thread & ~unordered & (self._known(rows, fence) < fence_after)
             unordered |= unfenced
         if unordered.any():
             kind = "WAW" if writes else "RAW"
