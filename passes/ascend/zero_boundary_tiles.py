@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
@@ -45,6 +46,7 @@ from xdsl.pattern_rewriter import (
 from tilepipe.dialects import tile
 from tilepipe.dialects.ascend_pipes import ascend_space
 from tilepipe.dialects.memory_space import MemorySpace
+from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import BufferAccess
 from tilepipe.passes.analysis.divisibility import value_divisibility
 from tilepipe.passes.ascend.resolve_core import is_ascend_kernel
@@ -75,9 +77,13 @@ _GUARD_ATTR = "ascend.zeroed_boundary_tile"
 
 
 def _is_guarded_copy(copy: tile.CopyOp) -> bool:
-    """The copy is already a branch of this pass's guard (the pass is idempotent)."""
+    """The copy is already a branch of this pass's guard, or follows its fill (the
+    pass is idempotent)."""
     guard = copy.parent_op()
-    return isinstance(guard, scf.IfOp) and _GUARD_ATTR in guard.attributes
+    fill = copy.prev_op
+    return (isinstance(guard, scf.IfOp) and _GUARD_ATTR in guard.attributes) or (
+        isinstance(fill, tile.FillOp) and _GUARD_ATTR in fill.attributes
+    )
 
 
 def _reaches_past(copy: tile.CopyOp, source: BufferAccess) -> tuple[list[Operation], SSAValue]:
@@ -123,9 +129,17 @@ class ZeroBoundaryTile(RewritePattern):
         if not may_reach_past(source):
             return
         assert isinstance(op.dst.type, MemRefType)
-        checks, ragged = _reaches_past(op, source)
         zero = _zero(op.dst.type.element_type)
         fill = tile.FillOp(zero.result, op.dst, op.dst_offsets, op.tile_shape)
+        if not isinstance(op.parent_op(), ForOp):
+            # Outside a pipelined loop's own statements (the kernel's top level, a
+            # guard or an inner loop of the body) a branch could not be synchronized
+            # (ascend-insert-sync takes one level of scf.if in the loop); there is no
+            # load/compute overlap to keep either: zero the tile unconditionally.
+            fill.attributes[_GUARD_ATTR] = UnitAttr()
+            rewriter.insert_op([zero, fill], InsertPoint.before(op))
+            return
+        checks, ragged = _reaches_past(op, source)
         padded = Block([zero, fill, op.clone(), scf.YieldOp()])
         whole = Block([op.clone(), scf.YieldOp()])
         guard = scf.IfOp(ragged, [], Region(padded), Region(whole))

@@ -83,3 +83,26 @@ func.func @untouched(%x: memref<4096xf16>, %a: memref<?x?xf16>, %z: memref<?xf16
   }
   func.return
 }
+
+// -----
+
+// Outside a pipelined loop's statements (here the kernel's top level) a branch could
+// not be synchronized and there is no load/compute overlap to keep: the tile is zeroed
+// unconditionally, and the whole pipeline takes the kernel (fuzz seed 20261205 was
+// rejected: "'tile.fill' op must be at the kernel's top level or in a pipelined loop").
+// CHECK-LABEL: func.func @top_level
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    tile.fill<16x64> %[[ZERO]] -> %x_ub {ascend.zeroed_boundary_tile} : f32 -> memref<16x64xf32, "ub">
+// CHECK-NEXT:    tile.copy<16x64> %x[%c0, %c0] -> %x_ub
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     tile.fill
+func.func @top_level(%x: memref<10x64xf32>, %z: memref<10x64xf32>)
+    attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %x_ub = memref.alloc() : memref<16x64xf32, "ub">
+  %z_ub = memref.alloc() : memref<16x64xf32, "ub">
+  tile.copy<16x64> %x[%c0, %c0] -> %x_ub : memref<10x64xf32> -> memref<16x64xf32, "ub">
+  tile.exp<16x64> %x_ub -> %z_ub : memref<16x64xf32, "ub"> -> memref<16x64xf32, "ub">
+  tile.copy<16x64> %z_ub -> %z[%c0, %c0] : memref<16x64xf32, "ub"> -> memref<10x64xf32>
+  func.return
+}

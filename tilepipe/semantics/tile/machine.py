@@ -133,13 +133,14 @@ class BlockMachine:
         """Block exit: every outstanding copy completes.  A ``cp.async`` still in
         flight at the exit is a race with the exit itself (the hardware wants it
         landed before its thread exits: the block's shared memory is released), so
-        the tracker records ``exit_op`` as a write by every thread of the bytes such
-        a copy is still writing."""
-        in_flight = [*self.uncommitted, *(c for group in self.groups for c in group)]
-        if in_flight and self.tracker is not None and exit_op is not None:
-            event = self.begin(exit_op)
-            for copy in in_flight:
-                self.track(event, copy.dst, copy.region, False, True, Agents(None))
+        the tracker reports each such copy as racing with ``exit_op``, a write of the
+        bytes it is still copying by the thread that issued it."""
+        if self.tracker is not None and exit_op is not None:
+            for copy in [*self.uncommitted, *(c for group in self.groups for c in group)]:
+                self.tracker.exit_with_copy_in_flight(
+                    exit_op, copy.event, copy.dst, copy.region,
+                    int(copy.issuers.reshape(-1)[0]),
+                )
         for copy in self.uncommitted:
             self._land(copy)
         self.uncommitted = []

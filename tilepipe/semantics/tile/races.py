@@ -276,6 +276,25 @@ class RaceTracker:
                 shadow.last_reader[granules] = recorded if recorded is not None else 0
                 shadow.last_read_event[granules] = event
 
+    def exit_with_copy_in_flight(
+        self, exit_op: Operation, copy_event: int, buffer: Buffer, region: Region,
+        thread: int,
+    ) -> None:
+        """The block exits while the cp.async of ``copy_event`` (issued by ``thread``,
+        among others) is still in flight: the exit releases the bytes it writes, so
+        the two race (WAW; no wait landed the copy, or it would not be in flight)."""
+        issue = self.events[copy_event]
+        assert issue is not None
+        self.races.append(
+            Race(
+                "WAW", buffer.name, tuple(region.starts), self.block,
+                AccessSite(issue.op, op_location(issue.op), issue.iteration,
+                           self._agent_name(self.threads + thread), "write"),
+                AccessSite(exit_op, op_location(exit_op), (), f"thread {thread} (exit)",
+                           "write"),
+            )
+        )
+
     def async_landed(self, buffer: Buffer, region: Region, copy_event: int) -> None:
         """A cp.async of ``copy_event`` lands now (its group was waited for): from the
         next event on, a proxy fence of its thread orders its write."""
