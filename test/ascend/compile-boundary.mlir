@@ -1,8 +1,6 @@
 // Boundary tiles in AscendC (docs/ascend.md, "Dynamic shapes and boundary tiles"): the
 // sizes of dynamic GM dimensions are kernel parameters, a ragged copy moves its valid
-// rows and columns on its own pipe.  A ragged UB tile is zeroed first, inside a branch
-// taken only for a tile that reaches past its array, with its vector -> MTE2 sync
-// (ascend-zero-boundary-tiles); the other flags are those of the static kernel.
+// rows and columns on its own pipe, and the flags are those of the static kernel.
 // RUN: tilepipe compile %S/Inputs/vadd_dynamic.mlir --target ascend910b --syntax-check -o %t.vadd.cpp 2>&1 | filecheck %s --check-prefix=FLAGS
 // RUN: filecheck %s --check-prefix=VADD < %t.vadd.cpp
 // RUN: tilepipe compile %S/Inputs/matmul_dynamic.mlir --target ascend910b --syntax-check -o %t.mm.cpp
@@ -10,30 +8,24 @@
 // RUN: tile-run %S/Inputs/matmul_dynamic.mlir --shape A=130x77 --shape B=77x129 --shape C=130x129 --check-races --quiet
 
 // FLAGS:      syntax check: passed
-// FLAGS:      V_MTE2: 3 sync points, 6 of 8 ids
+// FLAGS:      V_MTE2: 1 sync points, 2 of 8 ids
 // FLAGS-NEXT: MTE3_V: 1 sync points, 2 of 8 ids
 // FLAGS-NEXT: MTE2_V: 1 sync points, 2 of 8 ids
 // FLAGS-NEXT: V_MTE3: 1 sync points, 2 of 8 ids
 
 // VADD-LABEL: void vadd(GM_ADDR x, GM_ADDR y, GM_ADDR z, int64_t x_size0, int64_t y_size0, int64_t z_size0) {
 // VADD:         int64_t n = x_size0;
-// VADD:         bool [[RAGGED:.*]] = [[END:.*]] > n;
-// VADD-NEXT:    AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(v);
-// VADD-NEXT:    if ([[RAGGED]]) {
-// VADD-NEXT:      AscendC::Duplicate(x_ub[v * 256], (half)0.0, 256);
-// VADD-NEXT:      AscendC::SetFlag<AscendC::HardEvent::V_MTE2>([[ID:.*]]);
-// VADD-NEXT:      AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>([[ID]]);
-// VADD-NEXT:      int64_t x_valid0 = x_size0 - off < 0 ? 0 : (x_size0 - off > 256 ? 256 : x_size0 - off);
-// VADD-NEXT:      int64_t padded_bytes = (x_valid0 * 2 + 31) / 32 * 32;
-// VADD-NEXT:      if (x_valid0 > 0) {
-// VADD-NEXT:        AscendC::DataCopyPad(x_ub[v * 256], x_gm[off], AscendC::DataCopyExtParams(1, x_valid0 * 2, 0, (512 - padded_bytes) / 32, 0), AscendC::DataCopyPadExtParams<half>(true, 0, (padded_bytes - x_valid0 * 2) / 2, 0));
-// VADD-NEXT:      }
-// VADD-NEXT:    } else {
+// VADD:         AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(v);
+// VADD-NEXT:    int64_t x_valid0 = x_size0 - off < 0 ? 0 : (x_size0 - off > 256 ? 256 : x_size0 - off);
+// VADD-NEXT:    int64_t padded_bytes = (x_valid0 * 2 + 31) / 32 * 32;
+// VADD-NEXT:    if (x_valid0 > 0) {
+// VADD-NEXT:      AscendC::DataCopyPad(x_ub[v * 256], x_gm[off], AscendC::DataCopyExtParams(1, x_valid0 * 2, 0, (512 - padded_bytes) / 32, 0), AscendC::DataCopyPadExtParams<half>(true, 0, (padded_bytes - x_valid0 * 2) / 2, 0));
+// VADD-NEXT:    }
 // VADD:         AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(v);
 // VADD-NEXT:    int64_t z_valid0 = z_size0 - off < 0 ? 0 : (z_size0 - off > 256 ? 256 : z_size0 - off);
-// VADD-NEXT:    int64_t padded_bytes_4 = (z_valid0 * 2 + 31) / 32 * 32;
+// VADD-NEXT:    int64_t padded_bytes_2 = (z_valid0 * 2 + 31) / 32 * 32;
 // VADD-NEXT:    if (z_valid0 > 0) {
-// VADD-NEXT:      AscendC::DataCopyPad(z_gm[off], z_ub[v * 256], AscendC::DataCopyExtParams(1, z_valid0 * 2, (512 - padded_bytes_4) / 32, 0, 0));
+// VADD-NEXT:      AscendC::DataCopyPad(z_gm[off], z_ub[v * 256], AscendC::DataCopyExtParams(1, z_valid0 * 2, (512 - padded_bytes_2) / 32, 0, 0));
 // VADD-NEXT:    }
 // VADD-NEXT:    AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(v);
 
