@@ -89,6 +89,17 @@ def _lowered(module):
     return lowered
 
 
+def _assert_lowered_run_matches_tile_level(text, module, output: str) -> None:
+    """The lowered ``module`` runs race free per thread and writes ``output`` exactly
+    as the tile-level run of its source ``text`` does, on the same random inputs."""
+    inputs = _inputs(module)
+    expected = run_kernel(text, inputs=inputs)[output]
+    run = run_nvvm_kernel(_lowered(module), list(inputs.values()), check_races=True)
+    assert run.races == []
+    actual = run.outputs[list(inputs).index(output)]
+    np.testing.assert_array_equal(np.asarray(actual, np.float64), np.asarray(expected, np.float64))
+
+
 def _barrier_before_reduce(module) -> BarrierOp:
     (reduce,) = [op for op in module.walk() if isinstance(op, ReduceOp)]
     assert isinstance(reduce.prev_op, BarrierOp), "no barrier between the copy and the reduce"
@@ -100,12 +111,7 @@ def test_reduce_of_shared_source_is_ordered_after_its_copy(target):
     text = REDUCE_SHARED.replace("TARGET", target)
     module = apply_passes(text, CUDA)
     _barrier_before_reduce(module)
-    inputs = _inputs(module)
-    expected = run_kernel(text, inputs=inputs)["out"]
-    run = run_nvvm_kernel(_lowered(module), list(inputs.values()), check_races=True)
-    assert run.races == []
-    np.testing.assert_array_equal(np.asarray(run.outputs[1], np.float64),
-                                  np.asarray(expected, np.float64))
+    _assert_lowered_run_matches_tile_level(text, module, "out")
 
 
 def test_reduce_barrier_is_needed_at_both_levels():
@@ -139,11 +145,7 @@ def test_unread_copy_lands_before_the_threads_exit():
     text = UNREAD_COPY.read_text()
     module = apply_passes(text, CUDA)
     _drain(module)
-    inputs = _inputs(module)
-    expected = run_kernel(text, inputs=inputs)["out12"]
-    run = run_nvvm_kernel(_lowered(module), list(inputs.values()), check_races=True)
-    assert run.races == []
-    np.testing.assert_array_equal(run.outputs[5], expected)
+    _assert_lowered_run_matches_tile_level(text, module, "out12")
 
 
 def test_drain_before_exit_is_needed_at_both_levels():
