@@ -1,7 +1,8 @@
 """The Ascend pass pipeline in its order (docs/ascend.md), as one callable, and the
 one-screen summary of its result (for a ``tilepipe compile --target ascend`` driver).
 
-    prepare multi-buffer -> resolve core -> insert sync -> materialize multi-buffer
+    zero boundary tiles -> prepare multi-buffer -> resolve core -> insert sync
+    -> materialize multi-buffer
     -> lower to the ascend dialect -> flag budget
 """
 
@@ -24,11 +25,8 @@ from tilepipe.passes.ascend.multi_buffer import (
 from tilepipe.registry import get_all_passes
 from tilepipe.targets import AscendTarget, target_of
 
-# ``ascend-zero-boundary-tiles`` is not in the default pipeline yet: its guarded fill
-# makes ascend-insert-sync set a V->MTE2 flag twice before its wait in some schedules
-# (simulator deadlocks, fuzz seeds 300032, 300113, 300191).  Without it a ragged UB
-# tile keeps what the buffer held past DataCopyPad's 32-byte padding (docs/ascend.md).
 ASCEND_PASSES = (
+    "ascend-zero-boundary-tiles",
     "ascend-prepare-multi-buffer",
     "ascend-resolve-core",
     "ascend-insert-sync",
@@ -43,7 +41,8 @@ def ascend_pipeline_spec(flag_budget_options: str = "", index_mode: str = "itera
     ``"ids_per_event=2 report=true"`` go to ``ascend-flag-budget``; ``index_mode`` is
     the default index mode of ``ascend-prepare-multi-buffer``."""
     passes = list(ASCEND_PASSES)
-    passes[0] += "{index_mode=" + index_mode + "}"
+    prepare = passes.index("ascend-prepare-multi-buffer")
+    passes[prepare] += "{index_mode=" + index_mode + "}"
     if flag_budget_options:
         passes[-1] += "{" + flag_budget_options + "}"
     return ",".join(passes)

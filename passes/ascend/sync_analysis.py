@@ -471,6 +471,39 @@ def prune_redundant(
     return kept
 
 
+def ring_is_closed(
+    ring: DepEdge,
+    versions: int,
+    sites: Sequence[SyncSite],
+    kept: Sequence[DepEdge],
+    fences: Sequence[SyncPoint] = (),
+) -> bool:
+    """Is every set of a loop's flag point ordered after the wait that consumed the
+    previous set of its id?
+
+    Ids are binary: the set after ``src`` of iteration k takes id k mod ``versions``,
+    whose previous set (iteration k - versions) the wait before ``dst`` of iteration
+    k - versions + distance consumes.  A second set before that wait is lost and a
+    later wait deadlocks.  The wait runs on the consumer's pipe and the set on the
+    producer's, so the wait precedes the set only through a path of kept edges from
+    ``dst`` to ``src`` of distance at most ``versions - distance`` (a WAR ring is
+    closed by its RAW edge).  A point without one (e.g. a fill that only a guarded
+    edge orders before the copy it zeroes, so its ring runs ahead in the iterations
+    that skip the branch) is replaced by a ``pipe_barrier[ALL]`` before its consumer,
+    which orders every earlier instruction of the core.  A same-iteration point is not
+    primed: in a loop of at most ``versions`` iterations no id is set twice."""
+    assert ring.src.loop is not None
+    if ring.distance == 0 and trips_at_most(ring.src.loop, versions):
+        return True  # unprimed, and no iteration reuses an id
+    back = DepEdge(ring.dst, ring.src, 0, ring.buffer, "ring", ring.clock)
+    # A guarded kept edge runs only in its branch: it closes points of that branch only.
+    usable = [
+        e for e in kept
+        if e is not ring and (not e.is_guarded or (ring.is_guarded and e.src.same_guard(ring.src)))
+    ]
+    return implied_distance(back, sites, usable, fences) <= versions - ring.distance
+
+
 def inner_loop_fences(sites: Sequence[SyncSite]) -> list[SyncPoint]:
     """Sync inside an inner loop of a pipelined loop body.  Its iterations -- any
     number, none included -- reuse the same regions, and their offsets may follow the
@@ -568,12 +601,17 @@ def sync_points(
     edges = dependence_edges(sites, plan)
     fences = inner_loop_fences(sites)
     points = []
-    for edge in prune_redundant(edges, sites, fences):
+    kept = prune_redundant(edges, sites, fences)
+    for edge in kept:
         versions = 1
         info = plan.get(edge.buffer)
         if edge.in_loop and info is not None and info.owner is edge.src.loop:
             versions = info.versions
-        points.append(SyncPoint(edge, sync_kind(edge.src, edge.dst), versions))
+        kind = sync_kind(edge.src, edge.dst)
+        if kind == SyncKind.FLAG and edge.in_loop:
+            if not ring_is_closed(edge, versions, sites, kept, fences):
+                kind = SyncKind.FENCE
+        points.append(SyncPoint(edge, kind, versions))
     target = target_of(kernel)
     assert isinstance(target, AscendTarget)
     points.extend(credit_points(points, target.cross_core_counter_limit))

@@ -22,10 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     FloatAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -33,7 +32,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
@@ -46,7 +45,6 @@ from xdsl.pattern_rewriter import (
 from tilepipe.dialects import tile
 from tilepipe.dialects.ascend_pipes import ascend_space
 from tilepipe.dialects.memory_space import MemorySpace
-from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import BufferAccess
 from tilepipe.passes.analysis.divisibility import value_divisibility
 from tilepipe.passes.ascend.resolve_core import is_ascend_kernel
@@ -73,78 +71,36 @@ def _zero(element: Attribute) -> arith.ConstantOp:
     return arith.ConstantOp(FloatAttr(0.0, element))  # type: ignore[arg-type]
 
 
-_GUARD_ATTR = "ascend.zeroed_boundary_tile"
-
-
-def _is_guarded_copy(copy: tile.CopyOp) -> bool:
-    """The copy is already a branch of this pass's guard, or follows its fill (the
-    pass is idempotent)."""
-    guard = copy.parent_op()
-    fill = copy.prev_op
-    return (isinstance(guard, scf.IfOp) and _GUARD_ATTR in guard.attributes) or (
-        isinstance(fill, tile.FillOp) and _GUARD_ATTR in fill.attributes
-    )
-
-
-def _reaches_past(copy: tile.CopyOp, source: BufferAccess) -> tuple[list[Operation], SSAValue]:
-    """Ops computing whether the copy's GM region reaches past its array at run time
-    (``offset + size > dim`` in some dimension the tile may overhang), and the i1."""
-    assert isinstance(source.buffer.type, MemRefType)
-    ops: list[Operation] = []
-    conditions: list[SSAValue] = []
-    for d, (dim, size) in enumerate(zip(source.buffer.type.get_shape(), source.sizes)):
-        offset = source.offsets[d] if source.offsets else None
-        if dim >= 0 and not dim % size and (offset is None or not value_divisibility(offset) % size):
-            continue  # whole tiles in this dimension
-        extent = arith.ConstantOp.from_int_and_width(size, IndexType())
-        ops.append(extent)
-        end: SSAValue = extent.result
-        if offset is not None:
-            ops.append(add := arith.AddiOp(offset, extent))
-            end = add.result
-        if dim >= 0:
-            ops.append(bound := arith.ConstantOp.from_int_and_width(dim, IndexType()))
-        else:
-            ops.append(index := arith.ConstantOp.from_int_and_width(d, IndexType()))
-            ops.append(bound := memref.DimOp(source.buffer, index))
-        ops.append(past := arith.CmpiOp(end, bound.results[0], "sgt"))
-        if conditions:
-            ops.append(either := arith.OrIOp(conditions[-1], past.result))
-            conditions.append(either.result)
-        else:
-            conditions.append(past.result)
-    return ops, conditions[-1]
+_ZEROED_ATTR = "ascend.zeroed_boundary_tile"
 
 
 class ZeroBoundaryTile(RewritePattern):
-    """``copy`` -> ``scf.if ragged { fill 0; copy } else { copy }``: only a tile that
-    reaches past its array pays for the fill (and the vector -> MTE2 sync it needs,
-    which stays inside the branch); interior tiles keep the load/compute overlap."""
+    """``copy`` -> ``fill 0; copy`` for a GM -> UB copy that may reach past its array.
+
+    The fill is unconditional.  A fill guarded by "this tile is ragged" would spare
+    interior tiles the vector op, but its sync cannot be balanced: the WAR ring from
+    the tile's last reader to the next fill of its slot would be set every iteration
+    and ordered after its wait only in the iterations that take the branch (a second
+    set before the wait, a pipe-simulator deadlock; fuzz seeds 300032, 300113,
+    300191).  Unconditional, the fill -> copy edge closes that ring and implies the
+    fill -> next-copy ring, and the fill is issued on the vector pipe before the
+    compute of older stages, so the copy does not wait behind it."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tile.CopyOp, rewriter: PatternRewriter) -> None:
-        if ascend_space(op.dst.type) != MemorySpace.UB or _is_guarded_copy(op):
+        if ascend_space(op.dst.type) != MemorySpace.UB:
             return
+        fill = op.prev_op
+        if isinstance(fill, tile.FillOp) and _ZEROED_ATTR in fill.attributes:
+            return  # already zeroed (the pass is idempotent)
         source = next(a for a in op.buffer_accesses() if a.buffer == op.src)
         if not may_reach_past(source):
             return
         assert isinstance(op.dst.type, MemRefType)
         zero = _zero(op.dst.type.element_type)
         fill = tile.FillOp(zero.result, op.dst, op.dst_offsets, op.tile_shape)
-        if not isinstance(op.parent_op(), ForOp):
-            # Outside a pipelined loop's own statements (the kernel's top level, a
-            # guard or an inner loop of the body) a branch could not be synchronized
-            # (ascend-insert-sync takes one level of scf.if in the loop); there is no
-            # load/compute overlap to keep either: zero the tile unconditionally.
-            fill.attributes[_GUARD_ATTR] = UnitAttr()
-            rewriter.insert_op([zero, fill], InsertPoint.before(op))
-            return
-        checks, ragged = _reaches_past(op, source)
-        padded = Block([zero, fill, op.clone(), scf.YieldOp()])
-        whole = Block([op.clone(), scf.YieldOp()])
-        guard = scf.IfOp(ragged, [], Region(padded), Region(whole))
-        guard.attributes[_GUARD_ATTR] = UnitAttr()
-        rewriter.replace(op, [*checks, guard], [])
+        fill.attributes[_ZEROED_ATTR] = UnitAttr()
+        rewriter.insert([zero, fill], InsertPoint.before(op))
 
 
 @dataclass(frozen=True)

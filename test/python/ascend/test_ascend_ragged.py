@@ -39,8 +39,6 @@ def test_vector_add_with_a_ragged_tail(n):
     _check(VADD, {"x": x, "y": y, "z": np.zeros(n, np.float16)})
 
 
-@pytest.mark.xfail(strict=False, reason="ascend-zero-boundary-tiles is off in the default "
-                   "pipeline: its guarded fill deadlocks ascend-insert-sync's flags (fuzz seed 300032)")
 @pytest.mark.parametrize("n,n_out", [(520, 768), (513, 1024), (1, 300)])
 def test_the_padding_of_a_ragged_ub_tile_reads_zero(n, n_out):
     """The output is longer than the inputs: the sum past the inputs' end is stored in
@@ -51,8 +49,6 @@ def test_the_padding_of_a_ragged_ub_tile_reads_zero(n, n_out):
     _check(VADD, {"x": x, "y": y, "z": np.full(n_out, 7, np.float16)})
 
 
-@pytest.mark.xfail(strict=False, reason="ascend-zero-boundary-tiles is off in the default "
-                   "pipeline: its guarded fill deadlocks ascend-insert-sync's flags (fuzz seed 300032)")
 @pytest.mark.parametrize(
     "m,n,out", [(40, 20, (48, 48)), (33, 48, (48, 48)), (1, 1, (16, 48)), (16, 47, (16, 48))]
 )

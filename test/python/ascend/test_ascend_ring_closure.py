@@ -1,0 +1,61 @@
+"""A flag ring whose set could come before its wait (issue #12; fuzz seeds 300032,
+300113, 300191 had the shape): ``ascend-insert-sync`` replaces it by a
+``pipe_barrier[ALL]`` before its consumer.  The kernel below zeroes its UB tile in a
+branch taken only by the ragged last tile, as ``ascend-zero-boundary-tiles`` once did:
+the ring from the store of a slot to the next fill of that slot is set in every
+iteration but ordered after its wait only in iterations that take the branch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from tilepipe.lowering.ascend.pipeline import compile_ascend
+from tilepipe.passes.ascend import sync_analysis
+from tilepipe.semantics import execute
+from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics.compare import first_difference
+from tilepipe.semantics.tile.runner import load_module
+
+GUARDED_FILL = (ROOT / "test" / "ascend" / "Inputs" / "guarded_fill_dynamic.mlir").read_text()
+SIZES = [1, 255, 256, 257, 700, 1024]
+
+
+def _run(size: int):
+    x = np.random.default_rng(size).uniform(-1, 1, size).astype(np.float16)
+    inputs = {"x": x, "z": np.full(size, 7, np.float16)}
+    trips = {"n": -(-size // 256)}
+    expected = execute(GUARDED_FILL, inputs={k: v.copy() for k, v in inputs.items()}, index_args=trips)
+    module = compile_ascend(load_module(GUARDED_FILL))
+    return expected, simulate(module, inputs, trips)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_an_open_ring_is_fenced_and_the_kernel_is_clean(size):
+    expected, report = _run(size)
+    assert report.ok, report.problems()
+    assert first_difference(expected.outputs, report.outputs, "tile level", "pipe simulator") is None
+
+
+def test_the_fence_is_needed(monkeypatch):
+    """Kept as flags (the ring taken as closed), the store's ring into the fill is set
+    a second time before its wait: the pipe simulator reports it."""
+    monkeypatch.setattr(sync_analysis, "ring_is_closed", lambda *args, **kwargs: True)
+    problems = []
+    for size in SIZES:
+        _, report = _run(size)
+        problems.extend(report.problems())
+    assert any("second set" in p or "stuck" in p for p in problems), problems
+
+
+def test_closed_rings_keep_their_flags():
+    """A ring closed by the kernel's own edges (the copy-in -> store RAW closes the
+    store -> next copy-in WAR ring) stays a flag ring: no fence in a plain pipeline."""
+    vadd = (ROOT / "examples" / "ascend_vadd.mlir").read_text()
+    module = compile_ascend(load_module(vadd))
+    ops = [op.name for op in module.walk()]
+    assert "ascend.set_flag" in ops
+    assert not any(
+        op.name == "ascend.pipe_barrier" and "ALL" in str(op) for op in module.walk()
+    )
