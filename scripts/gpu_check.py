@@ -2,13 +2,15 @@
 """Run tilepipe's CUDA kernels on a real GPU: correctness against numpy, and TFLOP/s.
 
     python scripts/gpu_check.py [KERNEL.mlir ...] [--num-stages N[,M...]] [--sizes 1024,4096]
+                                [--shape NAME=D0xD1 ...] [--index-arg NAME=V ...]
                                 [--repeat 20] [--json]
 
-For each kernel (default: examples/gemm.mlir, and examples/flash_attention.mlir when it
-exists) the script compiles it with ``tilepipe.compile.compile_kernel`` for the GPU's own
+For each kernel (default: examples/gemm.mlir, examples/flash_attention.mlir, and
+examples/gemm_dynamic.mlir at M, N, K = 1000, 129, 77) the script compiles it with ``tilepipe.compile.compile_kernel`` for the GPU's own
 architecture, loads the PTX with the CUDA driver API (``libcuda.so.1`` through ctypes, no
-extra package), launches it on random inputs with the kernel's grid, threads and dynamic
-shared memory, compares the result with a reference and times repeated launches with
+extra package), launches it on random inputs with the kernel's grid (its ``tile.grid``, or its
+``tile.grid_dims`` evaluated over the launch's sizes and index arguments), threads and
+dynamic shared memory, compares the result with a reference and times repeated launches with
 CUDA events.  Without a driver or a GPU it prints ``skipped: ...`` and exits 0.
 
 Calibration: every configuration (kernel, size, each ``--num-stages``) also records the
@@ -16,8 +18,10 @@ schedule simulator's prediction (docs/schedule_sim.md) next to its measured time
 the run ends with how well the model's ranking of the configurations held.
 
 The kernel ABI is upstream MLIR's: every memref argument is passed as its flattened
-descriptor (allocated pointer, aligned pointer, offset, sizes, strides); see
-docs/gpu_check.md.  Before launching, the packed arguments are checked against the
+descriptor (allocated pointer, aligned pointer, offset, sizes, strides), every index
+argument as an i64; see docs/gpu_check.md.  A dynamic dimension takes its size from
+``--shape NAME=D0xD1`` (every kernel with an argument of that name), an index argument
+its value from ``--index-arg NAME=V``.  Before launching, the packed arguments are checked against the
 ``.param`` list of the PTX entry.  Exit status: 0 all checks passed (or skipped),
 1 a kernel failed to compile, load, run or match its reference.
 """
@@ -25,10 +29,8 @@ docs/gpu_check.md.  Before launching, the packed arguments are checked against t
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import math
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -42,7 +44,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     MemRefType,
-    NoneAttr,
     i64,
 )
 from xdsl.dialects.func import FuncOp
@@ -53,8 +54,17 @@ from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
 from tilepipe.semantics import KernelError, argument_names, execute, select_kernel
 from tilepipe.semantics.memory import element_format
+from tilepipe.run import index_assignment, shape_assignment
 from tilepipe.semantics.tile.runner import random_array
 
+from kernel_abi import (  # noqa: F401 (re-exported for the tests)
+    PtxParam,
+    argument_shapes,
+    check_abi,
+    kernel_arguments,
+    memref_descriptor,
+    ptx_parameters,
+)
 from cuda_driver import (
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -66,7 +76,10 @@ from cuda_driver import (
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
-DEFAULT_KERNELS = (EXAMPLES / "gemm.mlir", EXAMPLES / "flash_attention.mlir")
+DEFAULT_KERNELS = (EXAMPLES / "gemm.mlir", EXAMPLES / "flash_attention.mlir", EXAMPLES / "gemm_dynamic.mlir")
+# Sizes a default kernel with dynamic dimensions runs at (--shape overrides them):
+# no block, K tile or warp tile divides them.
+DEFAULT_SHAPES = {"gemm_dynamic.mlir": {"A": (1000, 77), "B": (77, 129), "C": (1000, 129)}}
 STATIC_SHARED_LIMIT = 48 * 1024  # above it, a kernel must opt in to more shared memory
 # |gpu - reference| <= TOLERANCE * max|reference|: summation order and exp2.approx
 # differ from the reference, f32 accumulation keeps the difference ~1e-6 relative.
@@ -80,76 +93,6 @@ def arch_for(major: int, minor: int) -> str:
     return "sm_80" if major == 8 else "sm_90"
 
 
-# --------------------------------------------------------------------------- kernel ABI
-
-
-@dataclass(frozen=True)
-class PtxParam:
-    """One ``.param`` of a PTX entry: its size and whether it is declared ``.ptr``."""
-
-    bits: int
-    is_pointer: bool
-
-
-_ENTRY = r"\.entry\s+{name}\s*\((?P<params>[^)]*)\)"
-_PARAM = re.compile(r"\.param\s+\.[busf](?P<bits>\d+)(?P<ptr>\s+\.ptr)?")
-
-
-def ptx_parameters(ptx: str, kernel: str) -> list[PtxParam]:
-    match = re.search(_ENTRY.format(name=re.escape(kernel)), ptx)
-    if match is None:
-        raise CheckFailed(f"the PTX has no entry '{kernel}'")
-    return [
-        PtxParam(int(m.group("bits")), m.group("ptr") is not None)
-        for m in _PARAM.finditer(match.group("params"))
-    ]
-
-
-def memref_descriptor(name: str, shape, pointer: int) -> list[tuple[str, ctypes._SimpleCData]]:
-    """The flattened memref descriptor upstream's finalize-memref-to-llvm expects.
-
-    ``{ptr allocated, ptr aligned, i64 offset, i64 sizes[rank], i64 strides[rank]}``,
-    one kernel parameter per field; identity layout, so offset 0 and row-major strides.
-    """
-    strides = [int(np.prod(shape[d + 1:], dtype=np.int64)) for d in range(len(shape))]
-    fields = [(f"{name}.allocated", ctypes.c_void_p(pointer)), (f"{name}.aligned", ctypes.c_void_p(pointer))]
-    fields.append((f"{name}.offset", ctypes.c_int64(0)))
-    fields += [(f"{name}.sizes[{d}]", ctypes.c_int64(s)) for d, s in enumerate(shape)]
-    fields += [(f"{name}.strides[{d}]", ctypes.c_int64(s)) for d, s in enumerate(strides)]
-    return fields
-
-
-def kernel_arguments(func: FuncOp, pointers: dict[str, int]) -> list[tuple[str, ctypes._SimpleCData]]:
-    """The kernel's parameter list for device buffers ``pointers`` (by argument name)."""
-    arguments: list[tuple[str, ctypes._SimpleCData]] = []
-    for name, arg in zip(argument_names(func), func.body.block.args):
-        memref_type = arg.type
-        if not isinstance(memref_type, MemRefType):
-            raise CheckFailed(f"argument %{name} : {memref_type}: gpu_check passes memref arguments only")
-        shape = memref_type.get_shape()
-        layout = memref_type.layout
-        if any(d < 0 for d in shape) or not isinstance(layout, NoneAttr):
-            raise CheckFailed(f"argument %{name} : {memref_type}: needs a static, row-major memref")
-        arguments += memref_descriptor(name, shape, pointers[name])
-    return arguments
-
-
-def check_abi(arguments, params: list[PtxParam], kernel: str) -> None:
-    """The packed arguments must be the PTX entry's parameters, one for one."""
-    if len(arguments) != len(params):
-        raise CheckFailed(
-            f"kernel {kernel}: {len(arguments)} packed arguments, the PTX declares {len(params)} parameters"
-        )
-    for index, ((name, value), param) in enumerate(zip(arguments, params)):
-        pointer = isinstance(value, ctypes.c_void_p)
-        if ctypes.sizeof(value) * 8 != param.bits or pointer != param.is_pointer:
-            raise CheckFailed(
-                f"kernel {kernel}: parameter {index} ({name}, {ctypes.sizeof(value)} bytes"
-                f"{', pointer' if pointer else ''}) does not match the PTX's .b{param.bits}"
-                f"{' .ptr' if param.is_pointer else ''}"
-            )
-
-
 # --------------------------------------------------------------------------- problems
 
 
@@ -160,18 +103,22 @@ def _constant(value) -> int | None:
     return None
 
 
-def launch_grid(func: FuncOp) -> tuple[int, ...]:
+def launch_grid(
+    func: FuncOp, shapes: dict[str, tuple[int, ...]] | None = None,
+    index_args: dict[str, int] | None = None,
+) -> tuple[int, ...]:
     """The grid ``func`` is launched on: its ``tile.grid``, or its ``tile.grid_dims``
-    over the (static) shapes of its memref arguments, the only ones gpu_check passes."""
+    over the launch's argument shapes and index arguments."""
     try:
-        return evaluate_grid(func)
+        return evaluate_grid(func, index_args, shapes)
     except GridEvaluationError as err:
         raise CheckFailed(f"{err} (at {err.op.name})") from None
 
 
-def matmul_flops(func: FuncOp) -> int | None:
-    """2*M*N*K per executed tile.gemm, over the grid and constant trip counts."""
-    grid = launch_grid(func)
+def matmul_flops(func: FuncOp, grid: tuple[int, ...] | None = None) -> int | None:
+    """2*M*N*K per executed tile.gemm, over the grid and constant trip counts (None
+    with a dynamic trip count)."""
+    grid = launch_grid(func) if grid is None else grid
     total = 0
     for op in func.walk():
         if op.name != "tile.gemm":
@@ -232,7 +179,10 @@ def gemm_reference(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 # Kernels with a closed-form reference; any other runs tilepipe's tile-level interpreter.
-NUMPY_REFERENCES = {"gemm": ("numpy float32 A@B", gemm_reference)}
+NUMPY_REFERENCES = {
+    "gemm": ("numpy float32 A@B", gemm_reference),
+    "gemm_dynamic": ("numpy float32 A@B", gemm_reference),
+}
 
 
 @dataclass
@@ -241,16 +191,33 @@ class Problem:
     label: str
     text: str
     func: FuncOp  # the tile-level kernel
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # of dynamic arguments
+    index_args: dict[str, int] = field(default_factory=dict)
 
 
-def load_problems(path: Path, sizes: list[int] | None, notes: list[str] | None = None) -> list[Problem]:
-    """The kernel at ``path``, resized to each of ``sizes`` when it is over n x n arrays."""
+def load_problems(
+    path: Path, sizes: list[int] | None, notes: list[str] | None = None,
+    shapes: dict[str, tuple[int, ...]] | None = None, index_args: dict[str, int] | None = None,
+) -> list[Problem]:
+    """The kernel at ``path``, resized to each of ``sizes`` when it is over n x n arrays;
+    its dynamic dimensions take ``shapes`` (or, for a default kernel, DEFAULT_SHAPES) and
+    its index arguments ``index_args``, each by argument name."""
     text = path.read_text()
     func = select_kernel(parse_kernel(text, str(path)), None)
+    names = argument_names(func)
+    launch_shapes = {name: tuple(dims) for name, dims in (shapes or {}).items() if name in names}
+    if not launch_shapes:  # sizes given on the command line replace the defaults
+        launch_shapes = dict(DEFAULT_SHAPES.get(path.name, {}))
+    launch_args = {name: value for name, value in (index_args or {}).items() if name in names}
     if not sizes or square_size(func) is None:
         if sizes and notes is not None:
             notes.append(f"{path.name}: --sizes resizes kernels over n x n arrays only; run at its own size")
-        return [Problem(path, path.stem, text, func)]
+        label = path.stem
+        dynamic = [f"{n}={'x'.join(map(str, d))}" for n, d in launch_shapes.items()]
+        dynamic += [f"{n}={v}" for n, v in launch_args.items()]
+        if dynamic:
+            label += " " + " ".join(dynamic)
+        return [Problem(path, label, text, func, launch_shapes, launch_args)]
     problems = []
     for size in sizes:
         module = parse_kernel(text, str(path))
@@ -346,20 +313,26 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
     details["compile_s"] = time.perf_counter() - start
     details["registers"] = next((r.registers for r in compiled.ptxas if r.kernel == kernel), None)
     details["model"] = model_prediction(problem, arch, args.num_stages)
-    grid, (_, threads) = launch_grid(func), kernel_launch_shape(func)
+    grid = launch_grid(func, problem.shapes, problem.index_args)
+    threads = kernel_launch_shape(func)[1]
     shared = compiled.dynamic_shared_bytes.get(kernel, 0)
     details.update(grid=list(grid), threads=threads, dynamic_shared_bytes=shared)
 
-    names = argument_names(func)
+    shapes = argument_shapes(func, problem.shapes)
+    names = list(shapes)  # the memref arguments
     # The ABI check runs before anything touches the GPU.
-    check_abi(kernel_arguments(func, dict.fromkeys(names, 0)), ptx_parameters(compiled.ptx, kernel), kernel)
+    check_abi(
+        kernel_arguments(func, dict.fromkeys(names, 0), problem.shapes, problem.index_args),
+        ptx_parameters(compiled.ptx, kernel), kernel,
+    )
     rng = np.random.default_rng(args.seed)
-    formats = {n: element_format(a.type.element_type) for n, a in zip(names, func.body.block.args)}
-    inputs = {n: random_array(a.type, rng) for n, a in zip(names, func.body.block.args)}
+    types = dict(zip(argument_names(func), (a.type for a in func.body.block.args)))
+    formats = {n: element_format(types[n].element_type) for n in names}
+    inputs = {n: random_array(types[n], rng, shapes[n]) for n in names}
     pointers = {n: driver.upload(formats[n].to_storage(inputs[n])) for n in names}
     module = None
     try:
-        arguments = kernel_arguments(func, pointers)
+        arguments = kernel_arguments(func, pointers, problem.shapes, problem.index_args)
         details["parameters"] = len(arguments)
         module = driver.load_ptx(compiled.ptx)
         function = driver.function(module, kernel)
@@ -380,7 +353,9 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
             expected = reference(inputs)
         else:
             reference_name = "tilepipe interpreter (tile level)"
-            expected = execute(problem.text, inputs=inputs, file_name=str(problem.path)).outputs
+            expected = execute(
+                problem.text, inputs=inputs, index_args=problem.index_args, file_name=str(problem.path)
+            ).outputs
         name, error, bound = worst_difference(results, expected)
         details.update(reference=reference_name, max_abs_error=error, error_bound=bound)
         if not error <= bound:  # also false for NaN
@@ -391,7 +366,10 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
         ms = driver.milliseconds_per_call(
             lambda: driver.launch(function, grid, threads, shared, values), args.repeat
         )
-        flops = matmul_flops(func)
+        flops = matmul_flops(func, grid)
+        if flops is None and problem.path.stem in NUMPY_REFERENCES:  # a dynamic K loop
+            (m, k), n = inputs["A"].shape, inputs["B"].shape[1]
+            flops = 2 * m * n * k
         details.update(ms=ms, repeat=args.repeat, flops=flops, tflops=_tflops(flops, ms))
         figure = reference_figure(driver, problem, inputs, args.repeat)
         if figure is not None:
@@ -420,7 +398,7 @@ def model_prediction(problem: Problem, arch: str, num_stages: int | None) -> dic
     except (CompileError, KernelError, DiagnosticException) as err:
         return {"error": str(err)}
     report = next(r for name, r in reports if name == problem.func.sym_name.data)
-    grid = launch_grid(problem.func)
+    grid = launch_grid(problem.func, problem.shapes, problem.index_args)
     return {"cycles_per_block": report.total_cycles,
             "cycles_per_iteration": round(report.steady_step, 2),
             "grid_cycles": report.total_cycles * math.prod(grid)}
@@ -517,6 +495,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--num-stages", type=_stages,
                         help="override num_stages of every pipelined loop; a list (1,2,3) runs each")
     parser.add_argument("--sizes", type=_sizes, help="square problem sizes n (n x n arrays), e.g. 1024,4096")
+    parser.add_argument("--shape", type=shape_assignment, action="append", default=[],
+                        help="sizes of a dynamic memref argument, NAME=D0xD1... (repeatable; "
+                        "applies to every kernel with an argument of that name)")
+    parser.add_argument("--index-arg", type=index_assignment, action="append", default=[],
+                        help="value of an index argument, NAME=V (repeatable)")
     parser.add_argument("--repeat", type=int, default=20, help="timed launches (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
@@ -547,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
               f"driver {device['driver']}) -> {arch}")
     for path in kernels:
         try:
-            problems = load_problems(path, args.sizes, notes)
+            problems = load_problems(path, args.sizes, notes, dict(args.shape), dict(args.index_arg))
         except (CompileError, CheckFailed, KernelError, OSError) as err:
             problems, failed = [], Outcome(str(path), arch, None, message=str(err))
             outcomes.append(failed)

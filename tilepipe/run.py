@@ -49,7 +49,7 @@ def _block(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"expected a block like 0,1 got '{text}'") from None
 
 
-def _index_arg(text: str) -> tuple[str, int]:
+def index_assignment(text: str) -> tuple[str, int]:
     name, sep, value = text.partition("=")
     try:
         if not sep:
@@ -59,7 +59,7 @@ def _index_arg(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"expected NAME=INTEGER, got '{text}'") from None
 
 
-def _shape(text: str) -> tuple[str, tuple[int, ...]]:
+def shape_assignment(text: str) -> tuple[str, tuple[int, ...]]:
     name, sep, dims = text.partition("=")
     try:
         if not sep or not name:
@@ -87,11 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--block", type=_block, action="append", help="run only this block (repeatable)"
     )
     parser.add_argument(
-        "--index-arg", type=_index_arg, action="append", default=[],
+        "--index-arg", type=index_assignment, action="append", default=[],
         help="value of a scalar argument, NAME=VALUE (repeatable)",
     )
     parser.add_argument(
-        "--shape", type=_shape, action="append", default=[],
+        "--shape", type=shape_assignment, action="append", default=[],
         help="sizes of a dynamically shaped memref argument, NAME=D0xD1... (repeatable; "
         "default: the shape of its input array)",
     )

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from xdsl.dialects.builtin import IndexType
+
 from tilepipe.compile import compile_kernel
 from tilepipe.semantics import execute
 
@@ -134,8 +136,9 @@ class InterpretingDriver:
     packed memref descriptors and runs the kernel in tilepipe's tile-level interpreter.
     It exercises the check's own plumbing (storage formats, descriptors, comparison)."""
 
-    def __init__(self, problem, corrupt: bool = False, shared_bytes: int | None = 98304):
-        self.problem, self.corrupt = problem, corrupt
+    def __init__(self, problem, corrupt: bool = False, shared_bytes: int | None = 98304,
+                 grid: tuple[int, ...] = (2, 2)):
+        self.problem, self.corrupt, self.grid = problem, corrupt, grid
         self.shared_bytes = shared_bytes  # None: any (it depends on num_stages)
         self.memory: dict[int, np.ndarray] = {}
         self.launches = 0
@@ -151,10 +154,15 @@ class InterpretingDriver:
 
     def launch(self, function, grid, threads, shared_bytes, arguments) -> None:
         func = self.problem.func
-        assert (tuple(grid), threads) == ((2, 2), 128)
+        assert (tuple(grid), threads) == (self.grid, 128)
         assert self.shared_bytes in (None, shared_bytes)
-        inputs, buffers, position = {}, {}, 0
+        inputs, buffers, index_args, position = {}, {}, {}, 0
         for name, arg in zip(gpu_check.argument_names(func), func.body.block.args):
+            if isinstance(arg.type, IndexType):
+                assert isinstance(arguments[position], ctypes.c_int64)
+                index_args[name] = arguments[position].value
+                position += 1
+                continue
             rank = len(arg.type.get_shape())
             allocated, aligned, offset, *rest = (v.value for v in arguments[position : position + 3 + 2 * rank])
             sizes, strides = tuple(rest[:rank]), tuple(rest[rank:])
@@ -164,7 +172,7 @@ class InterpretingDriver:
             fmt = gpu_check.element_format(arg.type.element_type)
             inputs[name], buffers[name] = fmt.from_storage(stored), (aligned, fmt)
             position += 3 + 2 * rank
-        outputs = execute(self.problem.text, inputs=inputs).outputs
+        outputs = execute(self.problem.text, inputs=inputs, index_args=index_args).outputs
         if self.corrupt:
             outputs["C"][5, 7] += 1.0
         for name, (pointer, fmt) in buffers.items():
@@ -250,3 +258,62 @@ def test_num_stages_takes_a_list():
     assert gpu_check.build_parser().parse_args(["--num-stages", "1,3"]).num_stages == [1, 3]
     with pytest.raises(SystemExit):
         gpu_check.build_parser().parse_args(["--num-stages", "0"])
+
+
+DYNAMIC_GEMM = gpu_check.EXAMPLES / "gemm_dynamic.mlir"
+SHAPES = {"A": (200, 77), "B": (77, 129), "C": (200, 129)}
+
+
+def test_dynamic_dimensions_take_the_launch_sizes_in_the_descriptors():
+    (problem,) = gpu_check.load_problems(DYNAMIC_GEMM, None, shapes=SHAPES)
+    assert problem.label == "gemm_dynamic A=200x77 B=77x129 C=200x129"
+    assert gpu_check.launch_grid(problem.func, problem.shapes) == (2, 2)  # ceildiv(129|200, 128)
+    ptx = compile_kernel(problem.text, str(DYNAMIC_GEMM), "sm_80", run_ptxas=False).ptx
+    arguments = gpu_check.kernel_arguments(problem.func, POINTERS, problem.shapes)
+    gpu_check.check_abi(arguments, gpu_check.ptx_parameters(ptx, "gemm_dynamic"), "gemm_dynamic")
+    b_fields = [(name, value.value) for name, value in arguments[7:14]]
+    assert b_fields == [
+        ("B.allocated", POINTERS["B"]), ("B.aligned", POINTERS["B"]), ("B.offset", 0),
+        ("B.sizes[0]", 77), ("B.sizes[1]", 129), ("B.strides[0]", 129), ("B.strides[1]", 1),
+    ]
+
+
+def test_the_default_dynamic_gemm_runs_at_sizes_no_tile_divides():
+    (problem,) = gpu_check.load_problems(DYNAMIC_GEMM, None)
+    assert problem.shapes == {"A": (1000, 77), "B": (77, 129), "C": (1000, 129)}
+    assert DYNAMIC_GEMM in gpu_check.DEFAULT_KERNELS
+
+
+def test_a_dynamic_dimension_without_a_size_is_a_clear_failure():
+    (problem,) = gpu_check.load_problems(DYNAMIC_GEMM, None, shapes={"A": (200, 77)})
+    with pytest.raises(CheckFailed, match=r"%B : memref<\?x\?xf16> needs a shape \(--shape B=D0xD1"):
+        gpu_check.kernel_arguments(problem.func, POINTERS, problem.shapes)
+
+
+def test_an_index_argument_is_passed_as_i64_and_needs_a_value(tmp_path):
+    kernel = tmp_path / "scaled.mlir"
+    kernel.write_text(DYNAMIC_GEMM.read_text().replace(
+        "%C: memref<?x?xf32>)", "%C: memref<?x?xf32>, %unused: index)"))
+    (problem,) = gpu_check.load_problems(kernel, None, shapes=SHAPES, index_args={"unused": 7})
+    arguments = gpu_check.kernel_arguments(problem.func, POINTERS, problem.shapes, problem.index_args)
+    assert arguments[-1][0] == "unused" and isinstance(arguments[-1][1], ctypes.c_int64)
+    with pytest.raises(CheckFailed, match="index argument %unused needs a value: --index-arg unused=V"):
+        gpu_check.kernel_arguments(problem.func, POINTERS, problem.shapes)
+
+
+@pytest.mark.parametrize("corrupt", [False, True], ids=["faithful", "one-wrong-element"])
+def test_the_check_runs_a_dynamic_gemm_on_its_computed_grid(monkeypatch, corrupt):
+    monkeypatch.setattr(gpu_check, "reference_figure", lambda *args: None)
+    args = gpu_check.build_parser().parse_args(
+        ["--repeat", "1", *(f"--shape={n}={'x'.join(map(str, d))}" for n, d in SHAPES.items())]
+    )
+    (problem,) = gpu_check.load_problems(DYNAMIC_GEMM, None, shapes=dict(args.shape))
+    driver = InterpretingDriver(problem, corrupt, shared_bytes=None, grid=(2, 2))
+    outcome = gpu_check.run_problem(driver, problem, "sm_80", args)
+    assert not driver.memory  # all freed
+    if corrupt:
+        assert not outcome.ok and "in %C (reference: numpy float32 A@B)" in outcome.message
+    else:
+        assert outcome.ok, outcome.message
+        assert outcome.details["grid"] == [2, 2]
+        assert outcome.details["flops"] == 2 * 200 * 129 * 77  # the dynamic K loop: A@B's own

@@ -1,0 +1,108 @@
+"""The kernel ABI scripts/gpu_check.py launches with: upstream MLIR's, every memref
+argument passed as its flattened descriptor (allocated pointer, aligned pointer, offset,
+sizes, strides), every index argument as an i64, checked against the PTX entry's
+``.param`` list before anything touches the GPU (docs/gpu_check.md)."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import IndexType, MemRefType, NoneAttr
+from xdsl.dialects.func import FuncOp
+
+from tilepipe.semantics import KernelError, argument_names
+from tilepipe.semantics.tile.runner import argument_shape
+
+from cuda_driver import CheckFailed
+
+
+@dataclass(frozen=True)
+class PtxParam:
+    """One ``.param`` of a PTX entry: its size and whether it is declared ``.ptr``."""
+
+    bits: int
+    is_pointer: bool
+
+
+_ENTRY = r"\.entry\s+{name}\s*\((?P<params>[^)]*)\)"
+_PARAM = re.compile(r"\.param\s+\.[busf](?P<bits>\d+)(?P<ptr>\s+\.ptr)?")
+
+
+def ptx_parameters(ptx: str, kernel: str) -> list[PtxParam]:
+    match = re.search(_ENTRY.format(name=re.escape(kernel)), ptx)
+    if match is None:
+        raise CheckFailed(f"the PTX has no entry '{kernel}'")
+    return [
+        PtxParam(int(m.group("bits")), m.group("ptr") is not None)
+        for m in _PARAM.finditer(match.group("params"))
+    ]
+
+
+def memref_descriptor(name: str, shape, pointer: int) -> list[tuple[str, ctypes._SimpleCData]]:
+    """The flattened memref descriptor upstream's finalize-memref-to-llvm expects.
+
+    ``{ptr allocated, ptr aligned, i64 offset, i64 sizes[rank], i64 strides[rank]}``,
+    one kernel parameter per field; identity layout, so offset 0 and row-major strides.
+    """
+    strides = [int(np.prod(shape[d + 1:], dtype=np.int64)) for d in range(len(shape))]
+    fields = [(f"{name}.allocated", ctypes.c_void_p(pointer)), (f"{name}.aligned", ctypes.c_void_p(pointer))]
+    fields.append((f"{name}.offset", ctypes.c_int64(0)))
+    fields += [(f"{name}.sizes[{d}]", ctypes.c_int64(s)) for d, s in enumerate(shape)]
+    fields += [(f"{name}.strides[{d}]", ctypes.c_int64(s)) for d, s in enumerate(strides)]
+    return fields
+
+
+def argument_shapes(func: FuncOp, shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """The launch shape of every memref argument: static from its type, dynamic
+    dimensions from ``shapes`` (by argument name)."""
+    result = {}
+    for name, arg in zip(argument_names(func), func.body.block.args):
+        if isinstance(arg.type, MemRefType):
+            try:
+                result[name] = argument_shape(func, name, arg.type, shapes.get(name), None)
+            except KernelError as err:
+                raise CheckFailed(str(err).replace("shapes / --shape", "--shape")) from None
+    return result
+
+
+def kernel_arguments(
+    func: FuncOp, pointers: dict[str, int], shapes: dict[str, tuple[int, ...]] | None = None,
+    index_args: dict[str, int] | None = None,
+) -> list[tuple[str, ctypes._SimpleCData]]:
+    """The kernel's parameter list for device buffers ``pointers`` (by argument name),
+    the sizes of dynamic dimensions ``shapes`` and the values ``index_args``."""
+    sizes = argument_shapes(func, shapes or {})
+    index_args = index_args or {}
+    arguments: list[tuple[str, ctypes._SimpleCData]] = []
+    for name, arg in zip(argument_names(func), func.body.block.args):
+        arg_type = arg.type
+        if isinstance(arg_type, IndexType):
+            if name not in index_args:
+                raise CheckFailed(f"index argument %{name} needs a value: --index-arg {name}=V")
+            arguments.append((name, ctypes.c_int64(index_args[name])))
+            continue
+        if not isinstance(arg_type, MemRefType):
+            raise CheckFailed(f"argument %{name} : {arg_type}: gpu_check passes memref and index arguments only")
+        if not isinstance(arg_type.layout, NoneAttr):
+            raise CheckFailed(f"argument %{name} : {arg_type}: needs a row-major memref")
+        arguments += memref_descriptor(name, sizes[name], pointers[name])
+    return arguments
+
+
+def check_abi(arguments, params: list[PtxParam], kernel: str) -> None:
+    """The packed arguments must be the PTX entry's parameters, one for one."""
+    if len(arguments) != len(params):
+        raise CheckFailed(
+            f"kernel {kernel}: {len(arguments)} packed arguments, the PTX declares {len(params)} parameters"
+        )
+    for index, ((name, value), param) in enumerate(zip(arguments, params)):
+        pointer = isinstance(value, ctypes.c_void_p)
+        if ctypes.sizeof(value) * 8 != param.bits or pointer != param.is_pointer:
+            raise CheckFailed(
+                f"kernel {kernel}: parameter {index} ({name}, {ctypes.sizeof(value)} bytes"
+                f"{', pointer' if pointer else ''}) does not match the PTX's .b{param.bits}"
+                f"{' .ptr' if param.is_pointer else ''}"
+            )
