@@ -54,8 +54,8 @@ from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
 from tilepipe.semantics import KernelError, argument_names, execute, select_kernel
 from tilepipe.semantics.memory import element_format
-from tilepipe.run import index_assignment, shape_assignment
 from tilepipe.semantics.tile.runner import random_array
+from tilepipe.source import index_assignment, shape_assignment
 
 from kernel_abi import (  # noqa: F401 (re-exported for the tests)
     PtxParam,

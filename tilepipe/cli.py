@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tilepipe.compile import CompileResult, compile_kernel, parse_kernel, retarget
 from tilepipe.diagnostics import Diagnostic, DriverArgumentParser, InputError, run_driver
-from tilepipe.source import read_source
+from tilepipe.source import read_source, shape_assignment
 from tilepipe.targets import TARGET_ALIASES, TARGETS, CudaTarget
 
 CUDA_EMITS = ("nvvm", "llvm", "ptx")
@@ -119,6 +119,11 @@ def _add_tune(commands) -> None:
         "--num-stages", default="1-5", help="depths: N, N-M or N,M,... (default 1-5)"
     )
     tune_cmd.add_argument("--index-args", default="", help="index arguments, e.g. n=4,m=2")
+    tune_cmd.add_argument(
+        "--shape", type=shape_assignment, action="append", default=[],
+        help="sizes of a dynamically shaped memref argument, NAME=D0xD1... (repeatable): "
+        "the grid, trip counts and cycles are those of this problem size",
+    )
     tune_cmd.add_argument("--no-ptxas", action="store_true", help="skip the register check")
     tune_cmd.add_argument("-j", "--jobs", type=int, help="worker processes (default: all cores)")
     tune_cmd.add_argument("-o", "--output", help="write the chosen kernel here (default: stdout)")

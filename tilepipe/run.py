@@ -31,7 +31,7 @@ import numpy as np
 from tilepipe.semantics.compare import first_difference
 from tilepipe.diagnostics import DriverArgumentParser, run_driver
 from tilepipe.semantics import execute
-from tilepipe.source import read_source
+from tilepipe.source import index_assignment, read_source, shape_assignment
 
 EXIT_ERROR, EXIT_MISMATCH, EXIT_RACE, EXIT_INTERNAL = 1, 2, 3, 4
 EXIT_STATUSES = """exit status:
@@ -47,28 +47,6 @@ def _block(text: str) -> tuple[int, ...]:
         return tuple(int(part) for part in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a block like 0,1 got '{text}'") from None
-
-
-def index_assignment(text: str) -> tuple[str, int]:
-    name, sep, value = text.partition("=")
-    try:
-        if not sep:
-            raise ValueError
-        return name.lstrip("%"), int(value, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected NAME=INTEGER, got '{text}'") from None
-
-
-def shape_assignment(text: str) -> tuple[str, tuple[int, ...]]:
-    name, sep, dims = text.partition("=")
-    try:
-        if not sep or not name:
-            raise ValueError
-        return name.lstrip("%"), tuple(int(d) for d in dims.split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected NAME=D0xD1..., e.g. A=1000x77, got '{text}'"
-        ) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,6 +17,7 @@ located diagnostic (an :class:`~tilepipe.diagnostics.InputError`) whichever tool
 
 from __future__ import annotations
 
+from argparse import ArgumentTypeError
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -356,6 +357,8 @@ class TilepipeFrontend(Frontend):
 
 
 __all__ = [
+    "index_assignment",
+    "shape_assignment",
     "MAX_REGION_DEPTH",
     "LocatingParser",
     "TilepipeFrontend",
@@ -365,6 +368,28 @@ __all__ = [
     "read_source",
     "undeclared_or_invisible_use",
 ]
+
+
+def index_assignment(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    try:
+        if not sep:
+            raise ValueError
+        return name.lstrip("%"), int(value, 0)
+    except ValueError:
+        raise ArgumentTypeError(f"expected NAME=INTEGER, got '{text}'") from None
+
+
+def shape_assignment(text: str) -> tuple[str, tuple[int, ...]]:
+    name, sep, dims = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name.lstrip("%"), tuple(int(d) for d in dims.split("x"))
+    except ValueError:
+        raise ArgumentTypeError(
+            f"expected NAME=D0xD1..., e.g. A=1000x77, got '{text}'"
+        ) from None
 
 
 def parse_assignments(spec: str | None, what: str) -> dict[str, int]:

@@ -91,7 +91,7 @@ def _arena_bytes(module) -> int:
     return total
 
 
-def _blocks(module, index_args) -> int:
+def _blocks(module, index_args, shapes) -> int:
     from xdsl.dialects.func import FuncOp
 
     from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
@@ -101,20 +101,20 @@ def _blocks(module, index_args) -> int:
     for func in module.walk():
         if isinstance(func, FuncOp) and func.body.blocks:
             try:  # a tile.grid_dims grid needs the arguments' values
-                grid = evaluate_grid(func, index_args)
+                grid = evaluate_grid(func, index_args, shapes)
             except GridEvaluationError as err:
                 raise KernelError(err.op, str(err)) from None
             count += math.prod(grid)
     return max(count, 1)
 
 
-def _evaluate_cuda(outcome: Outcome, module, target, index_args, run_ptxas: bool) -> None:
+def _evaluate_cuda(outcome: Outcome, module, target, index_args, shapes, run_ptxas: bool) -> None:
     from tilepipe.compile import compile_kernel
     from tilepipe.schedule_sim.flow import scheduled_module, simulate_kernels
 
     scheduled = scheduled_module(module)
     outcome.arena_bytes = _arena_bytes(scheduled)
-    reports = simulate_kernels(scheduled, index_args)
+    reports = simulate_kernels(scheduled, index_args, shapes)
     outcome.step = max(r.steady_step for _, r in reports)
     outcome.cycles = max(r.total_cycles for _, r in reports)
     if run_ptxas:
@@ -128,7 +128,7 @@ def _evaluate_cuda(outcome: Outcome, module, target, index_args, run_ptxas: bool
             )
 
 
-def _evaluate_ascend(outcome: Outcome, module, target, index_args) -> None:
+def _evaluate_ascend(outcome: Outcome, module, target, index_args, shapes) -> None:
     import numpy as np
     from xdsl.dialects.func import FuncOp
 
@@ -137,7 +137,7 @@ def _evaluate_ascend(outcome: Outcome, module, target, index_args) -> None:
     from tilepipe.lowering.ascend.pipeline import compile_ascend, on_chip_allocs
     from tilepipe.passes.ascend.flag_blocks import coalesce, plan_flag_budget
     from tilepipe.semantics.ascend.sim import numpy_dtype, simulate
-    from tilepipe.semantics.tile.runner import argument_names
+    from tilepipe.semantics.tile.runner import argument_names, argument_shape
 
     # Over-capacity buffers and a lock pool too small for the spilled flags are
     # diagnostics of the pipeline itself.
@@ -157,7 +157,9 @@ def _evaluate_ascend(outcome: Outcome, module, target, index_args) -> None:
     # Cycles from the pipe simulator, on zero inputs (timing does not depend on data).
     kernel = kernels[0]
     inputs = {
-        name: np.zeros(arg.type.get_shape(), dtype=numpy_dtype(arg.type))
+        name: np.zeros(
+            argument_shape(kernel, name, arg.type, shapes.get(name), None), dtype=numpy_dtype(arg.type)
+        )
         for name, arg in zip(argument_names(kernel), kernel.body.block.args)
         if hasattr(arg.type, "get_shape")
     }
@@ -168,7 +170,7 @@ def _evaluate_ascend(outcome: Outcome, module, target, index_args) -> None:
     outcome.step = report.steady_step
 
 
-def evaluate(job: tuple[Config, str, str, dict[str, int], bool]) -> Outcome:
+def evaluate(job: tuple[Config, str, str, dict[str, int], dict[str, tuple[int, ...]], bool]) -> Outcome:
     """Compile and simulate one configuration (run in a worker process)."""
     from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
@@ -179,7 +181,7 @@ def evaluate(job: tuple[Config, str, str, dict[str, int], bool]) -> Outcome:
     from tilepipe.semantics.errors import KernelError
     from tilepipe.targets import CudaTarget, get_target
 
-    config, text, target_name, index_args, run_ptxas = job
+    config, text, target_name, index_args, shapes, run_ptxas = job
     outcome = Outcome(config)
     target = get_target(target_name)
     try:
@@ -189,11 +191,11 @@ def evaluate(job: tuple[Config, str, str, dict[str, int], bool]) -> Outcome:
             InstantiateTileParams(values=values).apply(make_context(), module)
         retarget(module, target, config.num_stages)  # verifies the instantiated kernel
         outcome.text = str(module) + "\n"
-        outcome.blocks = _blocks(module, index_args)
+        outcome.blocks = _blocks(module, index_args, shapes)
         if isinstance(target, CudaTarget):
-            _evaluate_cuda(outcome, module, target, index_args, run_ptxas)
+            _evaluate_cuda(outcome, module, target, index_args, shapes, run_ptxas)
         else:
-            _evaluate_ascend(outcome, module, target, index_args)
+            _evaluate_ascend(outcome, module, target, index_args, shapes)
     except (DiagnosedError, DiagnosticException, PassFailedException, KernelError) as err:
         outcome.rejected = _message(err)
     return outcome
@@ -224,15 +226,21 @@ def tune(
     index_args: dict[str, int] | None = None,
     run_ptxas: bool = True,
     jobs: int | None = None,
+    shapes: dict[str, tuple[int, ...]] | None = None,
 ) -> list[Outcome]:
-    """Every configuration's outcome, in (kernel, tile sizes, depth) order."""
+    """Every configuration's outcome, in (kernel, tile sizes, depth) order; ``shapes``
+    gives the sizes of dynamically shaped memref arguments (by name) that the grid,
+    the trip counts and the simulators are evaluated at."""
     configs = [
         (Config(path, d, sizes), text)
         for path, text in kernels
         for sizes in declared_sizes(path, text)
         for d in depths
     ]
-    work = [(c, text, target_name, dict(index_args or {}), run_ptxas) for c, text in configs]
+    work = [
+        (c, text, target_name, dict(index_args or {}), dict(shapes or {}), run_ptxas)
+        for c, text in configs
+    ]
     workers = max(1, min(jobs or os.cpu_count() or 1, len(work)))
     if workers == 1:
         return [evaluate(job) for job in work]
@@ -291,7 +299,7 @@ def run_tune_command(args) -> int:
     index_args = parse_index_args(args.index_args)
     target = TARGET_ALIASES.get(args.target, args.target)
     kernels = [(path, read_source(Path(path))) for path in args.kernels]
-    outcomes = tune(kernels, target, depths, index_args, not args.no_ptxas, args.jobs)
+    outcomes = tune(kernels, target, depths, index_args, not args.no_ptxas, args.jobs, dict(args.shape))
     chosen = best(outcomes)
     print(format_table(outcomes, chosen), file=sys.stderr)
     if chosen is None:

@@ -609,6 +609,12 @@ def sync_points(
             versions = info.versions
         kind = sync_kind(edge.src, edge.dst)
         if kind == SyncKind.FLAG and edge.in_loop:
+            if edge.distance == 0:
+                # Not a ring: it needs only as many ids as keep its sets closed.
+                versions = next(
+                    (ids for ids in range(1, versions) if ring_is_closed(edge, ids, sites, kept, fences)),
+                    versions,
+                )
             if not ring_is_closed(edge, versions, sites, kept, fences):
                 kind = SyncKind.FENCE
         points.append(SyncPoint(edge, kind, versions))

@@ -2,7 +2,9 @@
 // sizes of dynamic GM dimensions are kernel parameters, a ragged copy moves its valid
 // rows and columns on its own pipe, and a UB tile that may be ragged is zeroed first
 // (DataCopyPad pads a row only to its 32-byte block), ordered before its copy by a
-// V -> MTE2 flag of the same iteration that also orders the slot's previous reader.
+// V -> MTE2 flag of the same iteration.  The fill (after the previous iteration's add
+// on the vector pipe) closes that flag and the copy -> add flag with one id each: an
+// id cannot be set again before its wait (ascend-insert-sync's ring_is_closed).
 // RUN: tilepipe compile %S/Inputs/vadd_dynamic.mlir --target ascend910b --syntax-check -o %t.vadd.cpp 2>&1 | filecheck %s --check-prefix=FLAGS
 // RUN: filecheck %s --check-prefix=VADD < %t.vadd.cpp
 // RUN: tilepipe compile %S/Inputs/matmul_dynamic.mlir --target ascend910b --syntax-check -o %t.mm.cpp
@@ -11,15 +13,15 @@
 
 // FLAGS:      syntax check: passed
 // FLAGS:      MTE3_V: 1 sync points, 2 of 8 ids
-// FLAGS-NEXT: V_MTE2: 2 sync points, 4 of 8 ids
-// FLAGS-NEXT: MTE2_V: 1 sync points, 2 of 8 ids
+// FLAGS-NEXT: V_MTE2: 2 sync points, 2 of 8 ids
+// FLAGS-NEXT: MTE2_V: 1 sync points, 1 of 8 ids
 // FLAGS-NEXT: V_MTE3: 1 sync points, 2 of 8 ids
 
 // VADD-LABEL: void vadd(GM_ADDR x, GM_ADDR y, GM_ADDR z, int64_t x_size0, int64_t y_size0, int64_t z_size0) {
 // VADD:         int64_t n = x_size0;
 // VADD:         AscendC::Duplicate(x_ub[v * 256], (half)0.0, 256);
-// VADD-NEXT:    AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(v);
-// VADD-NEXT:    AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(v);
+// VADD-NEXT:    AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(0);
+// VADD-NEXT:    AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(0);
 // VADD-NEXT:    int64_t x_valid0 = x_size0 - off < 0 ? 0 : (x_size0 - off > 256 ? 256 : x_size0 - off);
 // VADD-NEXT:    int64_t padded_bytes = (x_valid0 * 2 + 31) / 32 * 32;
 // VADD-NEXT:    if (x_valid0 > 0) {

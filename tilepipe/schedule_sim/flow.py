@@ -38,14 +38,15 @@ def parse_index_args(spec: str | None) -> dict[str, int]:
 
 
 def simulate_kernels(
-    module: ModuleOp, index_args: dict[str, int] | None = None
+    module: ModuleOp, index_args: dict[str, int] | None = None,
+    shapes: dict[str, tuple[int, ...]] | None = None,
 ) -> list[tuple[str, ScheduleReport]]:
     """Simulate every CUDA kernel of a scheduled-level module; bad kernels raise a
     located :class:`OpDiagnosticError`."""
     reports = []
     for func in [op for op in module.ops if isinstance(op, FuncOp) and op.body.blocks]:
         try:
-            report = simulate(module, func.sym_name.data, index_args=index_args)
+            report = simulate(module, func.sym_name.data, index_args=index_args, shapes=shapes)
         except KernelError as err:  # already located at the op that failed
             raise OpDiagnosticError(err.diagnostic) from None
         if report.deadlock:

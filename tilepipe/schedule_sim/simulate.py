@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import ModuleOp
 
@@ -21,9 +21,11 @@ def simulate(
     *,
     index_args: Mapping[str, int] | None = None,
     target: CudaTarget | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> ScheduleReport:
     """Simulate block 0 of a scheduled-level kernel; ``target`` overrides the kernel's
-    target record (e.g. to try other latencies)."""
+    target record (e.g. to try other latencies); ``shapes`` gives the sizes of
+    dynamically shaped memref arguments by name."""
     module = load_module(module_or_text)
     func = select_kernel(module, func_name)
     chosen = target or target_of(func)
@@ -38,5 +40,5 @@ def simulate(
 
     # Blocks run on their own SMs: one block's schedule is the kernel's.
     execute(module, func.sym_name.data, blocks=[(0,) * grid_rank(func)], index_args=index_args,
-            machine=machine)
+            machine=machine, shapes=shapes)
     return ScheduleModel(machines[0].steps, chosen).run()

@@ -59,3 +59,22 @@ def test_closed_rings_keep_their_flags():
     assert not any(
         op.name == "ascend.pipe_barrier" and "ALL" in str(op) for op in module.walk()
     )
+
+
+def test_a_same_iteration_flag_takes_the_ids_its_closure_needs(monkeypatch):
+    """A copy-in feeding a long vector chain: its copy -> exp flag needs both ids of
+    the buffer's ring (the vector pipe is held back only by the WAR ring two iterations
+    later).  Given one id (every point taken as closed), the copy of the next iteration
+    sets it again before the vector pipe has waited: the pipe simulator reports it."""
+    text = (ROOT / "test" / "ascend" / "Inputs" / "slow_vector_consumer.mlir").read_text()
+    inputs = {
+        "x": np.random.default_rng(0).uniform(-0.1, 0.1, 8192).astype(np.float32),
+        "z": np.zeros(8192, np.float32),
+    }
+    expected = execute(text, inputs={k: v.copy() for k, v in inputs.items()})
+    report = simulate(compile_ascend(load_module(text)), inputs)
+    assert report.ok, report.problems()
+    assert first_difference(expected.outputs, report.outputs, "tile level", "pipe simulator") is None
+    monkeypatch.setattr(sync_analysis, "ring_is_closed", lambda *args, **kwargs: True)
+    report = simulate(compile_ascend(load_module(text)), inputs)
+    assert any("second set" in p or "stuck" in p for p in report.problems()), report.problems()
