@@ -67,8 +67,13 @@ class LowerGemm(RewritePattern):
             raise op_error(op, "the accumulator must be a register fragment")
         if a.is_fragment or b.is_fragment:
             raise op_error(op, "gemm inputs must be in shared (or global) memory")
-        tensor_cores = isinstance(c.layout, MmaAccumulatorLayout)
-        if isinstance(a.element_type, TENSOR_CORE_INPUTS) and not tensor_cores:
+        # The accumulator's layout is mma.sync's when any gemm into it runs on tensor
+        # cores; an f32 gemm into the same fragment still takes the scalar path, over
+        # that layout (fuzz seed 411991: it issued an f32 ldmatrix, which upstream
+        # rejects and the NVVM interpreter ran as a wrong product).
+        mma_layout = isinstance(c.layout, MmaAccumulatorLayout)
+        tensor_cores = mma_layout and isinstance(a.element_type, TENSOR_CORE_INPUTS)
+        if isinstance(a.element_type, TENSOR_CORE_INPUTS) and not mma_layout:
             m, n, k = op.mnk
             misfit = tensor_core_misfit(m, n, k, self.context.warps)
             raise op_error(
