@@ -91,7 +91,7 @@ def _arena_bytes(module) -> int:
     return total
 
 
-def _blocks(module, index_args, shapes) -> int:
+def _blocks(module, index_args, shapes=None) -> int:
     from xdsl.dialects.func import FuncOp
 
     from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
