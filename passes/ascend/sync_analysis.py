@@ -492,16 +492,31 @@ def ring_is_closed(
     that skip the branch) is replaced by a ``pipe_barrier[ALL]`` before its consumer,
     which orders every earlier instruction of the core.  A same-iteration point is not
     primed: in a loop of at most ``versions`` iterations no id is set twice."""
-    assert ring.src.loop is not None
-    if ring.distance == 0 and trips_at_most(ring.src.loop, versions):
-        return True  # unprimed, and no iteration reuses an id
+    return _closed(ring, versions, closing_distance(ring, sites, kept, fences))
+
+
+def closing_distance(
+    ring: DepEdge,
+    sites: Sequence[SyncSite],
+    kept: Sequence[DepEdge],
+    fences: Sequence[SyncPoint] = (),
+) -> int:
+    """The shortest path of kept edges from ``ring``'s consumer back to its producer
+    (INFINITY when there is none): the distance :func:`ring_is_closed` compares."""
     back = DepEdge(ring.dst, ring.src, 0, ring.buffer, "ring", ring.clock)
     # A guarded kept edge runs only in its branch: it closes points of that branch only.
     usable = [
         e for e in kept
         if e is not ring and (not e.is_guarded or (ring.is_guarded and e.src.same_guard(ring.src)))
     ]
-    return implied_distance(back, sites, usable, fences) <= versions - ring.distance
+    return implied_distance(back, sites, usable, fences)
+
+
+def _closed(ring: DepEdge, versions: int, back_distance: int) -> bool:
+    assert ring.src.loop is not None
+    if ring.distance == 0 and trips_at_most(ring.src.loop, versions):
+        return True  # unprimed, and no iteration reuses an id
+    return back_distance <= versions - ring.distance
 
 
 def inner_loop_fences(sites: Sequence[SyncSite]) -> list[SyncPoint]:
@@ -609,13 +624,13 @@ def sync_points(
             versions = info.versions
         kind = sync_kind(edge.src, edge.dst)
         if kind == SyncKind.FLAG and edge.in_loop:
+            back = closing_distance(edge, sites, kept, fences)  # one closure per point
             if edge.distance == 0:
                 # Not a ring: it needs only as many ids as keep its sets closed.
                 versions = next(
-                    (ids for ids in range(1, versions) if ring_is_closed(edge, ids, sites, kept, fences)),
-                    versions,
+                    (ids for ids in range(1, versions) if _closed(edge, ids, back)), versions
                 )
-            if not ring_is_closed(edge, versions, sites, kept, fences):
+            if not _closed(edge, versions, back):
                 kind = SyncKind.FENCE
         points.append(SyncPoint(edge, kind, versions))
     target = target_of(kernel)

@@ -41,7 +41,7 @@ def test_an_open_ring_is_fenced_and_the_kernel_is_clean(size):
 def test_the_fence_is_needed(monkeypatch):
     """Kept as flags (the ring taken as closed), the store's ring into the fill is set
     a second time before its wait: the pipe simulator reports it."""
-    monkeypatch.setattr(sync_analysis, "ring_is_closed", lambda *args, **kwargs: True)
+    monkeypatch.setattr(sync_analysis, "_closed", lambda *args, **kwargs: True)
     problems = []
     for size in SIZES:
         _, report = _run(size)
@@ -75,6 +75,6 @@ def test_a_same_iteration_flag_takes_the_ids_its_closure_needs(monkeypatch):
     report = simulate(compile_ascend(load_module(text)), inputs)
     assert report.ok, report.problems()
     assert first_difference(expected.outputs, report.outputs, "tile level", "pipe simulator") is None
-    monkeypatch.setattr(sync_analysis, "ring_is_closed", lambda *args, **kwargs: True)
+    monkeypatch.setattr(sync_analysis, "_closed", lambda *args, **kwargs: True)
     report = simulate(compile_ascend(load_module(text)), inputs)
     assert any("second set" in p or "stuck" in p for p in report.problems()), report.problems()
