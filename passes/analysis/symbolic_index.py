@@ -94,11 +94,16 @@ class IndexEncoder:
     def __init__(self) -> None:
         self._opaque: dict[object, z3.ArithRef] = {}
         self.constraints: list[z3.BoolRef] = []
+        # Names of this encoder's own (one query's): a process-wide counter named the
+        # same query differently in a second compile, and z3's heuristics, hence how
+        # far a search gets within its resource limit, depend on the names (fuzz seed
+        # 431135: a second in-process compile rejected what the first accepted).
+        self._iv_names = itertools.count()
 
     # -- instances
 
     def fresh_iv(self, loop: Operation, tag: str) -> z3.ArithRef:
-        var = z3.Int(f"{tag}_{next(_instance_ids)}")
+        var = z3.Int(f"{tag}_{next(self._iv_names)}")
         self.constraints.extend(self._loop_constraints(loop, var, None))
         return var
 
