@@ -2,7 +2,9 @@
 
 Elementwise ops iterate under their fragments' layout (or in cooperative chunks when
 all operands are in memory), one vector op per run of neighbouring elements a thread
-owns where every operand allows the aligned vector access.  ``tile.reduce`` of a source in shared or global memory
+owns where every operand allows the aligned vector access (with a global operand that
+may leave its array: unpredicated in blocks whose regions lie inside, predicated at
+the edges, ``with_interior_fast_path``).  ``tile.reduce`` of a source in shared or global memory
 gives each thread the destination elements it owns and loops over the reduced axis
 (in f32 for f16/bf16 tiles, as the tile semantics reduce);
 row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
@@ -33,7 +35,13 @@ from tilepipe.dialects.tile import (
 from tilepipe.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
-from tilepipe.lowering.nvvm.access import for_each_element, for_each_run, tile_operands
+from tilepipe.lowering.nvvm.access import (
+    Operands,
+    for_each_element,
+    for_each_run,
+    tile_operands,
+    with_interior_fast_path,
+)
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.combine import combine, is_float, reduction_identity, scalar_type
 from tilepipe.lowering.nvvm.reduce import check_fragment_reduction, lower_fragment_reduction
@@ -71,25 +79,27 @@ class LowerElementwise(RewritePattern):
         rewriter: PatternRewriter,
     ) -> None:
         operands = tile_operands(op, self.context)
-        dst = operands["dst"]
+        if isinstance(op, CastOp) and not (
+            is_float(operands["dst"].element_type) and is_float(operands["src"].element_type)
+        ):
+            raise op_error(op, "lower-to-nvvm casts between float types only")
 
-        def compute(coords: list[SSAValue], register: SSAValue | None, width: int) -> SSAValue:
+        def compute(
+            operands: Operands, coords: list[SSAValue], register: SSAValue | None, width: int
+        ) -> SSAValue:
             if isinstance(op, FillOp):
                 return emit.broadcast(op.value, width)
             if isinstance(op, ExpOp):
                 return math.ExpOp(operands["src"].load_run(coords, register, width)).result
             if isinstance(op, CastOp):
                 source = operands["src"].load_run(coords, register, width)
-                return convert(source, dst.element_type)
+                return convert(source, operands["dst"].element_type)
             lhs = operands["lhs"].load_run(coords, register, width)
             rhs = operands["rhs"].load_run(coords, register, width)
             return combine(type(op), lhs, rhs)
 
-        if isinstance(op, CastOp) and not (
-            is_float(dst.element_type) and is_float(operands["src"].element_type)
-        ):
-            raise op_error(op, "lower-to-nvvm casts between float types only")
-        with emit.emitting(rewriter, op):
+        def lower(operands: Operands) -> None:
+            dst = operands["dst"]
             for_each_run(
                 op,
                 self.context,
@@ -97,9 +107,12 @@ class LowerElementwise(RewritePattern):
                 op.tile_shape,
                 dst.element_type,
                 lambda coords, register, width: dst.store_run(
-                    compute(coords, register, width), coords, register
+                    compute(operands, coords, register, width), coords, register
                 ),
             )
+
+        with emit.emitting(rewriter, op):
+            with_interior_fast_path(operands, lower)
         rewriter.erase(op)
 
 
