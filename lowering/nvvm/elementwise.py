@@ -2,14 +2,14 @@
 
 Elementwise ops iterate under their fragments' layout (or in cooperative chunks when
 all operands are in memory), one vector op per run of neighbouring elements a thread
-owns where every operand allows the aligned vector access (with a global operand that
-may leave its array: unpredicated in blocks whose regions lie inside, predicated at
-the edges, ``with_interior_fast_path``).  ``tile.reduce`` of a source in shared or global memory
+owns where every operand allows the aligned vector access.  ``tile.reduce`` of a source in shared or global memory
 gives each thread the destination elements it owns and loops over the reduced axis
 (in f32 for f16/bf16 tiles, as the tile semantics reduce);
 row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
 their results in shared memory; ``tile.broadcast`` reads them back into the threads
-owning each row of a fragment.
+owning each row of a fragment.  Each op with a global region that may leave its array
+is lowered unpredicated in blocks whose regions lie inside, predicated at the edges
+(``with_interior_fast_path``).
 """
 
 from __future__ import annotations
@@ -136,12 +136,17 @@ class LowerBroadcast(RewritePattern):
             )
         axis = op.along_axis
 
-        def repeat(coords: list[SSAValue], register: SSAValue | None) -> None:
-            value = src.load([*coords[:axis], *coords[axis + 1 :]], None)
-            dst.store(value, coords, register)
+        def lower(operands: Operands) -> None:
+            src, dst = operands["src"], operands["dst"]
+
+            def repeat(coords: list[SSAValue], register: SSAValue | None) -> None:
+                value = src.load([*coords[:axis], *coords[axis + 1 :]], None)
+                dst.store(value, coords, register)
+
+            for_each_element(op, self.context, [dst], op.tile_shape, dst.element_type, repeat)
 
         with emit.emitting(rewriter, op):
-            for_each_element(op, self.context, [dst], op.tile_shape, dst.element_type, repeat)
+            with_interior_fast_path(operands, lower)
         rewriter.erase(op)
 
 
@@ -169,16 +174,22 @@ class LowerReduce(RewritePattern):
         # As the tile semantics: f16/bf16 tiles are reduced in f32, rounded once.
         accumulator_type = f32 if src.element_type.bitwidth < 32 else src.element_type
 
-        def reduce_one(coords: list[SSAValue], register: SSAValue | None) -> None:
-            def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
-                at = [*coords[:axis], index, *coords[axis:]]
-                return combine(step, acc, convert(src.load(at, None), accumulator_type))
-
-            init = reduction_identity(kind, accumulator_type)
-            total = emit.for_range_carrying(extent, init, accumulate)
-            dst.store(convert(total, dst.element_type), coords, register)
-
         dst_shape = op.operand_tile_shape("dst")
-        with emit.emitting(rewriter, op):
+
+        def lower(operands: Operands) -> None:
+            src, dst = operands["src"], operands["dst"]
+
+            def reduce_one(coords: list[SSAValue], register: SSAValue | None) -> None:
+                def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
+                    at = [*coords[:axis], index, *coords[axis:]]
+                    return combine(step, acc, convert(src.load(at, None), accumulator_type))
+
+                init = reduction_identity(kind, accumulator_type)
+                total = emit.for_range_carrying(extent, init, accumulate)
+                dst.store(convert(total, dst.element_type), coords, register)
+
             for_each_element(op, self.context, [dst], dst_shape, dst.element_type, reduce_one)
+
+        with emit.emitting(rewriter, op):
+            with_interior_fast_path(operands, lower)
         rewriter.erase(op)
