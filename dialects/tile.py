@@ -360,7 +360,9 @@ class ReduceOp(AlongAxisOp):
     """Reduce a tile along one axis: ``dst[...] = reduce(src, axis)``.
 
     The destination tile is the source tile with ``axis`` removed; its previous
-    contents are overwritten (``clear`` semantics, as TileLang's default).
+    contents are overwritten (``clear`` semantics, as TileLang's default).  A sum adds
+    in f32 (f64 for f64) in one defined order, numpy's pairwise order along the axis
+    (``tile_reduce_order``), in every interpreter and lowering alike.
 
     A source in shared memory is read by the threads that own the destination's
     elements, each reading its elements' whole lines along ``axis``: not the source's

@@ -4,7 +4,8 @@ Elementwise ops iterate under their fragments' layout (or in cooperative chunks 
 all operands are in memory), one vector op per run of neighbouring elements a thread
 owns where every operand allows the aligned vector access.  ``tile.reduce`` of a source in shared or global memory
 gives each thread the destination elements it owns and loops over the reduced axis
-(in f32 for f16/bf16 tiles, as the tile semantics reduce);
+(in f32 for f16/bf16 tiles, as the tile semantics reduce; a sum in the op's order, 8
+accumulators per run: ``reduce.sum_in_order``);
 row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
 their results in shared memory; ``tile.broadcast`` reads them back into the threads
 owning each row of a fragment.  Each op with a global region that may leave its array
@@ -44,7 +45,11 @@ from tilepipe.lowering.nvvm.access import (
 )
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.combine import combine, is_float, reduction_identity, scalar_type
-from tilepipe.lowering.nvvm.reduce import check_fragment_reduction, lower_fragment_reduction
+from tilepipe.lowering.nvvm.reduce import (
+    check_fragment_reduction,
+    lower_fragment_reduction,
+    sum_in_order,
+)
 
 
 def convert(value: SSAValue, to: Attribute) -> SSAValue:
@@ -180,12 +185,18 @@ class LowerReduce(RewritePattern):
             src, dst = operands["src"], operands["dst"]
 
             def reduce_one(coords: list[SSAValue], register: SSAValue | None) -> None:
-                def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
+                def element(index: SSAValue) -> SSAValue:
                     at = [*coords[:axis], index, *coords[axis:]]
-                    return combine(step, acc, convert(src.load(at, None), accumulator_type))
+                    return convert(src.load(at, None), accumulator_type)
+
+                def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
+                    return combine(step, acc, element(index))
 
                 init = reduction_identity(kind, accumulator_type)
-                total = emit.for_range_carrying(extent, init, accumulate)
+                if kind is ReduceKind.SUM:  # in the order the op defines
+                    total = sum_in_order(extent, element, init)
+                else:
+                    total = emit.for_range_carrying(extent, init, accumulate)
                 dst.store(convert(total, dst.element_type), coords, register)
 
             for_each_element(op, self.context, [dst], dst_shape, dst.element_type, reduce_one)

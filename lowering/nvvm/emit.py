@@ -190,6 +190,21 @@ def for_range_carrying(
     return loop.results[0]
 
 
+def for_range_carrying_all(
+    start: int,
+    count: int,
+    inits: Sequence[SSAValue],
+    body: Callable[[SSAValue, list[SSAValue]], Sequence[SSAValue]],
+) -> list[SSAValue]:
+    """``scf.for %i = start to count`` with several loop-carried values:
+    ``accs = body(i, accs)``."""
+    block = Block(arg_types=[IndexType(), *(init.type for init in inits)])
+    loop = scf.ForOp(const(start), const(count), const(1), list(inits), Region(block))
+    with ImplicitBuilder(block):
+        scf.YieldOp(*body(block.args[0], list(block.args[1:])))
+    return list(loop.results)
+
+
 def if_then(condition: SSAValue, body: Callable[[], None]) -> None:
     block = Block()
     scf.IfOp(condition, [], Region(block))

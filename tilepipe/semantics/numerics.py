@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tilepipe.dialects.tile_reduce_order import LANES, Split, SumTree, sum_tree
+
 
 def matmul_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` for 2-D f32 arrays, summed over K in f32 in one fixed order.
@@ -92,3 +94,28 @@ def binary(kind: str, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The elementwise op ``kind`` (a key of ``BINARY``), unrounded; IEEE on 0/0, x/0."""
     with np.errstate(all="ignore"):
         return BINARY[kind](widened(lhs), widened(rhs))
+
+
+def reduce_sum(values: np.ndarray, axis: int) -> np.ndarray:
+    """``tile.reduce sum`` along ``axis``, in the order the op defines
+    (``tilepipe.dialects.tile_reduce_order``; numpy's pairwise order along a contiguous
+    row, but the same along every axis -- numpy sums a leading axis one row at a time)."""
+    rows = np.moveaxis(np.asarray(values), axis, -1)
+
+    def total(tree: SumTree) -> np.ndarray:
+        if isinstance(tree, Split):
+            return total(tree.left) + total(tree.right)
+        partials = [rows[..., tree.start + lane] for lane in range(LANES if tree.rounds else 0)]
+        for round_ in range(1, tree.rounds):
+            for lane in range(LANES):
+                partials[lane] = partials[lane] + rows[..., tree.start + round_ * LANES + lane]
+        while len(partials) > 1:  # ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
+            partials = [partials[i] + partials[i + 1] for i in range(0, len(partials), 2)]
+        result = partials[0] if partials else None
+        for index in tree.tail:
+            result = rows[..., index] if result is None else result + rows[..., index]
+        assert result is not None
+        return result
+
+    zero = np.zeros((), rows.dtype)
+    return zero + total(sum_tree(rows.shape[-1]))

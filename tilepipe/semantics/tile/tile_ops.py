@@ -10,7 +10,8 @@ tile whole.  Numerics (documented in docs/semantics.md):
   one 16-wide step of K at a time, each step summed by ``numpy.einsum`` (no BLAS) --
   the order of the tensor-core lowering (``numerics.gemm_accumulate``); f32 operands
   one K at a time, a rounded product then a rounded sum (the scalar path's order);
-* ``tile.reduce``: sum in f32 (f64 for f64), pairwise as ``numpy.add.reduce``;
+* ``tile.reduce``: sum in f32 (f64 for f64) in the order the op defines (``numerics.reduce_sum``:
+  numpy's pairwise order along every axis, ``tilepipe.dialects.tile_reduce_order``);
 * ``tile.cast``: round to nearest even;
 * ``tile.broadcast``: exact (copies the source element into each repetition).
 
@@ -160,7 +161,7 @@ class TileFunctions(RuntimeFunctions):
         source = operands.read("src")
         wide = np.float64 if source.dtype == np.float64 else np.float32
         if op.reduce_kind is tile.ReduceKind.SUM:
-            result = np.add.reduce(source.astype(wide), axis=op.reduce_axis)
+            result = numerics.reduce_sum(source.astype(wide), op.reduce_axis)
         else:
             result = np.max(source, axis=op.reduce_axis)
         operands.write("dst", result)
