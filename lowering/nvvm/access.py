@@ -6,14 +6,17 @@ built: a global or shared memref addressed by tile coordinates, or a register fr
 :func:`for_each_run` runs a body for every run of consecutive elements the executing
 thread owns -- under the fragments' layout when the op touches a fragment, else in
 cooperative chunks -- as wide as one aligned vector access of every operand allows;
-:func:`for_each_element` visits them one at a time.
+:func:`for_each_element` visits them one at a time.  :func:`with_interior_fast_path`
+lowers an op whose global regions may leave their arrays twice, behind a run-time test
+that they lie wholly inside: unpredicated there, predicated at the edges.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType, NoneAttr, VectorType
 from xdsl.ir import Attribute, SSAValue
 
@@ -24,7 +27,7 @@ from tilepipe.diagnostics import op_error
 from tilepipe.passes.analysis.divisibility import provable_vector_width
 
 from tilepipe.lowering.nvvm import emit
-from tilepipe.lowering.nvvm.boundary import EdgeChecks, edge_checks
+from tilepipe.lowering.nvvm.boundary import EdgeChecks, edge_checks, if_else
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.layout import FragmentLayout, for_each_chunk
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle
@@ -109,6 +112,11 @@ class TileOperand:
         else:
             emit.vector_store(value, self.buffer, self.indices(coords))
 
+    def interior(self) -> TileOperand:
+        """This operand in a block whose region is known (by a run-time test) to lie
+        wholly inside its array: accessed as if proven in bounds."""
+        return replace(self, edges=None)
+
     def vector_aligned(self, width: int) -> bool:
         """Can ``width`` consecutive tile elements be one aligned vector access?
 
@@ -155,6 +163,35 @@ def tile_operands(op: TileOp, context: KernelContext) -> dict[str, TileOperand]:
             edge_checks(buffer, offsets, shape) if global_region else None,
         )
     return operands
+
+
+Operands = Mapping[str, TileOperand]
+
+
+def with_interior_fast_path(operands: Operands, lower: Callable[[Operands], None]) -> None:
+    """Emit ``lower(operands)``; when a global region may leave its array, as
+    ``scf.if`` (every such region wholly inside) ``{ lower(unchecked operands) }
+    else { lower(operands) }``.
+
+    Only blocks at an array's edge pay for the per-element predicates: the others take
+    the path of a region proven in bounds -- unpredicated accesses, vectors as wide as
+    alignment alone allows (``vector_aligned``; ``whole_runs`` no longer limits them).
+    The test (``EdgeChecks.region_inside``) reads only the tile-level offsets, so it is
+    uniform over the block and the threads do not diverge; either branch is correct
+    for every thread anyway, so it decides speed, never results.  Nothing changes for
+    an op whose regions are all proven inside (the static fast path)."""
+    edged = [o for o in operands.values() if o.edges is not None]
+    if not edged:
+        lower(operands)
+        return
+    inside: SSAValue | None = None
+    for operand in edged:
+        assert operand.edges is not None
+        region = operand.edges.region_inside(operand.offsets, operand.tile_shape)
+        inside = region if inside is None else arith.AndIOp(inside, region).result
+    assert inside is not None
+    interior = {role: operand.interior() for role, operand in operands.items()}
+    if_else(inside, lambda: lower(interior), lambda: lower(operands))
 
 
 ElementVisitor = Callable[[list[SSAValue], SSAValue | None], None]

@@ -22,6 +22,13 @@ get a predicate per access:
   the mbarrier (``mbarrier.complete_tx``), and the waiters see the phase complete
   as they would after the bulk copy.
 
+Most blocks lie wholly inside their arrays, so a tile op with such a region is
+lowered twice (``access.with_interior_fast_path``): under the block-uniform
+``region_inside`` test of every edge-checked operand, as if the regions were proven in
+bounds (unpredicated accesses, as wide as alignment alone allows), else with the
+predicates above -- only edge blocks pay for them.  ``cp.async`` chunks are not
+duplicated (their zero-fill is one ``select`` per chunk, not a branch).
+
 A dimension proven in bounds adds nothing: the static example GEMM, whose blocks and
 iterations all stay inside its arrays, lowers exactly as before (the fast path).
 Sizes come from the type when static, else from the memref descriptor

@@ -1,5 +1,7 @@
 """Copies: ``tile.copy`` as per-thread 16-byte vector loads/stores where aligned (and
-a register fragment in the runs of neighbouring elements its layout gives a thread),
+a register fragment in the runs of neighbouring elements its layout gives a thread;
+unpredicated in blocks whose global region lies inside its array, predicated at the
+edges: ``with_interior_fast_path``),
 ``pipeline.async_copy`` as ``nvgpu.device_async_copy`` (``cp.async``) chunks (zero-filling
 past the edge of a global array), and
 ``pipeline.bulk_copy`` (sm_90) as one ``cp.async.bulk`` per tile row, issued by
@@ -20,7 +22,13 @@ from tilepipe.dialects.tile_base import chunk_elements, element_bytes
 from tilepipe.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
-from tilepipe.lowering.nvvm.access import TileOperand, for_each_run, tile_operands
+from tilepipe.lowering.nvvm.access import (
+    Operands,
+    TileOperand,
+    for_each_run,
+    tile_operands,
+    with_interior_fast_path,
+)
 from tilepipe.lowering.nvvm.boundary import if_else
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.layout import for_each_chunk
@@ -39,9 +47,8 @@ class LowerCopy(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter) -> None:
-        operands = tile_operands(op, self.context)
-        src, dst = operands["src"], operands["dst"]
-        with emit.emitting(rewriter, op):
+        def copy(operands: Operands) -> None:
+            src, dst = operands["src"], operands["dst"]
             if src.is_fragment or dst.is_fragment:
                 for_each_run(
                     op,
@@ -55,6 +62,9 @@ class LowerCopy(RewritePattern):
                 )
             else:
                 _cooperative_copy(op, self.context, src, dst)
+
+        with emit.emitting(rewriter, op):
+            with_interior_fast_path(tile_operands(op, self.context), copy)
         rewriter.erase(op)
 
 

@@ -8,7 +8,9 @@ gives each thread the destination elements it owns and loops over the reduced ax
 accumulators per run: ``reduce.sum_in_order``);
 row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
 their results in shared memory; ``tile.broadcast`` reads them back into the threads
-owning each row of a fragment.
+owning each row of a fragment.  Each op with a global region that may leave its array
+is lowered unpredicated in blocks whose regions lie inside, predicated at the edges
+(``with_interior_fast_path``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,13 @@ from tilepipe.dialects.tile import (
 from tilepipe.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
-from tilepipe.lowering.nvvm.access import for_each_element, for_each_run, tile_operands
+from tilepipe.lowering.nvvm.access import (
+    Operands,
+    for_each_element,
+    for_each_run,
+    tile_operands,
+    with_interior_fast_path,
+)
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.combine import combine, is_float, reduction_identity, scalar_type
 from tilepipe.lowering.nvvm.reduce import (
@@ -76,25 +84,27 @@ class LowerElementwise(RewritePattern):
         rewriter: PatternRewriter,
     ) -> None:
         operands = tile_operands(op, self.context)
-        dst = operands["dst"]
+        if isinstance(op, CastOp) and not (
+            is_float(operands["dst"].element_type) and is_float(operands["src"].element_type)
+        ):
+            raise op_error(op, "lower-to-nvvm casts between float types only")
 
-        def compute(coords: list[SSAValue], register: SSAValue | None, width: int) -> SSAValue:
+        def compute(
+            operands: Operands, coords: list[SSAValue], register: SSAValue | None, width: int
+        ) -> SSAValue:
             if isinstance(op, FillOp):
                 return emit.broadcast(op.value, width)
             if isinstance(op, ExpOp):
                 return math.ExpOp(operands["src"].load_run(coords, register, width)).result
             if isinstance(op, CastOp):
                 source = operands["src"].load_run(coords, register, width)
-                return convert(source, dst.element_type)
+                return convert(source, operands["dst"].element_type)
             lhs = operands["lhs"].load_run(coords, register, width)
             rhs = operands["rhs"].load_run(coords, register, width)
             return combine(type(op), lhs, rhs)
 
-        if isinstance(op, CastOp) and not (
-            is_float(dst.element_type) and is_float(operands["src"].element_type)
-        ):
-            raise op_error(op, "lower-to-nvvm casts between float types only")
-        with emit.emitting(rewriter, op):
+        def lower(operands: Operands) -> None:
+            dst = operands["dst"]
             for_each_run(
                 op,
                 self.context,
@@ -102,9 +112,12 @@ class LowerElementwise(RewritePattern):
                 op.tile_shape,
                 dst.element_type,
                 lambda coords, register, width: dst.store_run(
-                    compute(coords, register, width), coords, register
+                    compute(operands, coords, register, width), coords, register
                 ),
             )
+
+        with emit.emitting(rewriter, op):
+            with_interior_fast_path(operands, lower)
         rewriter.erase(op)
 
 
@@ -128,12 +141,17 @@ class LowerBroadcast(RewritePattern):
             )
         axis = op.along_axis
 
-        def repeat(coords: list[SSAValue], register: SSAValue | None) -> None:
-            value = src.load([*coords[:axis], *coords[axis + 1 :]], None)
-            dst.store(value, coords, register)
+        def lower(operands: Operands) -> None:
+            src, dst = operands["src"], operands["dst"]
+
+            def repeat(coords: list[SSAValue], register: SSAValue | None) -> None:
+                value = src.load([*coords[:axis], *coords[axis + 1 :]], None)
+                dst.store(value, coords, register)
+
+            for_each_element(op, self.context, [dst], op.tile_shape, dst.element_type, repeat)
 
         with emit.emitting(rewriter, op):
-            for_each_element(op, self.context, [dst], op.tile_shape, dst.element_type, repeat)
+            with_interior_fast_path(operands, lower)
         rewriter.erase(op)
 
 
@@ -161,22 +179,28 @@ class LowerReduce(RewritePattern):
         # As the tile semantics: f16/bf16 tiles are reduced in f32, rounded once.
         accumulator_type = f32 if src.element_type.bitwidth < 32 else src.element_type
 
-        def reduce_one(coords: list[SSAValue], register: SSAValue | None) -> None:
-            def element(index: SSAValue) -> SSAValue:
-                at = [*coords[:axis], index, *coords[axis:]]
-                return convert(src.load(at, None), accumulator_type)
-
-            def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
-                return combine(step, acc, element(index))
-
-            init = reduction_identity(kind, accumulator_type)
-            if kind is ReduceKind.SUM:  # in the order the op defines
-                total = sum_in_order(extent, element, init)
-            else:
-                total = emit.for_range_carrying(extent, init, accumulate)
-            dst.store(convert(total, dst.element_type), coords, register)
-
         dst_shape = op.operand_tile_shape("dst")
-        with emit.emitting(rewriter, op):
+
+        def lower(operands: Operands) -> None:
+            src, dst = operands["src"], operands["dst"]
+
+            def reduce_one(coords: list[SSAValue], register: SSAValue | None) -> None:
+                def element(index: SSAValue) -> SSAValue:
+                    at = [*coords[:axis], index, *coords[axis:]]
+                    return convert(src.load(at, None), accumulator_type)
+
+                def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
+                    return combine(step, acc, element(index))
+
+                init = reduction_identity(kind, accumulator_type)
+                if kind is ReduceKind.SUM:  # in the order the op defines
+                    total = sum_in_order(extent, element, init)
+                else:
+                    total = emit.for_range_carrying(extent, init, accumulate)
+                dst.store(convert(total, dst.element_type), coords, register)
+
             for_each_element(op, self.context, [dst], dst_shape, dst.element_type, reduce_one)
+
+        with emit.emitting(rewriter, op):
+            with_interior_fast_path(operands, lower)
         rewriter.erase(op)

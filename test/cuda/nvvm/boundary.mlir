@@ -5,11 +5,14 @@
 // zero-fills what lies past the array (srcElements); dimensions proven in bounds
 // get no predicate.
 
-// A dynamic array: sizes from the descriptor, read once at the kernel's entry; each
-// element loaded under "row and column inside", else 0.
+// A dynamic array: sizes from the descriptor, read once at the kernel's entry; a
+// block whose region may reach past it takes, at the edge (the else branch of the
+// run-time interior test, below in @epilogue_interior_fast_path), each element under
+// "row and column inside", else 0.
 // CHECK-LABEL: gpu.func @load_edge(
 // CHECK:         %[[COLS:.*]] = memref.dim %A, %{{.*}} : memref<?x?xf32>
 // CHECK:         %[[ROWS:.*]] = memref.dim %A, %{{.*}} : memref<?x?xf32>
+// CHECK:         } else {
 // CHECK:         %[[ROW:.*]] = arith.addi %i, %{{.*}} : index
 // CHECK-NEXT:    %[[IN_ROW:.*]] = arith.cmpi ult, %[[ROW]], %[[ROWS]] : index
 // CHECK-NEXT:    %[[IN_COL:.*]] = arith.cmpi ult, %[[COL:.*]], %[[COLS]] : index
@@ -54,9 +57,11 @@ func.func @async_edge(%A: memref<?x64xf16>, %i: index)
 
 // A static grid reaching past a 100-column array: the row (at most 64) is proven
 // inside, the columns are not; 100 is a multiple of 4, so each aligned 16-byte
-// vector is wholly inside or outside and keeps one masked vector store.
+// vector is wholly inside or outside and keeps one masked vector store (at the
+// edge: the else branch of the interior test).
 // CHECK-LABEL: gpu.func @store_edge(
 // CHECK:         %[[SIZE:.*]] = arith.constant 100 : index
+// CHECK:         } else {
 // CHECK:         %[[V:.*]] = "vector.load"(%s
 // CHECK-NEXT:    %[[ROW:.*]] = arith.addi %n0, %{{.*}} : index
 // CHECK-NEXT:    %[[COL:.*]] = arith.addi %n0, %{{.*}} : index
@@ -96,6 +101,48 @@ func.func @store_inside(%C: memref<128x128xf32>)
   %n0 = arith.muli %bx, %c64 : index
   %s = memref.alloc() : memref<1x64xf32, "shared">
   tile.copy<1x64> %s -> %C[%n0, %n0] : memref<1x64xf32, "shared"> -> memref<128x128xf32>
+  func.return
+}
+
+// -----
+
+// The interior fast path of a region that may leave its array: one block-uniform test
+// "is the whole 2x32 region inside?" (its first element inside, unsigned, and its end
+// not past either size); inside, the fragment's elements are stored unpredicated
+// (scalars: a dynamic row length proves no vector alignment); at the edge, each
+// element under its own predicate.
+// CHECK-LABEL: gpu.func @epilogue_interior_fast_path(
+// CHECK:         %[[COLS:.*]] = memref.dim %C, %{{.*}} : memref<?x?xf32>
+// CHECK:         %[[ROWS:.*]] = memref.dim %C, %{{.*}} : memref<?x?xf32>
+// CHECK:         %[[ROW0:.*]] = arith.cmpi ult, %i, %[[ROWS]] : index
+// CHECK-NEXT:    %[[COL0:.*]] = arith.cmpi ult, %j, %[[COLS]] : index
+// CHECK-NEXT:    %[[FIRST:.*]] = arith.andi %[[ROW0]], %[[COL0]] : i1
+// CHECK-NEXT:    %[[ROW_END:.*]] = arith.addi %i, %{{.*}} : index
+// CHECK-NEXT:    %[[ROWS_IN:.*]] = arith.cmpi ule, %[[ROW_END]], %[[ROWS]] : index
+// CHECK-NEXT:    %[[UP_TO_ROWS:.*]] = arith.andi %[[FIRST]], %[[ROWS_IN]] : i1
+// CHECK-NEXT:    %[[COL_END:.*]] = arith.addi %j, %{{.*}} : index
+// CHECK-NEXT:    %[[COLS_IN:.*]] = arith.cmpi ule, %[[COL_END]], %[[COLS]] : index
+// CHECK-NEXT:    %[[INSIDE:.*]] = arith.andi %[[UP_TO_ROWS]], %[[COLS_IN]] : i1
+// CHECK-NEXT:    scf.if %[[INSIDE]] {
+// CHECK-NOT:       scf.if
+// CHECK:           memref.store %{{.*}}, %C[%{{.*}}, %{{.*}}] : memref<?x?xf32>
+// CHECK-NOT:       scf.if
+// CHECK:           memref.store %{{.*}}, %C[%{{.*}}, %{{.*}}] : memref<?x?xf32>
+// CHECK-NEXT:    } else {
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        memref.store %{{.*}}, %C[%{{.*}}, %{{.*}}] : memref<?x?xf32>
+// CHECK-NEXT:      }
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        memref.store %{{.*}}, %C[%{{.*}}, %{{.*}}] : memref<?x?xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    gpu.return
+func.func @epilogue_interior_fast_path(%C: memref<?x?xf32>, %i: index, %j: index)
+    attributes {tile.threads = 32 : i64, tile.target = "sm_80"} {
+  %zero = arith.constant 0.0 : f32
+  %f = memref.alloc() : memref<2x32xf32, "fragment">
+  tile.fill<2x32> %zero -> %f : f32 -> memref<2x32xf32, "fragment">
+  tile.copy<2x32> %f -> %C[%i, %j] : memref<2x32xf32, "fragment"> -> memref<?x?xf32>
   func.return
 }
 

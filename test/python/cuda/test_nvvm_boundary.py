@@ -444,3 +444,68 @@ func.func @k(%A: {argument}) attributes {{tile.target = "sm_80"}} {{
 }}""")
     (copy,) = [op for op in module.walk() if isinstance(op, CopyOp)]
     assert provable_vector_width(copy.src, copy.src_offsets, 8, widest) == expected
+
+
+# Grids with interior blocks (wholly inside A, B and C: the unpredicated fast path)
+# beside edge blocks (predicated), and grids whose every block is at an edge.
+INTERIOR_AND_EDGE = [
+    (129, 77, 1000, "MNK", 3, "sm_80"),  # block (0, 0) interior until its K tail
+    (129, 77, 130, "M", 2, "sm_90"),  # vector stores of the accumulator, bulk copies
+    (1, 15, 33, "MNK", 1, "sm_80"),  # no interior block
+    (15, 1, 1, "MNK", 4, "sm_90"),
+]
+
+
+@pytest.mark.parametrize("m,n,k,dynamic,num_stages,target", INTERIOR_AND_EDGE)
+def test_interior_and_edge_blocks_of_a_dynamic_gemm_match_per_thread(
+    m, n, k, dynamic, num_stages, target
+):
+    """Interior blocks take the run-time interior path (``with_interior_fast_path``),
+    edge blocks the predicated one; both race free and equal to the tile level."""
+    check_gemm(m, n, k, dynamic, num_stages, target)
+
+
+def _stores_to(module, buffer_name: str) -> tuple[list, list]:
+    """(unpredicated, predicated) stores into kernel argument ``buffer_name``: a
+    predicated store is alone (with its yield) in the then branch of an ``scf.if``."""
+    from xdsl.dialects import scf
+
+    kernel = next(op for op in module.walk() if op.name == "gpu.func")
+    target = kernel.body.block.args[[a.name_hint for a in kernel.body.block.args].index(buffer_name)]
+    stores = [
+        op for op in kernel.walk()
+        if op.name in ("memref.store", "vector.store") and target in op.operands[1:2]
+    ]
+
+    def predicated(store) -> bool:
+        parent = store.parent_op()
+        return isinstance(parent, scf.IfOp) and len(store.parent_block().ops) == 2
+
+    return [s for s in stores if not predicated(s)], [s for s in stores if predicated(s)]
+
+
+@pytest.mark.parametrize(
+    "n,dynamic,store", [(77, "MNK", "memref.store"), (128, "M", "vector.store")]
+)
+def test_the_epilogue_has_an_unpredicated_interior_path(n, dynamic, store):
+    """The accumulator's store to C is lowered twice behind "is the block's C tile
+    inside C?": every element once without a predicate (the interior path; pairs as
+    one vector where the row length proves them aligned, else scalars) and once under
+    its own predicate (the edge)."""
+    module = lowered(gemm_text(129, n, 1000, dynamic=dynamic), "sm_80")
+    unpredicated, predicated = _stores_to(module, "C")
+    assert unpredicated and len(unpredicated) == len(predicated)
+    assert {op.name for op in unpredicated} == {store}
+    # The fast path sits in the then branch of the interior test, the edge path in
+    # its else branch: one scf.if holds both.
+    def regions_above(op) -> list:
+        regions = []
+        while op.parent_region() is not None:
+            regions.append(op.parent_region())
+            op = op.parent_op()
+        return regions
+
+    guard = unpredicated[0].parent_op()
+    assert guard.name == "scf.if"
+    assert all(guard.true_region in regions_above(op) for op in unpredicated)
+    assert all(guard.false_region in regions_above(op) for op in predicated)
