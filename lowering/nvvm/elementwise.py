@@ -132,7 +132,7 @@ class LowerBroadcast(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BroadcastOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
-        src, dst = operands["src"], operands["dst"]
+        src = operands["src"]
         if src.is_fragment:
             raise op_error(
                 op,
