@@ -20,6 +20,7 @@ Queries are cached by the caller; the encoding itself is pure.
 from __future__ import annotations
 
 import itertools
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -266,6 +267,15 @@ SOLVER_RESOURCES = 5_000_000
 def satisfiable(constraints: Iterable[z3.BoolRef]) -> bool:
     """True unless Z3 proves the constraints unsatisfiable (unknown counts as sat:
     the conservative answer for "may these accesses conflict?")."""
+    constraints = list(constraints)
+    # The answer is a function of the query's text (below): the same query, asked
+    # again by another analysis or another compile, is answered from memory.  An
+    # Ascend example asks each of its few distinct queries three to four times, and a
+    # fresh z3 context costs about as much as the query.
+    query = "\n".join(c.sexpr() for c in constraints)
+    if (known := _ANSWERS.get(query)) is not None:
+        _ANSWERS.move_to_end(query)
+        return known
     # The query runs in a context of its own.  In z3's shared main context, every term
     # ever built (earlier queries, earlier compiles of this process) shifts the ids
     # that z3's heuristics order by, so how far a search gets within the resource limit
@@ -275,4 +285,12 @@ def satisfiable(constraints: Iterable[z3.BoolRef]) -> bool:
     solver = z3.Solver(ctx=context)
     solver.set(rlimit=SOLVER_RESOURCES)
     solver.add(*(c.translate(context) for c in constraints))
-    return solver.check() != z3.unsat
+    answer = solver.check() != z3.unsat
+    _ANSWERS[query] = answer
+    if len(_ANSWERS) > REMEMBERED_QUERIES:
+        _ANSWERS.popitem(last=False)
+    return answer
+
+
+REMEMBERED_QUERIES = 4096
+_ANSWERS: OrderedDict[str, bool] = OrderedDict()  # least recently asked first

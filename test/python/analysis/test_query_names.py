@@ -62,3 +62,24 @@ def test_fuzz_seed_431135_compiles_the_same_twice_in_one_process():
     text = (INPUTS / "sm90_second_compile_same_queries.mlir").read_text()
     outcome = check_text(text, "sm_90", [0, 1, 2], Options(execute=False))
     assert outcome.compiled and outcome.findings == [], [str(f) for f in outcome.findings]
+
+
+def test_a_repeated_query_is_answered_from_memory(monkeypatch):
+    """The answer is a function of the query's text (the query runs in a fresh
+    context): asked again -- an Ascend example asks each distinct query three or four
+    times -- it is not solved again, and the answer is the same."""
+    import z3
+
+    from tilepipe.passes.analysis import symbolic_index
+
+    contexts = []
+    real_context = z3.Context
+    monkeypatch.setattr(z3, "Context", lambda *a: contexts.append(1) or real_context(*a))
+    monkeypatch.setattr(symbolic_index, "_ANSWERS", type(symbolic_index._ANSWERS)())
+    x, y = z3.Ints("x y")
+    disjoint = [x >= 0, x < 4, y >= 4, y < 8, x == y]
+    overlap = [x >= 0, x < 4, y >= 2, y < 8, x == y]
+    first = [symbolic_index.satisfiable(q) for q in (disjoint, overlap)]
+    again = [symbolic_index.satisfiable(q) for q in (disjoint, overlap)]
+    assert first == again == [False, True]
+    assert len(contexts) == 2
