@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr, VectorType
 from xdsl.ir import Attribute, SSAValue
 
@@ -111,6 +111,37 @@ class TileOperand:
             self.edges.store(value, self.indices(coords))
         else:
             emit.vector_store(value, self.buffer, self.indices(coords))
+
+    def region_view(self) -> TileOperand:
+        """This global region as a view of its own: ``memref.subview`` of the buffer
+        at the region's offsets, indexed by tile coordinates alone.
+
+        Upstream then forms an address as ``(view base) + (tile coordinates)``: the
+        region's origin (what changes from one k-iteration to the next) and the
+        thread's place in the tile (what does not) stay apart, so the machine code
+        adds one per-iteration base to loop-invariant thread offsets instead of
+        recomputing ``(k_offset + row) * stride`` for every chunk.  Only for a region
+        proven inside its array (a view must lie inside it) of the buffer's rank;
+        other operands are returned unchanged."""
+        rank = len(self.buffer_type.get_shape())
+        if (
+            self.is_fragment
+            or self.edges is not None
+            or not isinstance(self.buffer_type.memory_space, NoneAttr)
+            or len(self.offsets) != rank
+            or len(self.tile_shape) != rank
+        ):
+            return self
+        # Constant offsets are static (the view's type then carries its offset).
+        offsets = [
+            o if (value := emit.constant_index(o)) is None else value for o in self.offsets
+        ]
+        sizes, strides = list(self.tile_shape), [1] * rank
+        view_type = memref.SubviewOp.infer_result_type(
+            self.buffer_type, offsets, sizes, strides
+        )
+        view = memref.SubviewOp.get(self.buffer, offsets, sizes, strides, view_type).result
+        return replace(self, buffer=view, offsets=())
 
     def interior(self) -> TileOperand:
         """This operand in a block whose region is known (by a run-time test) to lie

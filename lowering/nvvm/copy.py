@@ -124,27 +124,32 @@ class LowerAsyncCopy(RewritePattern):
             rewriter.erase(op)
             return
 
-        def copy_chunk(coords: list[SSAValue]) -> None:
+        def copy_chunk(source: TileOperand, coords: list[SSAValue]) -> None:
             for start in range(0, chunk, piece):
                 at = _chunk_offsets(coords, start)
                 dst_indices = dst.indices(at)
-                src_indices = src.indices(at)
+                src_indices = source.indices(at)
                 DeviceAsyncCopyOp(
                     dst.buffer,
                     dst_indices,
-                    src.buffer,
+                    source.buffer,
                     src_indices,
                     piece,
                     bypass_l1=piece * size == 16,
                     src_elements=(
-                        src.edges.elements_inside(src_indices, piece)
-                        if src.edges is not None
+                        source.edges.elements_inside(src_indices, piece)
+                        if source.edges is not None
                         else None
                     ),
                 )
 
         with emit.emitting(rewriter, op):
-            for_each_chunk(self.context.ids, op.tile_shape, chunk, copy_chunk)
+            # A region proven inside its array is read through a view at its origin:
+            # per k-iteration one base address, per chunk a loop-invariant offset.
+            source = src.region_view()
+            for_each_chunk(
+                self.context.ids, op.tile_shape, chunk, lambda at: copy_chunk(source, at)
+            )
         rewriter.erase(op)
 
 

@@ -7,7 +7,9 @@
 // CHECK-LABEL: gpu.func @cp_async_and_barriers(
 // CHECK-DAG:     %[[ID:.*]] = arith.constant 1 : i32
 // CHECK-DAG:     %[[N:.*]] = arith.constant 64 : i32
-// CHECK:         %[[COPIES:.*]] = "nvgpu.device_async_copy"(%{{.*}}) <{dstElements = 8 : index, bypassL1, operandSegmentSizes = array<i32: 1, 2, 1, 2, 0>}> : (memref<64x64xf16, 3 : i64>, index, index, memref<1024x1024xf16>, index, index) -> !nvgpu.device.async.token
+// A region proven inside its array is read through a view at its origin.
+// CHECK:         %[[VIEW:.*]] = memref.subview %{{.*}}[0, 0] [64, 64] [1, 1] : memref<1024x1024xf16> to memref<64x64xf16, strided<[1024, 1]>>
+// CHECK:         %[[COPIES:.*]] = "nvgpu.device_async_copy"(%{{.*}}, %[[VIEW]], %{{.*}}) <{dstElements = 8 : index, bypassL1, operandSegmentSizes = array<i32: 1, 2, 1, 2, 0>}> : (memref<64x64xf16, 3 : i64>, index, index, memref<64x64xf16, strided<[1024, 1]>>, index, index) -> !nvgpu.device.async.token
 // CHECK:         nvvm.cp.async.commit.group
 // CHECK-NEXT:    nvvm.cp.async.wait.group 1
 // CHECK-NEXT:    nvvm.barrier0

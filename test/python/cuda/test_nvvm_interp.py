@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import DenseArrayBase, StringAttr, i64
 
 from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
 from tilepipe.registry import get_all_passes
@@ -110,6 +111,29 @@ def test_a_false_vector_alignment_claim_is_an_error():
         op.properties["alignment"] = type(claim)(claim.value.data * 2, claim.type)
     with pytest.raises(NvvmExecutionError, match="is not (16|32)-byte aligned"):
         run_nvvm_kernel(module, [A, B, np.zeros((128, 128), np.float32)])
+
+def test_windows_and_the_opaque_counter_run_as_modelled_and_nothing_else():
+    """The pipelined copies read their global tiles through ``memref.subview``
+    windows, and the k-loop's body its counter through an inline-PTX move
+    (``nvvm_induction``).  The interpreter runs both as what they are and refuses
+    what it does not model: a window leaving its array, any other inline PTX."""
+    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", "2"), CUDA_FLOW)
+    windows = [op for op in module.walk() if op.name == "memref.subview"]
+    (move,) = [op for op in module.walk() if op.name == "llvm.inline_asm"]
+    assert windows
+    args = [A, B, np.zeros((128, 128), np.float32)]
+    run = run_nvvm_kernel(module, args, check_races=True)
+    assert run.races == []
+    np.testing.assert_allclose(run.outputs[2], EXACT, atol=1e-4)
+
+    move.properties["asm_string"] = StringAttr("add.s32 $0, $1, 1;")
+    with pytest.raises(NvvmExecutionError, match="PTX the interpreter does not model"):
+        run_nvvm_kernel(module, args)
+    move.properties["asm_string"] = StringAttr("mov.b32 $0, $1;")
+    windows[0].properties["static_sizes"] = DenseArrayBase.from_list(i64, [256, 256])
+    with pytest.raises(NvvmExecutionError, match="leaves a dimension of size"):
+        run_nvvm_kernel(module, args)
+
 
 TRANSPOSED_GEMM = """
 func.func @gemm_t(%At: memref<32x64xf16>, %Bt: memref<64x32xf16>, %C: memref<64x64xf32>)

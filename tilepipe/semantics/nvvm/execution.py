@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     BFloat16Type,
     DenseArrayBase,
     Float16Type,
@@ -68,6 +69,15 @@ class MemRef:
     # offsets, sizes, bulk copies and the race detector see 2-byte elements); reads
     # give rounded f32, writes round to bf16.  Registers hold rounded f32.
     bf16_bits: bool = False
+    # A global view (``memref.subview``): ``array`` is a numpy view of ``parent``, the
+    # kernel argument, whose element ``origin`` is the view's element 0.
+    parent: np.ndarray | None = None
+    origin: tuple[int, ...] = ()
+
+    @property
+    def argument(self) -> np.ndarray:
+        """The kernel argument a global buffer lies in."""
+        return self.array if self.parent is None else self.parent
 
     def loaded(self, values: np.ndarray) -> np.ndarray:
         return bf16_bits_to_f32(values) if self.bf16_bits else values
@@ -213,9 +223,12 @@ class BlockExecution:
             self.races.access(op, threads, starts[mask].ravel(), memref.array.itemsize, write)
 
     def _global_access(self, op: Operation, memref: MemRef, index, mask: np.ndarray, write: bool) -> None:
-        argument = next(i for i, a in enumerate(self.global_arrays) if a is memref.array)
+        argument = next(i for i, a in enumerate(self.global_arrays) if a is memref.argument)
         detector = self.global_races.get(argument)
         if detector is not None:
+            if memref.parent is not None:  # a view: index the argument itself
+                index = tuple(i + o for i, o in zip(index, memref.origin))
+                memref = MemRef(memref.parent, "global")
             starts = self.shared_bytes_of(memref, index)  # byte offsets in the argument
             threads = np.repeat(np.flatnonzero(mask), starts.shape[-1])
             detector.access(op, threads, starts[mask].ravel(), memref.array.itemsize, write)
@@ -365,6 +378,44 @@ def _view(ex, op, mask):
     return [MemRef(raw.view(dtype).reshape(result_type.get_shape()), "shared", offset, bf16)]
 
 
+@handles("memref.subview")
+def _subview(ex, op, mask):
+    """A window of a global array at (block-uniform) offsets, of static sizes and
+    unit strides (what ``nvvm_copy`` builds): a numpy view, so reads see the array,
+    that remembers its origin for addresses and the race detector."""
+    base: MemRef = ex[op.operands[0]]
+    sizes = op.properties["static_sizes"].get_values()
+    strides = op.properties["static_strides"].get_values()
+    if base.space != "global" or base.parent is not None or DYNAMIC_INDEX in sizes or any(
+        s != 1 for s in strides
+    ):
+        raise NvvmExecutionError(
+            op, "is supported only as a unit-stride, static-size window of a global argument"
+        )
+    dynamic = iter(op.operands[1:])
+    origin = tuple(
+        ex.uniform(op, next(dynamic)) if o == DYNAMIC_INDEX else o
+        for o in op.properties["static_offsets"].get_values()
+    )
+    for start, size, extent in zip(origin, sizes, base.array.shape):
+        if not 0 <= start <= extent - size:
+            raise NvvmExecutionError(op, f"window [{start}, {start + size}) leaves a dimension of size {extent}")
+    window = tuple(slice(o, o + n) for o, n in zip(origin, sizes))
+    return [MemRef(base.array[window], "global", 0, base.bf16_bits, base.array, origin)]
+
+
+IDENTITY_ASM = ("mov.b32 $0, $1;", "=r,r")
+"""The one inline assembly the lowering emits (``nvvm_induction``): a 32-bit move."""
+
+
+@handles("llvm.inline_asm")
+def _inline_asm(ex, op, mask):
+    text = (op.properties["asm_string"].data, op.properties["constraints"].data)
+    if text != IDENTITY_ASM:
+        raise NvvmExecutionError(op, f"runs PTX the interpreter does not model: {text[0]!r}")
+    return [ex[op.operands[0]].copy()]
+
+
 @handles("memref.alloca")
 def _alloca(ex, op, mask):
     result_type = op.results[0].type
@@ -469,8 +520,8 @@ def _pointer(ex, op, mask):
     memref: MemRef = ex[op.operands[0]]
     if memref.space == "shared":
         return [np.full(ex.threads, SHARED_ADDRESS_BASE + memref.byte_offset, np.int64)]
-    if memref.space == "global":
-        return [np.full(ex.threads, ex.global_address(memref.array), np.int64)]
+    if memref.space == "global":  # a view's aligned pointer is its argument's
+        return [np.full(ex.threads, ex.global_address(memref.argument), np.int64)]
     raise NvvmExecutionError(op, "has no address in the model (private memory)")
 
 
