@@ -8,7 +8,9 @@ dialect to the loop's latch branch, ``convert-cf-to-llvm`` forwards them to ``ll
 whose ``loop_annotation`` property it becomes under that name (not under
 ``llvm.loop_annotation``, which would stay a discardable attribute that the LLVM IR
 translation ignores), and LLVM unrolls the loop (``llvm.loop.unroll.full``).  Keeping the loop in the IR keeps
-tilepipe's and upstream's MLIR passes as fast as one copy of the body allows.
+tilepipe's and upstream's MLIR passes as fast as one copy of the body allows.  The
+pipelined loops whose counter ``nvvm_induction`` hides carry ``<disable = true>``
+instead: neither LLVM nor ptxas unrolls them.
 :data:`LLVM` is xDSL's ``llvm`` dialect plus these two attributes, registered in its
 place (``registry.OVERRIDES``), so that the lowered level reads back.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import BoolAttr, IntegerAttr
+from xdsl.dialects.builtin import BoolAttr, IntegerAttr, StringAttr
 from xdsl.dialects.llvm import LLVM as XDSL_LLVM
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
@@ -27,27 +29,37 @@ from xdsl.printer import Printer
 LOOP_ANNOTATION = "loop_annotation"  # on scf.for: llvm.br's property of that name
 
 
+UNROLL_OPTIONS = ("full", "disable")
+
+
 @irdl_attr_definition
 class LoopUnrollAttr(ParametrizedAttribute):
-    """``#llvm.loop_unroll<full = true>`` (the only unroll option tilepipe sets)."""
+    """``#llvm.loop_unroll<full = true>`` or ``#llvm.loop_unroll<disable = true>``: the
+    unroll options tilepipe sets, one at a time (``llvm.loop.unroll.full`` /
+    ``.disable``; NVPTX prints the latter as ``.pragma "nounroll"``, which ptxas
+    obeys too)."""
 
     name = "llvm.loop_unroll"
-    full: IntegerAttr
+    option: StringAttr
+    value: IntegerAttr
 
-    def __init__(self, full: bool = True):
-        super().__init__(BoolAttr.from_bool(full))
+    def __init__(self, option: str = "full", value: bool = True):
+        super().__init__(StringAttr(option), BoolAttr.from_bool(value))
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         parser.parse_punctuation("<")
-        parser.parse_keyword("full")
+        option = parser.parse_identifier()
+        if option not in UNROLL_OPTIONS:
+            parser.raise_error(f"expected one of {', '.join(UNROLL_OPTIONS)}")
         parser.parse_punctuation("=")
-        full = parser.parse_boolean()
+        value = parser.parse_boolean()
         parser.parse_punctuation(">")
-        return [BoolAttr.from_bool(full)]
+        return [StringAttr(option), BoolAttr.from_bool(value)]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<full = {'true' if self.full.value.data else 'false'}>")
+        value = "true" if self.value.value.data else "false"
+        printer.print_string(f"<{self.option.data} = {value}>")
 
 
 @irdl_attr_definition
@@ -75,7 +87,8 @@ class LoopAnnotationAttr(ParametrizedAttribute):
         printer.print_string(">")
 
 
-FULL_UNROLL = LoopAnnotationAttr(LoopUnrollAttr(True))
+FULL_UNROLL = LoopAnnotationAttr(LoopUnrollAttr("full"))
+NO_UNROLL = LoopAnnotationAttr(LoopUnrollAttr("disable"))
 
 LLVM = Dialect(
     "llvm",

@@ -128,6 +128,7 @@ class TileOperand:
             self.is_fragment
             or self.edges is not None
             or not isinstance(self.buffer_type.memory_space, NoneAttr)
+            or self.buffer_type.get_strides() is None  # a layout a view cannot express
             or len(self.offsets) != rank
             or len(self.tile_shape) != rank
         ):

@@ -78,3 +78,33 @@ func.func @wide_lower_bound() attributes {tile.threads = 128 : i64, tile.target 
   }
   func.return
 }
+
+// -----
+
+// A loop that issues cp.async reads its counter through an opaque move, so that
+// LLVM's strength reduction cannot turn the copies' view bases into 64-bit pointer
+// recurrences, and stays rolled (ptxas would unroll a short one completely).
+// CHECK-LABEL: gpu.func @async_copies(
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}}  : i32 {
+// CHECK-NEXT:      %[[HIDDEN:.*]] = llvm.inline_asm "mov.b32 $0, $1;", "=r,r" %[[I]] : (i32) -> i32
+// CHECK-NEXT:      %[[K:.*]] = arith.index_cast %[[HIDDEN]] : i32 to index
+// CHECK-NEXT:      %[[ROW:.*]] = arith.muli %[[K]], %{{.*}} : index
+// CHECK:           %[[VIEW:.*]] = memref.subview %{{.*}}[%[[ROW]], 0] [64, 64] [1, 1] : memref<1024x1024xf16> to memref<64x64xf16, strided<[1024, 1], offset: ?>>
+// CHECK:             "nvgpu.device_async_copy"(%{{.*}}, %[[VIEW]], %{{.*}})
+// CHECK:           } {loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<full = true>>}
+// CHECK:         } {loop_annotation = #llvm.loop_annotation<unroll = #llvm.loop_unroll<disable = true>>}
+func.func @async_copies(%A: memref<1024x1024xf16>) attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  scf.for %k = %c1 to %c16 step %c1 {
+    %row = arith.muli %k, %c64 : index
+    %t = pipeline.async_copy<64x64> %A[%row, %c0] -> %A_s : memref<1024x1024xf16> -> memref<64x64xf16, "shared">
+    pipeline.commit_group [%t]
+    pipeline.wait_group 0
+    pipeline.barrier
+  }
+  func.return
+}
