@@ -188,6 +188,12 @@ class LowerToAscend(ModulePass):
                 GreedyRewritePatternApplier([LowerTileOps(), LowerPipelineFor()]),
                 apply_recursively=False,
             ).rewrite_region(kernel.body)
+            # Ops that were emission ops already (``ascend.zero_tail``) drop the
+            # annotations too.
+            for tile_op in kernel.walk():
+                if isinstance(tile_op, ascend.AscendTileOp):
+                    tile_op.attributes.pop(PIPE_ATTR, None)
+                    tile_op.attributes.pop(CORE_ATTR, None)
             # Sync insertion and slot materialization each computed the epoch slot;
             # the emitted kernel computes it once.
             cse(kernel)
