@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType
+from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType, MemRefType
 from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_operand_def
 from xdsl.parser import Parser
@@ -34,6 +34,7 @@ from tilepipe.dialects.ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, asc
 from tilepipe.dialects.ascend_sync import ASCEND_SYNC_OPS
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile import BinaryElementwiseOp, TileOp, UnaryElementwiseOp
+from tilepipe.dialects.tile_base import BufferAccess, region_sizes
 from tilepipe.dialects.tile_forms import MatmulForm, SrcDstForm, ValueDstForm, shape_property
 
 UB_ONLY = frozenset({MemorySpace.UB})
@@ -241,7 +242,64 @@ class DuplicateOp(ValueDstForm, AscendTileOp):
     LEGAL_SPACES: ClassVar = {"dst": UB_ONLY}
 
 
-VECTOR_OPS: list[type[AscendTileOp]] = [AddOp, SubOp, MulOp, MaxOp, ExpOp, DuplicateOp]
+@irdl_op_definition
+class ZeroTailOp(SrcDstForm, AscendTileOp):
+    """Zero what a boundary GM -> UB copy of the same region left unwritten, on V::
+
+        ascend.zero_tail<16x64> %x[%i, %c0] -> %x_ub : memref<?x64xf32> -> memref<16x64xf32, "ub">
+
+    Meaning: the rows of the UB tile past the array become 0, and in the other rows
+    the columns past the 32-byte block that holds the array's end (:meth:`kept`); the
+    rest of the tile is unchanged.  After the ``DataCopyPad`` of the same region,
+    which zero-pads each row to that block, every element past the array is 0, as
+    the tile level's copy left it.  The GM region is not
+    accessed -- only the array's sizes are read -- so the op's one buffer access is the
+    write of the UB tile, and it is ordered like any vector op on it.
+
+    ``ascend-zero-boundary-tiles`` puts one after each GM -> UB copy that may reach
+    past its array, before the next op that touches the tile: ``DataCopyPad`` writes
+    the valid rows, each zero-padded to its 32-byte block, and leaves the rest of the
+    tile as it was.  AscendC: a ``Duplicate`` of 0 from each valid row's padded end to
+    the row's end, and one of the rows past the array (docs/ascend.md)."""
+
+    name = "ascend.zero_tail"
+    PIPE: ClassVar = Pipe.V
+    LEGAL_SPACES: ClassVar = {"dst": UB_ONLY}
+    # Only the UB tile is accessed; ``src`` names the GM region whose bounds decide
+    # which of its elements are zeroed.
+    REGION_OPERANDS: ClassVar = (("dst", "dst_offsets", "dst"),)
+
+    def source(self) -> BufferAccess:
+        """The GM region the tile was copied from (neither read nor written here)."""
+        assert isinstance(self.src.type, MemRefType)
+        sizes = region_sizes(self.src.type, self.tile_shape)
+        return BufferAccess(self, self.src, tuple(self.src_offsets), sizes, False, False, "src")
+
+    @staticmethod
+    def kept(valid: Sequence[int], element_bytes: int, tile_columns: int) -> tuple[int, int]:
+        """The rows of the tile the op keeps, and the columns it keeps in them, given
+        the sizes of the in-bounds part of the GM region: the valid rows, and in them
+        the columns up to the end of the 32-byte block holding the last valid one
+        (where ``DataCopyPad``'s padding ends).  Everything else becomes 0."""
+        rows = valid[-2] if len(valid) > 1 and all(valid[:-2]) else int(all(valid[:-1]))
+        block = max(1, 32 // element_bytes)
+        return rows, min(tile_columns, -(-valid[-1] // block) * block)
+
+    def verify_tile_op(self) -> None:
+        self._verify_region("src", self.src, tuple(self.src_offsets))
+        src_t, dst_t = self.src.type, self.dst.type
+        assert isinstance(src_t, MemRefType) and isinstance(dst_t, MemRefType)
+        if ascend_space(src_t) != MemorySpace.GM:
+            raise VerifyException(f"src must be a gm region, got {ascend_space(src_t).value}")
+        if src_t.element_type != dst_t.element_type:
+            raise VerifyException(
+                f"element types differ ({src_t.element_type} vs {dst_t.element_type})"
+            )
+
+
+VECTOR_OPS: list[type[AscendTileOp]] = [
+    AddOp, SubOp, MulOp, MaxOp, ExpOp, DuplicateOp, ZeroTailOp
+]
 DATA_OPS: list[type[AscendTileOp]] = [DataCopyOp, DataCopyNd2NzOp, LoadDataOp, FixpipeOp, MmadOp]
 
 ASCEND_OPS: list[type[IRDLOperation]] = [*DATA_OPS, *VECTOR_OPS, *ASCEND_SYNC_OPS]

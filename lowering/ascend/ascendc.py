@@ -380,6 +380,8 @@ class AscendCPrinter(CubeCalls, BoundaryCalls):
             return self._fixpipe(op, accesses["src"], accesses["dst"])
         if isinstance(op, ascend.MmadOp):
             return self._mmad(op, accesses)
+        if isinstance(op, ascend.ZeroTailOp):
+            return self.zero_tail(op, op.source(), accesses["dst"])
         count = self._contiguous_count(op, accesses.values())
         dst = self.tensor(accesses["dst"])
         if isinstance(op, ascend.DuplicateOp):

@@ -8,6 +8,7 @@ run-time number of valid rows and columns, on the copy's own pipe, so no flag
 changes:
 
 * GM -> UB: ``DataCopyPad`` of the valid rows, each zero-padded to its 32-byte block;
+  the ``zero_tail`` that follows it: ``Duplicate`` 0 over the rest of the tile;
 * UB -> GM: ``DataCopyPad`` of the valid rows and columns;
 * GM -> L1: ``InitConstValue`` of the L1 tile with 0, then the ND -> NZ ``DataCopy``
   of the valid part (the zeros a K tail of a matmul needs);
@@ -116,6 +117,48 @@ class BoundaryCalls:
         else:
             call = f"AscendC::DataCopyPad({self.tensor(dst)}, {self.tensor(src)}, {params});"
         self._guarded((rows, cols), [call])
+
+    def zero_tail(self, op: Operation, src: BufferAccess, dst: BufferAccess) -> None:
+        """``ascend.zero_tail`` after a ``DataCopyPad`` of the region ``src``:
+        ``Duplicate`` 0 over each valid row from the end of its 32-byte block (the
+        copy zero-padded up to there) to the row's end, and over the rows past the
+        array.  The starts are 32-byte aligned, as ``Duplicate`` needs; an interior
+        tile skips both calls."""
+        layout = tile_layout(dst)
+        if layout is None or not layout.contiguous:
+            raise op_error(op, "dst tile is not contiguous in UB")
+        assert isinstance(dst.buffer.type, MemRefType)
+        element = dst.buffer.type.element_type
+        size, zero = element_bytes(element), f"({cpp_type(element)})0"
+        rows, cols = self.valid_extents(op, src)
+        tile_rows = src.sizes[-2] if len(src.sizes) > 1 else 1
+        tile_cols = src.sizes[-1]
+        base = self.offset(dst)
+
+        def at(offset: str) -> str:
+            return f"{self.name(dst.buffer)}[{offset if base == '0' else f'{base} + {offset}'}]"
+
+        tail = self.fresh(f"{self.name(src.buffer).removesuffix('_gm')}_tail")
+        self.emit(f"int64_t {tail} = ({cols} * {size} + 31) / 32 * 32 / {size};")
+        self.emit(f"if ({tail} < {tile_cols}) {{")
+        if rows == "1":  # a 1-d tile: its one row
+            self.emit(f"  AscendC::Duplicate({at(tail)}, {zero}, {tile_cols} - {tail});")
+            self.emit("}")
+            return
+        row = self.fresh("row")
+        self.emit(f"  for (int64_t {row} = 0; {row} < {rows}; ++{row}) {{")
+        self.emit(
+            f"    AscendC::Duplicate({at(f'{row} * {tile_cols} + {tail}')}, {zero}, "
+            f"{tile_cols} - {tail});"
+        )
+        self.emit("  }")
+        self.emit("}")
+        self.emit(f"if ({rows} < {tile_rows}) {{")
+        self.emit(
+            f"  AscendC::Duplicate({at(f'{rows} * {tile_cols}')}, {zero}, "
+            f"({tile_rows} - {rows}) * {tile_cols});"
+        )
+        self.emit("}")
 
     def nd2nz_boundary(self, op: Operation, src: BufferAccess, dst: BufferAccess) -> None:
         """GM -> L1 (NZ) of a boundary tile: zero the L1 tile, copy the valid part."""

@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
-    MemRefType,
     ModuleOp,
     UnitAttr,
 )
@@ -52,7 +51,6 @@ from tilepipe.dialects.ascend import BOUNDARY_ATTR
 from tilepipe.dialects.ascend_sync import IdOperandOp, PipeBarrierOp
 from tilepipe.dialects.ascend_pipes import COPY_PIPES, Pipe, ascend_space
 from tilepipe.dialects.memory_space import MemorySpace
-from tilepipe.dialects.tile import BufferAccess
 from tilepipe.passes.ascend.resolve_core import CORE_ATTR, PIPE_ATTR, is_ascend_kernel
 from tilepipe.passes.ascend.zero_boundary_tiles import may_reach_past
 
@@ -190,6 +188,12 @@ class LowerToAscend(ModulePass):
                 GreedyRewritePatternApplier([LowerTileOps(), LowerPipelineFor()]),
                 apply_recursively=False,
             ).rewrite_region(kernel.body)
+            # Ops that were emission ops already (``ascend.zero_tail``) drop the
+            # annotations too.
+            for tile_op in kernel.walk():
+                if isinstance(tile_op, ascend.AscendTileOp):
+                    tile_op.attributes.pop(PIPE_ATTR, None)
+                    tile_op.attributes.pop(CORE_ATTR, None)
             # Sync insertion and slot materialization each computed the epoch slot;
             # the emitted kernel computes it once.
             cse(kernel)

@@ -1,15 +1,19 @@
-"""``ascend-zero-boundary-tiles``: a UB tile loaded from a ragged GM region is zeroed
-first, so that it holds what the tile level says it holds (docs/semantics.md,
-boundary tiles: elements read past a global array are 0).
+"""``ascend-zero-boundary-tiles``: a UB tile loaded from a ragged GM region holds
+what the tile level says it holds (docs/semantics.md, boundary tiles: elements read
+past a global array are 0).
 
 The GM -> UB copy of a boundary tile is AscendC's ``DataCopyPad``, which writes the
 valid rows, each zero-padded only to its 32-byte block; the rest of the UB tile keeps
 what the buffer held before (an earlier iteration's tile of the same slot).  Elements
 there are not always dropped: an elementwise result stored to a longer array, or
-anything reading across a row, sees them.  A ``tile.fill`` of the UB tile with 0
-right before the copy makes every element past the array 0, as on the tile level.
-It is inserted before sync insertion, so ``ascend-insert-sync`` orders the fill
-(vector pipe) before the copy (MTE2) like any other pair of ops on one buffer.
+anything reading across a row, sees them.  So each such copy is followed by an
+``ascend.zero_tail`` of its tile (a vector-pipe ``Duplicate`` of what the copy left
+unwritten), placed right before the next op that touches the tile -- its first
+reader, as a rule.  It is inserted before sync insertion: ``ascend-insert-sync``
+orders it after the copy by the MTE2 -> V wait its reader needs anyway (the vector
+pipe keeps its own order), and the next copy into its slot waits for it by the
+V -> MTE2 flag that already waits for the reader.  A kernel whose ragged tiles are
+read on the vector pipe keeps the flags of its static form (docs/ascend.md).
 
 GM -> L1 boundary tiles need nothing here: their ``InitConstValue`` zeroes the L1
 tile on the copy's own pipe (the K tail of a matmul reads 0).  Stores (UB -> GM,
@@ -22,19 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import (
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-    UnitAttr,
-)
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import IsTerminator
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
@@ -42,10 +39,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from tilepipe.dialects import tile
+from tilepipe.dialects import ascend, tile
 from tilepipe.dialects.ascend_pipes import ascend_space
 from tilepipe.dialects.memory_space import MemorySpace
-from tilepipe.dialects.tile import BufferAccess
+from tilepipe.dialects.tile import BufferAccess, TileOp
 from tilepipe.passes.analysis.divisibility import value_divisibility
 from tilepipe.passes.ascend.resolve_core import is_ascend_kernel
 
@@ -65,47 +62,84 @@ def may_reach_past(access: BufferAccess) -> bool:
     return False
 
 
-def _zero(element: Attribute) -> arith.ConstantOp:
-    if isinstance(element, IntegerType):
-        return arith.ConstantOp(IntegerAttr(0, element))
-    return arith.ConstantOp(FloatAttr(0.0, element))  # type: ignore[arg-type]
+def _touches(op: Operation, buffer: SSAValue) -> bool:
+    """Does ``op`` (or an op nested in it) use ``buffer``?"""
+    return any(buffer in nested.operands for nested in op.walk())
 
 
-_ZEROED_ATTR = "ascend.zeroed_boundary_tile"
+def _first_toucher(copy: tile.CopyOp) -> Operation | None:
+    """The first op after ``copy`` in its block that touches the copied tile's buffer
+    (None: none does; the tail is then zeroed at the end of the block)."""
+    op = copy.next_op
+    while op is not None and not _touches(op, copy.dst):
+        op = op.next_op
+    return op
+
+
+def _is_read(buffer: SSAValue) -> bool:
+    """Does any op read ``buffer`` (an op that is not a tile op counts as reading)?"""
+    for use in buffer.uses:
+        user = use.operation
+        if not isinstance(user, TileOp):
+            return True
+        if any(a.buffer == buffer and a.reads for a in user.buffer_accesses()):
+            return True
+    return False
+
+
+def _zeroes_tail_of(op: Operation | None, copy: tile.CopyOp) -> bool:
+    return (
+        isinstance(op, ascend.ZeroTailOp)
+        and (op.src, op.dst) == (copy.src, copy.dst)
+        and tuple(op.src_offsets) == tuple(copy.src_offsets)
+        and tuple(op.dst_offsets) == tuple(copy.dst_offsets)
+        and op.tile_shape == copy.tile_shape
+    )
 
 
 class ZeroBoundaryTile(RewritePattern):
-    """``copy`` -> ``fill 0; copy`` for a GM -> UB copy that may reach past its array.
+    """``copy; ...; reader`` -> ``copy; ...; zero_tail; reader`` for a GM -> UB copy
+    that may reach past its array.
 
-    The fill is unconditional.  A fill guarded by "this tile is ragged" would spare
-    interior tiles the vector op, but its sync cannot be balanced: the WAR ring from
-    the tile's last reader to the next fill of its slot would be set every iteration
-    and ordered after its wait only in the iterations that take the branch (a second
-    set before the wait, a pipe-simulator deadlock; fuzz seeds 300032, 300113,
-    300191).  Unconditional, the fill -> copy edge closes that ring and implies the
-    fill -> next-copy ring, and the fill is issued on the vector pipe before the
-    compute of older stages, so the copy does not wait behind it."""
+    The zeroing is unconditional (an interior tile has no tail and its AscendC skips
+    the ``Duplicate`` calls): a zeroing guarded by "this tile is ragged" would leave
+    ``ascend-insert-sync`` a flag ring set every iteration but ordered after its wait
+    only in the iterations that take the branch (fuzz seeds 300032, 300113, 300191).
+    It goes after the copy, not before it: zeroed first, the tile needed a V -> MTE2
+    flag of its own before every ragged copy."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tile.CopyOp, rewriter: PatternRewriter) -> None:
         if ascend_space(op.dst.type) != MemorySpace.UB:
             return
-        fill = op.prev_op
-        if isinstance(fill, tile.FillOp) and _ZEROED_ATTR in fill.attributes:
-            return  # already zeroed (the pass is idempotent)
         source = next(a for a in op.buffer_accesses() if a.buffer == op.src)
-        if not may_reach_past(source):
-            return
-        assert isinstance(op.dst.type, MemRefType)
-        zero = _zero(op.dst.type.element_type)
-        fill = tile.FillOp(zero.result, op.dst, op.dst_offsets, op.tile_shape)
-        fill.attributes[_ZEROED_ATTR] = UnitAttr()
-        rewriter.insert([zero, fill], InsertPoint.before(op))
+        if not may_reach_past(source) or not _is_read(op.dst):
+            return  # a whole tile, or one nothing reads: no tail to zero
+        toucher = _first_toucher(op)
+        if _zeroes_tail_of(toucher, op):
+            return  # already zeroed (the pass is idempotent)
+        zero_tail = ascend.ZeroTailOp(
+            op.src, op.src_offsets, op.dst, op.dst_offsets, op.tile_shape
+        )
+        block = op.parent_block()
+        assert block is not None
+        if toucher is not None:
+            # Before the tails already zeroed for this reader (later copies' tails
+            # first): the vector pipe starts on the tile whose copy lands last, so one
+            # MTE2 -> V wait covers every copy the reader needs, as in the static kernel.
+            while isinstance(toucher.prev_op, ascend.ZeroTailOp) and toucher.prev_op is not op:
+                toucher = toucher.prev_op
+            where = InsertPoint.before(toucher)
+        elif block.last_op is not None and block.last_op.has_trait(IsTerminator):
+            where = InsertPoint.before(block.last_op)
+        else:
+            where = InsertPoint.at_end(block)
+        rewriter.insert(zero_tail, where)
 
 
 @dataclass(frozen=True)
 class AscendZeroBoundaryTiles(ModulePass):
-    """Zero each UB tile before a GM -> UB copy of a boundary tile fills it."""
+    """Zero what a GM -> UB copy of a boundary tile leaves unwritten in its tile."""
 
     name = "ascend-zero-boundary-tiles"
 

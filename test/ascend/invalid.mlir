@@ -207,3 +207,39 @@ func.func @unknown_core() attributes {tile.target = "ascend910b"} {
   ascend.pipe_barrier[MTE2] {ascend.core = "aiv"}
   func.return
 }
+
+// -----
+
+func.func @zero_tail_of_an_on_chip_region(%x_l1: memref<64xf16, "l1">) attributes {tile.target = "ascend910b"} {
+  %y_ub = memref.alloc() : memref<64xf16, "ub">
+  // expected-error @+1 {{src must be a gm region, got l1}}
+  ascend.zero_tail<64> %x_l1 -> %y_ub : memref<64xf16, "l1"> -> memref<64xf16, "ub">
+  func.return
+}
+
+// -----
+
+func.func @zero_tail_on_gm(%x: memref<?xf16>, %y: memref<64xf16>) attributes {tile.target = "ascend910b"} {
+  // expected-error @+1 {{dst may not live in global memory (legal: ub)}}
+  ascend.zero_tail<64> %x -> %y : memref<?xf16> -> memref<64xf16>
+  func.return
+}
+
+// -----
+
+func.func @zero_tail_element_types(%x: memref<?xf32>) attributes {tile.target = "ascend910b"} {
+  %y_ub = memref.alloc() : memref<64xf16, "ub">
+  // expected-error @+1 {{element types differ (f32 vs f16)}}
+  ascend.zero_tail<64> %x -> %y_ub : memref<?xf32> -> memref<64xf16, "ub">
+  func.return
+}
+
+// -----
+
+func.func @zero_tail_offsets(%x: memref<?x?xf16>) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %y_ub = memref.alloc() : memref<64xf16, "ub">
+  // expected-error @+1 {{src has 1 offsets for a rank-2 buffer}}
+  ascend.zero_tail<64> %x[%c0] -> %y_ub : memref<?x?xf16> -> memref<64xf16, "ub">
+  func.return
+}

@@ -30,6 +30,29 @@ func.func @vector(%x: memref<64xf16>) attributes {tile.target = "ascend910b"} {
 
 // -----
 
+// A boundary copy is marked ascend.boundary; the ascend.zero_tail that
+// ascend-zero-boundary-tiles put after it is an emission op already and only drops the
+// pipe and core annotations.
+// CHECK-LABEL: func.func @ragged
+// CHECK:      ascend.data_copy<64> %x[%off] -> %u {ascend.boundary} : memref<?xf16> -> memref<64xf16, "ub">
+// CHECK-NEXT: ascend.zero_tail<64> %x[%off] -> %u : memref<?xf16> -> memref<64xf16, "ub">
+// CHECK-NEXT: ascend.exp<64> %u -> %u
+func.func @ragged(%x: memref<?xf16>, %n: index) attributes {tile.target = "ascend910b"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %u = memref.alloc() : memref<64xf16, "ub">
+  pipeline.for %i = %c0 to %n step %c1 num_stages = 1 {
+    %off = arith.muli %i, %c64 : index
+    tile.copy<64> %x[%off] -> %u {ascend.pipe = #ascend<pipe MTE2>, ascend.core = "vector"} : memref<?xf16> -> memref<64xf16, "ub">
+    ascend.zero_tail<64> %x[%off] -> %u {ascend.pipe = #ascend<pipe V>, ascend.core = "vector"} : memref<?xf16> -> memref<64xf16, "ub">
+    tile.exp<64> %u -> %u {ascend.pipe = #ascend<pipe V>, ascend.core = "vector"} : memref<64xf16, "ub"> -> memref<64xf16, "ub">
+  }
+  func.return
+}
+
+// -----
+
 // L0C's zero fill folds into the init flag of the mmad: C = A*B in the first
 // iteration, C += A*B after.
 // CHECK-LABEL: func.func @cube

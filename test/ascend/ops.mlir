@@ -55,6 +55,8 @@ func.func @vector_ops(%x: memref<1024xf16>, %i: index) attributes {tile.target =
   ascend.duplicate<64> %one -> %y_ub : f16 -> memref<64xf16, "ub">
   // CHECK-NEXT: ascend.data_copy<64> %{{.*}} -> %{{.*}}[%{{.*}}] : memref<64xf16, "ub"> -> memref<1024xf16>
   ascend.data_copy<64> %y_ub -> %x[%i] : memref<64xf16, "ub"> -> memref<1024xf16>
+  // CHECK-NEXT: ascend.zero_tail<64> %{{.*}}[%{{.*}}] -> %{{.*}} : memref<1024xf16> -> memref<64xf16, "ub">
+  ascend.zero_tail<64> %x[%i] -> %y_ub : memref<1024xf16> -> memref<64xf16, "ub">
   func.return
 }
 

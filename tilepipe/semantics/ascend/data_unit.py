@@ -4,7 +4,8 @@
 
 GM regions of copies marked ``ascend.boundary`` are clipped as the tile level
 clips them (docs/semantics.md, boundary tiles: reads 0, writes dropped); a GM -> UB
-boundary copy writes what AscendC's ``DataCopyPad`` writes (docs/ascend.md).
+boundary copy writes what AscendC's ``DataCopyPad`` writes, and ``zero_tail`` zeroes
+what its ``Duplicate`` calls zero (docs/ascend.md).
 """
 
 from __future__ import annotations
@@ -125,6 +126,23 @@ class DataUnit:
         tile[:rows, :padded] = values[:rows, :padded]
         target[dst.slices] = tile.reshape(dst.sizes)
 
+    def _zero_tail(self, instr: Instruction, op: ascend.ZeroTailOp, dst: Box) -> None:
+        """``zero_tail`` as its AscendC does it: ``Duplicate`` 0 over each valid row
+        from the end of its 32-byte block (``DataCopyPad`` zeroed up to there) and
+        over the rows past the array; an interior tile has no tail."""
+        source = op.source()
+        starts = tuple(instr.scalars[o] for o in source.offsets) or (0,) * len(source.sizes)
+        clip = self.clipped(Box(source.buffer, starts, source.sizes, False, False, "src"))
+        if clip is None:
+            return
+        inside, _ = clip
+        target = self._checked(instr, dst)
+        rows, padded = op.kept(inside.sizes, target.dtype.itemsize, dst.sizes[-1])
+        tile = np.array(target[dst.slices]).reshape(-1, dst.sizes[-1])
+        tile[:rows, padded:] = 0
+        tile[rows:, :] = 0
+        target[dst.slices] = tile.reshape(dst.sizes)
+
     def execute(self, instr: Instruction) -> None:
         op = instr.op
         boxes = {box.role: box for box in instr.boxes}
@@ -160,6 +178,8 @@ class DataUnit:
             if value is None:
                 raise KernelError(op, "duplicates a value the simulator does not know")
             self.write(instr, boxes["dst"], np.full(boxes["dst"].sizes, value))
+        elif isinstance(op, ascend.ZeroTailOp):
+            self._zero_tail(instr, op, boxes["dst"])
         elif isinstance(op, ascend.ExpOp):
             self.write(instr, boxes["dst"], numerics.exp(self.read(instr, boxes["src"])))
         else:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.interpreter import Interpreter, ReturnedValues, impl, impl_terminator, register_impls
 
-from tilepipe.dialects import pipeline, tile
+from tilepipe.dialects import ascend, pipeline, tile
 from tilepipe.dialects.tile_base import ElementMapping, TileOp
 
 from tilepipe.semantics.errors import KernelError
@@ -115,6 +115,31 @@ class TileFunctions(RuntimeFunctions):
     def run_fill(self, interpreter: Interpreter, op: tile.FillOp, args):
         operands = self._start(interpreter, op)
         operands.write("dst", np.full(op.operand_tile_shape("dst"), args[0]))
+        return ()
+
+    @impl(ascend.ZeroTailOp)
+    def run_zero_tail(self, interpreter: Interpreter, op: ascend.ZeroTailOp, args):
+        """Zero the rows of the UB tile past the array and, in the others, the columns
+        past the 32-byte block holding the array's end (``ascend.zero_tail``)."""
+        operands = self._start(interpreter, op)
+        source = op.source()
+        (gm,) = interpreter.get_values((source.buffer,))
+        region = gm.region(interpreter.get_values(source.offsets), source.sizes, tile=True)
+        if not region.clipped:
+            return ()
+        dst, tile = operands.regions["dst"]
+        rows, padded = op.kept(region.inside().sizes, dst.element.itemsize, tile.sizes[-1])
+        for first_row, first_col in ((rows, 0), (0, padded)):
+            last_row = rows if first_col else (tile.sizes[-2] if len(tile.sizes) > 1 else 1)
+            if first_row >= last_row or first_col >= tile.sizes[-1]:
+                continue
+            starts, sizes = list(tile.starts), list(tile.sizes)
+            starts[-1] += first_col
+            sizes[-1] -= first_col
+            if len(sizes) > 1:
+                starts[-2] += first_row
+                sizes[-2] = last_row - first_row
+            dst.write(Region(tuple(starts), tuple(sizes)), np.zeros(sizes))
         return ()
 
     def _binary(self, interpreter: Interpreter, op: TileOp) -> tuple:
