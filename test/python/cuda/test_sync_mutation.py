@@ -124,7 +124,7 @@ def _nvvm_fails(module, arguments) -> bool:
     copy never waited for)."""
     try:
         run = run_nvvm_kernel(module, [a.copy() for a in arguments], blocks=ONE_BLOCK,
-                              check_races=True)
+                              check_races=True, stop_at_first_race=True)
     except NvvmExecutionError:
         return True
     return bool(run.races)
@@ -151,3 +151,24 @@ def test_every_lowered_sync_is_needed_per_thread(name, target, num_stages):
         if not _nvvm_fails(mutant, arguments):
             unnoticed.append(position)
     assert positions and unnoticed == []
+
+
+def test_a_run_stopped_at_its_first_race_reports_the_full_runs_first_race():
+    """``stop_at_first_race`` (what the mutation tests use) ends the run at the race the
+    full run reports first, and a clean kernel runs to its end either way."""
+    text, _ = compiled("gemm.mlir", 2, trip_count=4)
+    module = lowered(text)
+    arguments = _nvvm_arguments(module)
+    clean = run_nvvm_kernel(module, [a.copy() for a in arguments], blocks=ONE_BLOCK,
+                            check_races=True, stop_at_first_race=True)
+    assert clean.races == []
+    mutant = module.clone()
+    barrier = next(op for op in mutant.walk() if op.name == "nvvm.barrier0")
+    barrier.detach()
+    barrier.erase()
+    full = run_nvvm_kernel(mutant, [a.copy() for a in arguments], blocks=ONE_BLOCK,
+                           check_races=True)
+    stopped = run_nvvm_kernel(mutant, [a.copy() for a in arguments], blocks=ONE_BLOCK,
+                              check_races=True, stop_at_first_race=True)
+    assert len(full.races) > 1
+    assert stopped.races == full.races[:1]

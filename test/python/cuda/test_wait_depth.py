@@ -149,7 +149,8 @@ def arguments(module) -> list[np.ndarray]:
 def nvvm_fails(module, args) -> bool:
     """The per-thread detector reports, or a copy is read while in flight."""
     try:
-        run = run_nvvm_kernel(module, args, blocks=ONE_BLOCK, check_races=True)
+        run = run_nvvm_kernel(module, args, blocks=ONE_BLOCK, check_races=True,
+                              stop_at_first_race=True)
     except NvvmExecutionError:
         return True
     return bool(run.races)

@@ -47,7 +47,7 @@ from tilepipe.semantics.nvvm.execution import (  # noqa: F401  (NvvmExecutionErr
     NvvmExecutionError,
     is_bf16_memref,
 )
-from tilepipe.semantics.nvvm.races import GlobalRaceDetector, written_arguments
+from tilepipe.semantics.nvvm.races import GlobalRaceDetector, RaceFound, written_arguments
 
 # ---------------------------------------------------------------------- entry point
 
@@ -83,12 +83,16 @@ def run_nvvm_kernel(
     grid: Sequence[int] | None = None,
     check_races: bool = False,
     count_bank_conflicts: bool = False,
+    stop_at_first_race: bool = False,
 ) -> NvvmRun:
     """Run a lowered kernel on copies of ``args`` (in argument order) over its grid
     (or ``blocks``); return the arguments' final contents, the races found and, with
     ``count_bank_conflicts``, the shared-memory wavefronts per op (``banks``).
     A kernel whose grid ``tile.grid_dims`` states has no ``known_grid_size``: its
-    launch grid (``evaluate_grid``) comes as ``grid``, unless ``blocks`` are given."""
+    launch grid (``evaluate_grid``) comes as ``grid``, unless ``blocks`` are given.
+    With ``stop_at_first_race`` the run ends at the first race the detector reports
+    (``races`` holds it; the arrays are as far as the run got): what a mutation test
+    needs to know, at a fraction of the run."""
     func = gpu_kernel(module, kernel)
     known = func.properties.get("known_grid_size")
     if grid is None and known is not None:
@@ -107,17 +111,25 @@ def run_nvvm_kernel(
     banks = BankCounter() if count_bank_conflicts else None
     entry_args = func.regions[0].block.args
     global_races = {
-        i: GlobalRaceDetector(f"%{entry_args[i].name_hint or f'arg{i}'}", arrays[i].nbytes)
+        i: GlobalRaceDetector(
+            f"%{entry_args[i].name_hint or f'arg{i}'}", arrays[i].nbytes, stop_at_first_race
+        )
         for i in (written_arguments(func) if check_races else [])
     }
-    for block in chosen:
+    try:
+        for block in chosen:
+            for detector in global_races.values():
+                detector.begin_block()
+            execution = BlockExecution(func, arrays, block, check_races, banks, global_races)
+            if execution.races is not None:
+                execution.races.first_race_stops = stop_at_first_race
+            execution.run()
+            if execution.races is not None:
+                races.extend(execution.races.races)
+    except RaceFound as found:
+        races.append(found.report)
+    else:
         for detector in global_races.values():
-            detector.begin_block()
-        execution = BlockExecution(func, arrays, block, check_races, banks, global_races)
-        execution.run()
-        if execution.races is not None:
-            races.extend(execution.races.races)
-    for detector in global_races.values():
-        races.extend(detector.races)
+            races.extend(detector.races)
     arrays = [bf16_bits_to_f32(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
     return NvvmRun(arrays, races, banks.summary() if banks is not None else {})

@@ -33,6 +33,14 @@ PROXY_FENCED = 1  # fenced; ordered for the fencing thread only, until a barrier
 PROXY_UNFENCED = 2
 
 
+class RaceFound(Exception):
+    """Raised by a detector asked to stop at its first race (``first_race_stops``)."""
+
+    def __init__(self, report: str):
+        super().__init__(report)
+        self.report = report
+
+
 @dataclass
 class SharedRaceDetector:
     """Last writer and readers of each shared byte since the last barrier."""
@@ -41,6 +49,9 @@ class SharedRaceDetector:
     threads: int
     races: list[str] = field(default_factory=list)
     reported: set = field(default_factory=set)
+    # Stop the run at the first race (raise RaceFound): a mutation test asks only
+    # whether there is one.
+    first_race_stops: bool = False
 
     def __post_init__(self) -> None:
         self.writer = np.full(self.size, -1, np.int32)
@@ -143,6 +154,8 @@ class SharedRaceDetector:
         self.races.append(
             f"{op_location(op) or '<unknown>'}: race on shared byte {byte} in '{op.name}': {message}"
         )
+        if self.first_race_stops:
+            raise RaceFound(self.races[-1])
 
     def forget_writes(self, start: int, size: int) -> None:
         """Writes of an engine whose completion the current threads waited for."""
@@ -170,8 +183,9 @@ class GlobalRaceDetector:
     """Last writer and reader(s) of each byte of one global argument in the current
     barrier interval of the current block."""
 
-    def __init__(self, name: str, size: int):
+    def __init__(self, name: str, size: int, first_race_stops: bool = False):
         self.name = name
+        self.first_race_stops = first_race_stops
         self.epoch = 1
         self.writer = np.full(size, -1, np.int32)
         self.writer_op = np.full(size, -1, np.int32)
@@ -249,6 +263,8 @@ class GlobalRaceDetector:
             f"{op_location(op) or '<unknown>'}: race on global byte {byte} of {self.name} "
             f"in '{op.name}': {message}"
         )
+        if self.first_race_stops:
+            raise RaceFound(self.races[-1])
 
 
 def written_twice(byte: np.ndarray, thread: np.ndarray) -> int | None:
