@@ -127,7 +127,7 @@ class ZeroBoundaryTile(RewritePattern):
             # Before the tails already zeroed for this reader (later copies' tails
             # first): the vector pipe starts on the tile whose copy lands last, so one
             # MTE2 -> V wait covers every copy the reader needs, as in the static kernel.
-            while isinstance(toucher.prev_op, ascend.ZeroTailOp) and toucher.prev_op is not op:
+            while isinstance(toucher.prev_op, ascend.ZeroTailOp):
                 toucher = toucher.prev_op
             where = InsertPoint.before(toucher)
         elif block.last_op is not None and block.last_op.has_trait(IsTerminator):
