@@ -76,6 +76,17 @@ class BoundaryCalls:
                 f"int64_t {name} = {left} < 0 ? 0 : ({left} > {sizes[d]} ? {sizes[d]} : {left});"
             )
             names.append(name)
+        # A leading unit dimension past the array leaves no valid row (the tile's
+        # one slice there lies outside).
+        outside = [
+            f"{offset} >= {self.gm_size(access.buffer, d)}"
+            for d in range(len(sizes) - 2)
+            if (offset := self.expr(access.offsets[d]) if access.offsets else "0") != "0"
+        ]
+        if outside:
+            self.emit(f"if ({' || '.join(outside)}) {{")
+            self.emit(f"  {names[0]} = 0;")
+            self.emit("}")
         return ("1", names[0]) if len(names) == 1 else (names[0], names[1])
 
     def _guarded(self, extents: tuple[str, str], lines: list[str]) -> None:

@@ -8,6 +8,8 @@
 // RUN: filecheck %s --check-prefix=VADD < %t.vadd.cpp
 // RUN: tilepipe compile %S/Inputs/vmax_2d_dynamic.mlir --target ascend910b --syntax-check -o %t.vmax.cpp
 // RUN: filecheck %s --check-prefix=VMAX < %t.vmax.cpp
+// RUN: tilepipe compile %S/Inputs/leading_unit_dim_dynamic.mlir --target ascend910b --syntax-check -o %t.lead.cpp
+// RUN: filecheck %s --check-prefix=LEAD < %t.lead.cpp
 // RUN: tilepipe compile %S/Inputs/matmul_dynamic.mlir --target ascend910b --syntax-check -o %t.mm.cpp
 // RUN: filecheck %s --check-prefix=MATMUL < %t.mm.cpp
 // RUN: tile-run %S/Inputs/matmul_dynamic.mlir --shape A=130x77 --shape B=77x129 --shape C=130x129 --check-races --quiet
@@ -61,6 +63,18 @@
 // VMAX-NEXT:    }
 // VMAX-NEXT:    AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(v);
 // VMAX-NEXT:    AscendC::Max(
+
+// A leading unit dimension past the array leaves no valid row: the copy moves
+// nothing and the zero_tail zeroes the whole tile (the GM read stays in bounds).
+// LEAD-LABEL: void lead(
+// LEAD:         int64_t x_valid1 = x_size1 - 0 < 0 ? 0 : (x_size1 - 0 > 16 ? 16 : x_size1 - 0);
+// LEAD-NEXT:    int64_t x_valid2 = 64 - 0 < 0 ? 0 : (64 - 0 > 64 ? 64 : 64 - 0);
+// LEAD-NEXT:    if (b >= x_size0) {
+// LEAD-NEXT:      x_valid1 = 0;
+// LEAD-NEXT:    }
+// LEAD-NEXT:    int64_t padded_bytes
+// LEAD-NEXT:    if (x_valid1 > 0 && x_valid2 > 0) {
+// LEAD-NEXT:      AscendC::DataCopyPad(
 
 // MATMUL-LABEL: void matmul(GM_ADDR A, GM_ADDR B, GM_ADDR C, int64_t A_size0, int64_t A_size1, int64_t B_size0, int64_t B_size1, int64_t C_size0, int64_t C_size1) {
 // MATMUL:         int64_t bx = AscendC::GetBlockIdx() % gx;

@@ -133,3 +133,20 @@ def _flags(text: str) -> list[str]:
 def test_ragged_vector_kernels_keep_the_flags_of_their_static_form(dynamic, static):
     assert "zero_tail" not in str(compile_ascend(load_module(static)))
     assert _flags(dynamic) == _flags(static)
+
+
+@pytest.mark.parametrize("b", [0, 1, 2])
+def test_a_leading_unit_dimension_past_the_array_copies_nothing(b):
+    """The tile's one slice along a leading unit dimension lies past the array at
+    b >= 1: its copy has no valid row (the AscendC guards it; test/ascend/
+    compile-boundary.mlir), the zero_tail zeroes the tile, exp gives 1 as on the tile
+    level."""
+    text = (INPUTS / "leading_unit_dim_dynamic.mlir").read_text()
+    inputs = {
+        "x": np.random.default_rng(b).uniform(-1, 1, (1, 12, 64)).astype(np.float32),
+        "z": np.full((2, 16, 64), 7, np.float32),
+    }
+    expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args={"b": b})
+    report = simulate(compile_ascend(load_module(text)), inputs, {"b": b})
+    assert report.ok, report.problems()
+    assert first_difference(expected, report.outputs, "tile", "sim") is None

@@ -116,11 +116,10 @@ class DataUnit:
         and columns, each row zero-padded to its 32-byte block; the rest of the UB
         tile keeps what it held (AscendC pads no further)."""
         inside, _ = self.clipped(src)  # type: ignore[misc]
-        rows = inside.sizes[-2] if len(inside.sizes) > 1 else 1
-        cols = inside.sizes[-1]
         target = self._checked(instr, dst)
-        block = max(1, 32 // target.dtype.itemsize)
-        padded = min(dst.sizes[-1], -(-cols // block) * block) if rows and cols else 0
+        # The valid rows (none when a leading unit dimension lies past the array) and
+        # the block end the padding reaches: what the zero_tail after it keeps.
+        rows, padded = ascend.ZeroTailOp.kept(inside.sizes, target.dtype.itemsize, dst.sizes[-1])
         tile = np.array(target[dst.slices]).reshape(-1, dst.sizes[-1])
         values = self.read(instr, src).reshape(-1, dst.sizes[-1]).astype(target.dtype)
         tile[:rows, :padded] = values[:rows, :padded]
