@@ -23,7 +23,7 @@ config.substitutions.append(
 # What a downstream suite gets too (%tile-opt, %{cuda}, %{cuda-sm90}, %python, ...),
 # from this checkout's helper, whichever tilepipe the Python running lit has installed.
 _spec = importlib.util.spec_from_file_location(
-    "tilepipe_lit_support", os.path.join(os.path.dirname(__file__), "tilepipe", "lit_support.py")
+    "tilepipe_lit_support", os.path.join(os.path.dirname(__file__), "tilepipe", "drivers", "lit_support.py")
 )
 lit_support = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lit_support)

@@ -26,7 +26,7 @@ from xdsl.parser import Parser
 
 from tilepipe.passes.memory.arena_packing import Interval, pack
 from tilepipe.passes.memory.merge_shared_memory import plan_arenas
-from tilepipe.registry import make_context
+from tilepipe.core.registry import make_context
 
 ROOT = Path(__file__).resolve().parents[1]
 PIPELINE = "pipeline-planning,inject-software-pipeline"

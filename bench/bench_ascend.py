@@ -32,7 +32,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import PassPipeline
 
 from tilepipe.lowering.ascend.pipeline import ASCEND_PASSES, compile_ascend
-from tilepipe.registry import get_all_passes
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import load_module
 from tilepipe.semantics.ascend.sim import numpy_dtype, simulate
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
-from tilepipe.registry import get_all_passes
+from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

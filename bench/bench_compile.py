@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tilepipe.registry import make_context, pass_pipeline
+from tilepipe.core.registry import make_context, pass_pipeline
 from xdsl.parser import Parser
 
 FLOW = [

@@ -29,7 +29,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from tilepipe.compile import compile_kernel
+from tilepipe.drivers.compile import compile_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 GEMM = (ROOT / "examples" / "gemm.mlir").read_text()

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 
-from tilepipe.registry import get_all_passes, make_context
+from tilepipe.core.registry import get_all_passes, make_context
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSES = "pipeline-planning,inject-software-pipeline"

@@ -29,7 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from tilepipe.compile import compile_kernel
+from tilepipe.drivers.compile import compile_kernel
 from tilepipe.lowering.nvvm.ptxas import PtxasReport, disassemble, run_ptxas
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -39,7 +39,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from tilepipe.targets import ASCEND_910B, AscendTarget, UnknownTarget, target_of
+from tilepipe.core.targets import ASCEND_910B, AscendTarget, UnknownTarget, target_of
 
 from tilepipe.dialects.ascend_pipes import (
     CROSS_CORE_MODES,

@@ -12,7 +12,7 @@ parses.
 :data:`GPU` is xDSL's ``gpu`` dialect with these ops in place of xDSL's
 ``gpu.module``, ``gpu.func``, ``gpu.return`` and ``gpu.launch_func``: tile-opt,
 every tilepipe context and the stock ``xdsl-opt -f tilepipe`` (the universe's
-frontend, ``tilepipe.source.TilepipeFrontend``) register it instead of xDSL's, so
+frontend, ``tilepipe.core.source.TilepipeFrontend``) register it instead of xDSL's, so
 that they read back what ``lower-to-nvvm`` prints.
 """
 

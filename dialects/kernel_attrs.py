@@ -45,7 +45,7 @@ def verify_memory_spaces(kernel: Operation, target) -> None:
     """Every memref of ``kernel`` lives in a memory space ``target`` admits: an Ascend
     buffer in a CUDA kernel (or the reverse) would reach the lowering, or upstream MLIR,
     with no memory to map it to."""
-    from tilepipe.targets import admitted_spaces
+    from tilepipe.core.targets import admitted_spaces
 
     def space_of(value: SSAValue) -> str | None:
         if not isinstance(value.type, MemRefType):
@@ -92,7 +92,7 @@ def kernel_launch_shape(op: Operation) -> tuple[tuple[int, ...], int]:
 
 def verify_dialect_attributes(op: Operation) -> None:
     from tilepipe.dialects.tile_launch import verify_argument_attributes
-    from tilepipe.targets import TARGETS
+    from tilepipe.core.targets import TARGETS
 
     verify_argument_attributes(op)
     for name, attr in op.attributes.items():

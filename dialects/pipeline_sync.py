@@ -72,7 +72,7 @@ from tilepipe.dialects.tile_syntax import (
     print_tile_shape,
     resolve_region_operand,
 )
-from tilepipe.targets import CudaTarget, UnknownTarget, target_of
+from tilepipe.core.targets import CudaTarget, UnknownTarget, target_of
 
 NAMED_BARRIERS = 16  # bar.sync ids 0..15
 WARP_SIZE = 32

@@ -13,5 +13,5 @@ they serve:
 Imports flow one way: dialects -> ``analysis`` -> ``pipelining``/``memory`` ->
 ``cuda``/``ascend``; the two targets never import each other
 (``test/python/tools/test_import_graph.py`` checks it).  Passes are looked up by name
-through ``tilepipe.registry``.
+through ``tilepipe.core.registry``.
 """

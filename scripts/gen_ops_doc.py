@@ -101,7 +101,7 @@ def _op_section(op) -> list[str]:
 
 
 def render() -> str:
-    from tilepipe.registry import get_all_dialects
+    from tilepipe.core.registry import get_all_dialects
 
     dialects = get_all_dialects()
     lines = [

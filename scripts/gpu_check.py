@@ -6,7 +6,7 @@
                                 [--repeat 20] [--json]
 
 For each kernel (default: examples/gemm.mlir, examples/flash_attention.mlir, and
-examples/gemm_dynamic.mlir at M, N, K = 1000, 129, 77) the script compiles it with ``tilepipe.compile.compile_kernel`` for the GPU's own
+examples/gemm_dynamic.mlir at M, N, K = 1000, 129, 77) the script compiles it with ``tilepipe.drivers.compile.compile_kernel`` for the GPU's own
 architecture, loads the PTX with the CUDA driver API (``libcuda.so.1`` through ctypes, no
 extra package), launches it on random inputs with the kernel's grid (its ``tile.grid``, or its
 ``tile.grid_dims`` evaluated over the launch's sizes and index arguments), threads and
@@ -49,13 +49,13 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.compile import CompileError, compile_kernel, parse_kernel
+from tilepipe.drivers.compile import CompileError, compile_kernel, parse_kernel
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
 from tilepipe.semantics import KernelError, argument_names, execute, select_kernel
 from tilepipe.semantics.memory import element_format
 from tilepipe.semantics.tile.runner import random_array
-from tilepipe.source import index_assignment, shape_assignment
+from tilepipe.core.source import index_assignment, shape_assignment
 
 from kernel_abi import (  # noqa: F401 (re-exported for the tests)
     PtxParam,
@@ -387,9 +387,9 @@ def model_prediction(problem: Problem, arch: str, num_stages: int | None) -> dic
     level with the target's latencies, and the grid's blocks one after another."""
     from xdsl.utils.exceptions import DiagnosticException
 
-    from tilepipe.compile import retarget
+    from tilepipe.drivers.compile import retarget
     from tilepipe.schedule_sim.flow import scheduled_module, simulate_kernels
-    from tilepipe.targets import get_target
+    from tilepipe.core.targets import get_target
 
     try:
         module = parse_kernel(problem.text, str(problem.path))

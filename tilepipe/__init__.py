@@ -2,7 +2,7 @@
 
 The public API (docs/api.md) is imported on first use, so ``import tilepipe`` stays
 cheap: :func:`parse`, :func:`verify`, :func:`pass_pipeline`, :func:`run_pipeline`,
-:func:`compile_for` and :class:`Compilation` (from :mod:`tilepipe.api`), and
+:func:`compile_for` and :class:`Compilation` (from :mod:`tilepipe.drivers.api`), and
 :class:`CompileError`, the exception all of them raise for bad input.
 """
 
@@ -13,13 +13,13 @@ from typing import Any
 __version__ = "0.1.0"
 
 _API = {
-    "Compilation": "tilepipe.api",
-    "compile_for": "tilepipe.api",
-    "parse": "tilepipe.api",
-    "pass_pipeline": "tilepipe.api",
-    "run_pipeline": "tilepipe.api",
-    "verify": "tilepipe.api",
-    "CompileError": "tilepipe.compile",
+    "Compilation": "tilepipe.drivers.api",
+    "compile_for": "tilepipe.drivers.api",
+    "parse": "tilepipe.drivers.api",
+    "pass_pipeline": "tilepipe.drivers.api",
+    "run_pipeline": "tilepipe.drivers.api",
+    "verify": "tilepipe.drivers.api",
+    "CompileError": "tilepipe.drivers.compile",
 }
 
 __all__ = ["__version__", *_API]

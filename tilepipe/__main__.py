@@ -2,6 +2,6 @@
 
 import sys
 
-from tilepipe.opt import main
+from tilepipe.drivers.opt import main
 
 sys.exit(main())

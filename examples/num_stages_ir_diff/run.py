@@ -31,7 +31,7 @@ from xdsl.printer import Printer
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp, op_order, op_stage
 from tilepipe.dialects.pipeline_sync import BarrierOp, WaitGroupOp
-from tilepipe.registry import make_context, pass_pipeline
+from tilepipe.core.registry import make_context, pass_pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSES = [

@@ -17,12 +17,11 @@ with the scalar code its ops need, and is declared ``KERNEL_TYPE_MIX_AIC_1_2``.
 here, declared as the real AscendC headers declare it (constructors, not aggregates):
 it proves the shape of the calls, not their behaviour.
 
-Usage: ``python -m tilepipe.lowering.ascend.ascendc KERNEL.mlir [-o OUT.cpp] [--syntax-check]``.
+Usage: ``python -m tilepipe.drivers.ascendc KERNEL.mlir [-o OUT.cpp] [--syntax-check]``.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 import subprocess
@@ -40,7 +39,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects import ascend
 from tilepipe.dialects.ascend import BOUNDARY_ATTR
 from tilepipe.dialects.ascend_pipes import Core, ascend_space, element_bytes
@@ -57,7 +56,7 @@ from tilepipe.dialects.ascend_sync import (
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile import BlockIdOp, BufferAccess, GridDimsOp
 from tilepipe.dialects.tile_launch import grid_dims_op
-from tilepipe.targets import ASCEND_910B, AscendTarget, LockPrimitive, target_of
+from tilepipe.core.targets import ASCEND_910B, AscendTarget, LockPrimitive, target_of
 
 from tilepipe.lowering.ascend.ascendc_cores import core_section, tile_op_cores
 from tilepipe.lowering.ascend.ascendc_boundary import BoundaryCalls, size_parameter
@@ -458,58 +457,3 @@ def report_syntax_check(source: str) -> bool:
         file=sys.stderr,
     )
     return True
-
-
-def parse_module_file(path: str) -> ModuleOp:
-    """Parse ``path`` with xDSL's and tilepipe's dialects, located and verified."""
-    from xdsl.context import Context
-    from xdsl.dialects import get_all_dialects as xdsl_dialects
-
-    from tilepipe.diagnostics import InputError
-    from tilepipe.registry import get_all_dialects
-    from tilepipe.source import functions_with_one_block, parse_source, read_source
-
-    ctx = Context()
-    for name, factory in {**xdsl_dialects(), **get_all_dialects()}.items():
-        ctx.register_dialect(name, factory)
-    module = parse_source(read_source(path), path, ctx)
-    if (diagnostic := functions_with_one_block(module)) is not None:
-        raise InputError(diagnostic)
-    return module
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m tilepipe.lowering.ascend.ascendc``; returns the exit status."""
-    from tilepipe.diagnostics import DriverArgumentParser, run_driver
-
-    parser = DriverArgumentParser(
-        prog="python -m tilepipe.lowering.ascend.ascendc",
-        description="Print an ascend-dialect kernel (the output of lower-to-ascend and "
-        "ascend-flag-budget) as AscendC C++ source.",
-    )
-    parser.add_argument("input", help="ascend-dialect module (.mlir)")
-    parser.add_argument("-o", "--output", help="output file (default: stdout)")
-    parser.add_argument(
-        "--syntax-check", action="store_true",
-        help="check the source with g++ -fsyntax-only against the declarations-only stub",
-    )
-    parser.add_argument(
-        "--show-traceback", action="store_true",
-        help="on an internal error, print the Python traceback",
-    )
-    return run_driver("tilepipe.lowering.ascend.ascendc", argv, parser.parse_args, _emit_file)
-
-
-def _emit_file(args: argparse.Namespace) -> int:
-    source = emit_ascendc(parse_module_file(args.input))
-    if args.output:
-        Path(args.output).write_text(source)
-    else:
-        sys.stdout.write(source)
-    if args.syntax_check and not report_syntax_check(source):
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -24,7 +24,7 @@ import math
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import element_bytes
 from tilepipe.dialects.memory_space import memory_space
 from tilepipe.dialects.tile import BufferAccess

@@ -14,7 +14,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects import ascend
 from tilepipe.dialects.ascend_pipes import CUBE_SPACES, Core, ascend_space
 from tilepipe.dialects.ascend_sync import IdOperandOp, PipeBarrierOp, sync_op_core

@@ -15,7 +15,7 @@ import math
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects import ascend
 from tilepipe.dialects.ascend_pipes import ascend_space, element_bytes
 from tilepipe.dialects.memory_space import MemorySpace

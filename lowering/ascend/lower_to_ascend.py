@@ -45,7 +45,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects import ascend, pipeline, tile
 from tilepipe.dialects.ascend import BOUNDARY_ATTR
 from tilepipe.dialects.ascend_sync import IdOperandOp, PipeBarrierOp

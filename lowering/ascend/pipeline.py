@@ -22,8 +22,8 @@ from tilepipe.passes.ascend.multi_buffer import (
     VERSIONS_ATTR,
     on_chip_allocs,
 )
-from tilepipe.registry import get_all_passes
-from tilepipe.targets import AscendTarget, target_of
+from tilepipe.core.registry import get_all_passes
+from tilepipe.core.targets import AscendTarget, target_of
 
 ASCEND_PASSES = (
     "ascend-zero-boundary-tiles",

@@ -22,7 +22,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from tilepipe.dialects.tile import TileOp
 from tilepipe.dialects.tile_base import chunk_elements
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 
 from tilepipe.passes.analysis.divisibility import provable_vector_width
 

@@ -19,7 +19,7 @@ from tilepipe.dialects.nvvm import CP_ASYNC_BYTES
 from tilepipe.dialects.pipeline_sync import AsyncCopyOp, BulkCopyOp
 from tilepipe.dialects.tile import CopyOp
 from tilepipe.dialects.tile_base import chunk_elements, element_bytes
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.access import (

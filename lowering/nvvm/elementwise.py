@@ -33,7 +33,7 @@ from tilepipe.dialects.tile import (
     ReduceOp,
     SubOp,
 )
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.access import (

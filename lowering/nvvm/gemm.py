@@ -38,7 +38,7 @@ from tilepipe.dialects.nvgpu import LdMatrixOp, MmaSyncOp
 from tilepipe.dialects.nvvm import MmaOp
 from tilepipe.dialects.tile import GemmOp
 from tilepipe.dialects.vector_upstream import ExtractStridedSliceOp
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.access import TileOperand, tile_operands

@@ -63,8 +63,8 @@ from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, GridDimsOp, ReduceOp, TileOp
 from tilepipe.dialects.tile_launch import grid_dims_op
-from tilepipe.diagnostics import op_error
-from tilepipe.targets import CudaTarget, target_of
+from tilepipe.core.diagnostics import op_error
+from tilepipe.core.targets import CudaTarget, target_of
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.layout import (

@@ -31,7 +31,7 @@ from xdsl.ir import SSAValue
 from tilepipe.dialects import nvvm
 from tilepipe.dialects.tile import AddOp, MaxOp, ReduceKind, ReduceOp
 from tilepipe.dialects.tile_reduce_order import LANES, Run, Split, SumTree, butterfly_pairs, sum_tree
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.access import TileOperand

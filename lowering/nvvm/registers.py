@@ -21,8 +21,8 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 
 from tilepipe.dialects.tile import GemmOp
-from tilepipe.diagnostics import emit_warning
-from tilepipe.targets import CudaTarget
+from tilepipe.core.diagnostics import emit_warning
+from tilepipe.core.targets import CudaTarget
 
 from tilepipe.lowering.nvvm.layout import FragmentLayout, MmaAccumulatorLayout
 

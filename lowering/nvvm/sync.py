@@ -36,7 +36,7 @@ from tilepipe.dialects.pipeline_sync import (
     MBarrierWaitParityOp,
     WaitGroupOp,
 )
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.kernel import KernelContext

@@ -38,7 +38,7 @@ from xdsl.pattern_rewriter import (
 
 from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
 from tilepipe.dialects.tile import TileOp
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 
 from tilepipe.lowering.nvvm.copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
 from tilepipe.lowering.nvvm.elementwise import LowerBroadcast, LowerElementwise, LowerReduce

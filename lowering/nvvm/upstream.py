@@ -32,7 +32,7 @@ from io import StringIO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from tilepipe.targets import CudaTarget
+from tilepipe.core.targets import CudaTarget
 
 # PTX ISA 8.0 covers everything tilepipe emits (cp.async, ldmatrix, mma.sync,
 # mbarrier expect_tx / try_wait.parity) and is accepted by ptxas for sm_80 and sm_90.

@@ -2,6 +2,6 @@
 symbolic (Z3) and concrete index expressions, program points, the stage/order
 schedule of a loop, folding index arithmetic, operand rewriting.
 
-May import: ``tilepipe.dialects``, ``tilepipe.diagnostics``, ``tilepipe.targets``.  Nothing
+May import: ``tilepipe.dialects``, ``tilepipe.core.diagnostics``, ``tilepipe.core.targets``.  Nothing
 here imports a pass, a lowering or a driver.
 """

@@ -34,7 +34,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.ascend_sync import (
     CORE_ATTR,
     FlagOp,
@@ -46,7 +46,7 @@ from tilepipe.dialects.ascend_sync import (
     sync_op_core,
 )
 from tilepipe.dialects.tile import constant_index
-from tilepipe.targets import AscendTarget
+from tilepipe.core.targets import AscendTarget
 
 from tilepipe.passes.ascend.flag_blocks import (
     FlagBudgetPlan,

@@ -21,7 +21,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.tile import TileOp
 
 from tilepipe.passes.ascend.multi_buffer import EpochSlots, MultiBuffer, epoch_clock, read_plan

@@ -31,10 +31,10 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import ascend_space, buffer_bytes
 from tilepipe.dialects.pipeline import ForOp
-from tilepipe.targets import AscendTarget, target_of
+from tilepipe.core.targets import AscendTarget, target_of
 
 from tilepipe.passes.ascend.multi_buffer import (
     INDEX_MODE_ATTR,

@@ -24,12 +24,12 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, ascend_space, core_of
 from tilepipe.dialects.ascend_sync import CORE_ATTR
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile import CopyOp, FillOp, GemmOp, TileOp
-from tilepipe.targets import AscendTarget, UnknownTarget, target_of
+from tilepipe.core.targets import AscendTarget, UnknownTarget, target_of
 
 PIPE_ATTR = "ascend.pipe"
 

@@ -42,11 +42,11 @@ from xdsl.dialects import scf
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import Core, HardEvent, Pipe, canonical_hard_event
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
-from tilepipe.targets import AscendTarget, target_of
+from tilepipe.core.targets import AscendTarget, target_of
 
 from tilepipe.passes.analysis.access_analysis import (
     LoopAccessAnalysis,

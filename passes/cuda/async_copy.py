@@ -44,7 +44,7 @@ from xdsl.traits import IsTerminator, is_side_effect_free
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline_sync import AsyncCopyOp, CommitGroupOp
 from tilepipe.dialects.tile import CopyOp, TileOp
-from tilepipe.targets import CudaTarget, target_of
+from tilepipe.core.targets import CudaTarget, target_of
 
 from tilepipe.passes.analysis.divisibility import provable_vector_width
 from tilepipe.passes.memory.arena_aliasing import may_alias

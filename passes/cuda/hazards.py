@@ -27,7 +27,7 @@ from enum import Enum
 from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 
-from tilepipe.diagnostics import op_location
+from tilepipe.core.diagnostics import op_location
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Operation
 
-from tilepipe.diagnostics import op_location
+from tilepipe.core.diagnostics import op_location
 
 from tilepipe.passes.cuda.hazards import Hazard, HazardAnalysis
 from tilepipe.passes.analysis.symbolic_index import enclosing_loops

@@ -44,7 +44,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.diagnostics import OpDiagnosticError, emit_remark, op_error
+from tilepipe.core.diagnostics import OpDiagnosticError, emit_remark, op_error
 from tilepipe.dialects.pipeline_sync import (
     NAMED_BARRIERS,
     BarrierOp,
@@ -52,7 +52,7 @@ from tilepipe.dialects.pipeline_sync import (
     WaitGroupOp,
 )
 from tilepipe.dialects.tile import BlockIdOp
-from tilepipe.targets import CudaTarget, target_of
+from tilepipe.core.targets import CudaTarget, target_of
 
 from tilepipe.passes.cuda.exit_drain import needs_exit_drain
 from tilepipe.passes.cuda.guard_split import can_split, split_guard

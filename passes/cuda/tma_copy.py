@@ -68,8 +68,8 @@ from tilepipe.dialects.pipeline_sync import (
     MBarrierWaitParityOp,
 )
 from tilepipe.dialects.tile import CopyOp
-from tilepipe.diagnostics import op_error
-from tilepipe.targets import CudaTarget, UnknownTarget, target_of
+from tilepipe.core.diagnostics import op_error
+from tilepipe.core.targets import CudaTarget, UnknownTarget, target_of
 
 from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
 from tilepipe.passes.analysis.divisibility import provable_vector_width

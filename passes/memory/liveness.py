@@ -39,7 +39,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import IsTerminator
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.memory_space import (
     MemorySpace,
     UnknownMemorySpace,

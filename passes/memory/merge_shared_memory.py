@@ -40,14 +40,14 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.memory_space import space_attr
 from tilepipe.passes.memory import arena_report
 from tilepipe.passes.memory.arena_aliasing import ARENA_ATTR
 from tilepipe.passes.memory.arena_layout import ArenaLayout
 from tilepipe.passes.memory.arena_packing import pack
 from tilepipe.passes.memory.liveness import liveness_intervals, on_chip_allocs, pipeline_depth
-from tilepipe.targets import AscendTarget, CudaTarget, UnknownTarget, target_of
+from tilepipe.core.targets import AscendTarget, CudaTarget, UnknownTarget, target_of
 
 KiB = 1024
 

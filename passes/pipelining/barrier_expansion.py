@@ -27,7 +27,7 @@ from tilepipe.dialects.pipeline_sync import (
     MBarrierWaitOp,
     mbarrier_operands,
 )
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.passes.analysis.index_arith import Index, IndexBuilder
 from tilepipe.passes.analysis.operand_rewrite import with_operands
 

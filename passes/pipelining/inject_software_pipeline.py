@@ -28,7 +28,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tilepipe.dialects.pipeline import ForOp
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.passes.pipelining.barrier_expansion import BarrierExpansion
 from tilepipe.passes.pipelining.modulo_schedule import ModuloScheduler
 from tilepipe.passes.pipelining.multi_buffer import MultiBuffering

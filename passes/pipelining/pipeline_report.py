@@ -20,7 +20,7 @@ from typing import Any
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 
-from tilepipe.diagnostics import op_location
+from tilepipe.core.diagnostics import op_location
 from tilepipe.passes.pipelining.barrier_expansion import is_mbarrier_array
 from tilepipe.passes.pipelining.pipeline_validate import ValidatedLoop
 

@@ -32,7 +32,7 @@ from xdsl.passes import ModulePass
 
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp, constant_index
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis, RegionAccess
 from tilepipe.passes.pipelining.barrier_expansion import is_mbarrier_array
 from tilepipe.passes.pipelining.buffer_versions import BufferVersions, compute_buffer_versions

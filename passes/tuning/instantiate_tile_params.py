@@ -35,7 +35,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException
 
-from tilepipe.diagnostics import op_error
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.tile_base import TileOp
 from tilepipe.dialects.tile_params import (
     DIMS,
@@ -50,7 +50,7 @@ from tilepipe.dialects.tile_params import (
     tune_candidates,
     uses_of_op,
 )
-from tilepipe.source import parse_assignments
+from tilepipe.core.source import parse_assignments
 
 
 class InstantiateUses(RewritePattern):

@@ -1,4 +1,4 @@
-// RUN: %python -m tilepipe.lowering.ascend.ascendc %s --syntax-check | filecheck %s
+// RUN: %python -m tilepipe.drivers.ascendc %s --syntax-check | filecheck %s
 // Cube ops, a 2-D grid, strided GM tiles, an scf.if, barriers, cross-core flags and
 // lock-pool slots printed as AscendC.
 

@@ -1,4 +1,4 @@
-// RUN: not %python -m tilepipe.lowering.ascend.ascendc %s 2>&1 | filecheck %s
+// RUN: not %python -m tilepipe.drivers.ascendc %s 2>&1 | filecheck %s
 // A kernel's name is its symbol for the host, so the printer does not rename a C++
 // keyword: it is an error.
 

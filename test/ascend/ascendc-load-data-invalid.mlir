@@ -1,4 +1,4 @@
-// RUN: not %python -m tilepipe.lowering.ascend.ascendc %s 2>&1 | filecheck %s
+// RUN: not %python -m tilepipe.drivers.ascendc %s 2>&1 | filecheck %s
 // An L1 -> L0B LoadData transposes each fractal (ifTranspose), which CANN's LoadData
 // (2D) supports for 16-bit elements only: an f32 B operand is a diagnostic.
 

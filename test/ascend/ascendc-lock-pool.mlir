@@ -1,4 +1,4 @@
-// RUN: %python -m tilepipe.lowering.ascend.ascendc %s --syntax-check | filecheck %s
+// RUN: %python -m tilepipe.drivers.ascendc %s --syntax-check | filecheck %s
 // The lock primitive comes from the target record: the 910B class reaches the lock
 // pool through get_buf/rls_buf (asc_lock is documented for the Ascend 950 only), the
 // 950 class through asc_lock/asc_unlock.  Both forms pass the syntax check against

@@ -1,4 +1,4 @@
-// RUN: not %python -m tilepipe.lowering.ascend.ascendc %s 2>&1 | filecheck %s
+// RUN: not %python -m tilepipe.drivers.ascendc %s 2>&1 | filecheck %s
 // In a mixed cube + vector kernel a sync op on a pipe of both cores (MTE2, S, ALL) must
 // name its core: the printer cannot tell which section it belongs to.
 

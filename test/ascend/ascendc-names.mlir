@@ -1,4 +1,4 @@
-// RUN: %python -m tilepipe.lowering.ascend.ascendc %s --syntax-check | filecheck %s
+// RUN: %python -m tilepipe.drivers.ascendc %s --syntax-check | filecheck %s
 // SSA names that are C++ keywords (%short, %new) get a suffix in the AscendC source.
 
 // CHECK-LABEL: void names(GM_ADDR x, int64_t n) {

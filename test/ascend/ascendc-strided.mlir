@@ -1,4 +1,4 @@
-// RUN: %python -m tilepipe.lowering.ascend.ascendc %s --syntax-check | filecheck %s
+// RUN: %python -m tilepipe.drivers.ascendc %s --syntax-check | filecheck %s
 // Strided GM <-> UB tiles print DataCopyParams through its 4-argument constructor
 // (blockCount, blockLen, srcStride, dstStride in 32-byte blocks): the real struct is
 // not an aggregate.

@@ -1,4 +1,4 @@
-// RUN: %python -m tilepipe.lowering.ascend.ascendc %s --syntax-check | filecheck %s
+// RUN: %python -m tilepipe.drivers.ascendc %s --syntax-check | filecheck %s
 // A hand-synchronized double-buffered vector add printed as AscendC: the rings are
 // primed before the loop and drained after it; event ids are `i mod 2 + base`.
 

@@ -1,6 +1,6 @@
 // RUN: tile-opt %s -p ascend-prepare-multi-buffer,ascend-resolve-core,ascend-insert-sync,ascend-materialize-multi-buffer | filecheck %s
 // RUN: tile-opt %s -p ascend-prepare-multi-buffer,ascend-resolve-core,ascend-insert-sync,ascend-materialize-multi-buffer,lower-to-ascend,ascend-flag-budget -o %t.mlir
-// RUN: %python -m tilepipe.lowering.ascend.ascendc %t.mlir --syntax-check | filecheck %s --check-prefix=CPP
+// RUN: %python -m tilepipe.drivers.ascendc %t.mlir --syntax-check | filecheck %s --check-prefix=CPP
 
 // The two index modes on a loop whose epochs are guarded (the branch runs in
 // iterations i mod 3 != 1).  Counter mode (§3.5): a scalar cell counts the executed

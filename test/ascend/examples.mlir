@@ -1,11 +1,11 @@
 // The Ascend examples through the whole pipeline, printed as AscendC that passes the
 // syntax check against the declarations-only header.
 // RUN: tile-opt %examples/ascend_vadd.mlir -p ascend-prepare-multi-buffer,ascend-resolve-core,ascend-insert-sync,ascend-materialize-multi-buffer,lower-to-ascend,ascend-flag-budget -o %t.vadd.mlir
-// RUN: %python -m tilepipe.lowering.ascend.ascendc %t.vadd.mlir --syntax-check | filecheck %s --check-prefix=VADD
+// RUN: %python -m tilepipe.drivers.ascendc %t.vadd.mlir --syntax-check | filecheck %s --check-prefix=VADD
 // RUN: tile-opt %examples/ascend_matmul.mlir -p ascend-prepare-multi-buffer,ascend-resolve-core,ascend-insert-sync,ascend-materialize-multi-buffer,lower-to-ascend,ascend-flag-budget -o %t.mm.mlir
-// RUN: %python -m tilepipe.lowering.ascend.ascendc %t.mm.mlir --syntax-check | filecheck %s --check-prefix=MATMUL
+// RUN: %python -m tilepipe.drivers.ascendc %t.mm.mlir --syntax-check | filecheck %s --check-prefix=MATMUL
 // RUN: tile-opt %examples/ascend_matmul_vector.mlir -p ascend-prepare-multi-buffer,ascend-resolve-core,ascend-insert-sync,ascend-materialize-multi-buffer,lower-to-ascend,ascend-flag-budget -o %t.mixed.mlir
-// RUN: %python -m tilepipe.lowering.ascend.ascendc %t.mixed.mlir --syntax-check | filecheck %s --check-prefix=MIXED
+// RUN: %python -m tilepipe.drivers.ascendc %t.mixed.mlir --syntax-check | filecheck %s --check-prefix=MIXED
 
 // VADD-LABEL: void vadd(GM_ADDR x, GM_ADDR y, GM_ADDR z) {
 // VADD:       AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(0);

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import strategies as st
 
-from tilepipe.compile import make_context, parse_kernel
-from tilepipe.diagnostics import op_location
+from tilepipe.drivers.compile import make_context, parse_kernel
+from tilepipe.core.diagnostics import op_location
 from tilepipe.lowering.nvvm.layout import choose_warp_grid
 from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
-from tilepipe.registry import get_all_passes
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel

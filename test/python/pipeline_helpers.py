@@ -11,7 +11,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
-from tilepipe.registry import get_all_passes, make_context
+from tilepipe.core.registry import get_all_passes, make_context
 
 PIPELINE = "pipeline-planning,inject-software-pipeline"
 
@@ -21,7 +21,7 @@ def context() -> Context:
 
 
 def parse(text: str) -> ModuleOp:
-    from tilepipe.opt import LocatingParser
+    from tilepipe.drivers.opt import LocatingParser
 
     return LocatingParser(context(), text, "<test>").parse_module()
 

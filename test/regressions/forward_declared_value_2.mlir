@@ -6,7 +6,7 @@
 // RUN: tile-opt %s --split-input-file --verify-diagnostics
 // RUN: not tile-run %s 2>&1 | filecheck %s
 // RUN: not tilepipe compile %s --no-ptxas 2>&1 | filecheck %s
-// RUN: not %python -m tilepipe.lowering.ascend.ascendc %s 2>&1 | filecheck %s
+// RUN: not %python -m tilepipe.drivers.ascendc %s 2>&1 | filecheck %s
 
 // CHECK-NOT: internal error
 // CHECK-NOT: Traceback

@@ -1,5 +1,5 @@
 // Bad input found while reading a kernel is one located diagnostic with a message,
-// the same in every driver (tilepipe/source.py).
+// the same in every driver (tilepipe/core/source.py).
 // RUN: tile-opt %s --split-input-file --verify-diagnostics
 
 // xDSL's message here is " in block definition": the token is named instead.

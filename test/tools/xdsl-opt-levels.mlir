@@ -1,7 +1,7 @@
 // The stock xdsl-opt reads what tilepipe prints, through tilepipe's xdsl.universe
 // entry point: the tile and scheduled levels with the dialects it registers, the
 // lowered level with its frontend (-f tilepipe: tilepipe's gpu and vector dialects,
-// upstream's ops, in place of xDSL's; see tilepipe/source.py).  (xdsl-opt is run
+// upstream's ops, in place of xDSL's; see tilepipe/core/source.py).  (xdsl-opt is run
 // with this Python, so that it sees this checkout's tilepipe.)
 //
 // RUN: tile-opt %examples/gemm.mlir -p '%{cuda}' -o %t.synced.mlir

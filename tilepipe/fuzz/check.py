@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 
-from tilepipe.diagnostics import collect_diagnostics, diagnostic_of_exception, verify_module
+from tilepipe.core.diagnostics import collect_diagnostics, diagnostic_of_exception, verify_module
 
 from tilepipe.fuzz.program import ASCEND_TARGET, Case, Program, parse_case
 
@@ -107,8 +107,8 @@ def print_module(module: ModuleOp) -> str:
 
 
 def parse(text: str) -> ModuleOp:
-    from tilepipe.opt import LocatingParser
-    from tilepipe.registry import make_context
+    from tilepipe.drivers.opt import LocatingParser
+    from tilepipe.core.registry import make_context
 
     return LocatingParser(make_context(), text, FILE).parse_module()
 
@@ -171,7 +171,7 @@ class _Run:
         return module
 
     def _cuda_passes(self, module: ModuleOp) -> None:
-        from tilepipe.registry import get_all_passes, make_context
+        from tilepipe.core.registry import get_all_passes, make_context
 
         passes = get_all_passes()
         ctx = make_context()
@@ -326,7 +326,7 @@ class _Run:
             with open(path, "w") as f:
                 f.write(self.text)
             done = subprocess.run(
-                [sys.executable, "-m", "tilepipe.cli", "compile", path, "--target", self.target,
+                [sys.executable, "-m", "tilepipe.drivers.cli", "compile", path, "--target", self.target,
                  "--emit", "ptx", "-o", os.path.join(folder, "out.ptx")],
                 capture_output=True, text=True, timeout=300,
             )
@@ -351,7 +351,7 @@ class _Run:
         %n in argument order, over the grid the tile level launches."""
         from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
         from tilepipe.passes.analysis.grid import evaluate_grid
-        from tilepipe.registry import make_context
+        from tilepipe.core.registry import make_context
         from tilepipe.semantics import select_kernel
         from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 

@@ -230,7 +230,7 @@ def _trips(rng: random.Random, loop: Loop, dynamic: bool, least: int = 0) -> Non
 
 
 def _valid_schedule(program: Program, index: int) -> bool:
-    from tilepipe.diagnostics import OpDiagnosticError
+    from tilepipe.core.diagnostics import OpDiagnosticError
     from tilepipe.dialects.pipeline import ForOp
     from tilepipe.passes.pipelining.pipeline_validate import validate_pipeline_loop
     from tilepipe.semantics import KernelError, load_module

@@ -315,13 +315,13 @@ class CaseTimeout(BaseException):
 
 def _entry_point(driver: str) -> Callable[[list[str]], int]:
     if driver == "tile-opt":
-        from tilepipe.opt import main
+        from tilepipe.drivers.opt import main
     elif driver == "tile-run":
-        from tilepipe.run import main
+        from tilepipe.drivers.run import main
     elif driver == "tilepipe":
-        from tilepipe.cli import main
+        from tilepipe.drivers.cli import main
     else:
-        from tilepipe.lowering.ascend.ascendc import main
+        from tilepipe.drivers.ascendc import main
     return main
 
 
@@ -361,7 +361,7 @@ def run_case(case: MalformedCase, timeout_s: float = 60.0) -> DriverRun:
 LOCATED = re.compile(r"(^|\s)\S+?:\d+:\d+: (error|warning|remark|note): \S")
 VERIFY_REPORT = re.compile(r"^\S+: line \d+: expected (error|warning|remark|note) \".+\" was not produced")
 # The driver's name, with its subcommand ("tilepipe compile: error: ...") or as it
-# was started ("python -m tilepipe.lowering.ascend.ascendc: error: ...").
+# was started ("python -m tilepipe.drivers.ascendc: error: ...").
 TOOL_ERROR = re.compile(r"^([\w.-]+(?: [\w.-]+)*): (error|warning): \S")
 INTERNAL = {"tile-run": 4}
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tilepipe.targets import CHAPTER_LATENCIES, SM_90
+from tilepipe.core.targets import CHAPTER_LATENCIES, SM_90
 
 # sm_90's syncs (mbarriers, bulk copies) with the chapter's per-op latencies.
 CHAPTER_TARGET = replace(SM_90, latencies=dict(CHAPTER_LATENCIES))

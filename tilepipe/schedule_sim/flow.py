@@ -13,9 +13,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from tilepipe.diagnostics import OpDiagnosticError, op_error
+from tilepipe.core.diagnostics import OpDiagnosticError, op_error
 from tilepipe.semantics.errors import KernelError
-from tilepipe.source import parse_assignments
+from tilepipe.core.source import parse_assignments
 
 from tilepipe.schedule_sim.model import ScheduleReport
 from tilepipe.schedule_sim.simulate import simulate
@@ -57,7 +57,7 @@ def simulate_kernels(
 
 def scheduled_module(module: ModuleOp) -> ModuleOp:
     """Run the CUDA flow up to the scheduled level on (a clone of) ``module``."""
-    from tilepipe.registry import get_all_passes, make_context
+    from tilepipe.core.registry import get_all_passes, make_context
 
     scheduled = module.clone()
     passes = get_all_passes()
@@ -73,8 +73,8 @@ def draw_schedule(
     """The Gantt chart of a tile-level kernel's scheduled level, one panel per depth in
     ``depths`` (None: the kernel's own ``num_stages``) on one time scale:
     ``tilepipe compile --schedule-svg`` and the README's num_stages comparison."""
-    from tilepipe.compile import parse_kernel, retarget
-    from tilepipe.targets import get_target
+    from tilepipe.drivers.compile import parse_kernel, retarget
+    from tilepipe.core.targets import get_target
 
     panels = []
     for depth in depths:

@@ -1,7 +1,7 @@
 """The cycle model of a scheduled-level CUDA kernel (a greedy list schedule, docs/schedule_sim.md).
 
 Units (the lanes of :class:`~tilepipe.semantics.lane_engine.LaneEngine`), with the
-target record's :class:`~tilepipe.targets.Latency` of each op (``fixed + work /
+target record's :class:`~tilepipe.core.targets.Latency` of each op (``fixed + work /
 rate``, the work in bytes or FLOPs, :func:`~tilepipe.semantics.op_work.op_work`):
 
 * ``copy``: the copy engine.  An async or bulk copy occupies it for ``issue`` (its
@@ -32,7 +32,7 @@ from xdsl.ir import Operation
 from tilepipe.dialects.tile_forms import MatmulForm
 from tilepipe.semantics.lane_engine import LaneEngine, Span, steady_step
 from tilepipe.semantics.op_work import op_work
-from tilepipe.targets import CudaTarget
+from tilepipe.core.targets import CudaTarget
 
 from tilepipe.schedule_sim.trace import Need, Step, StepKind
 

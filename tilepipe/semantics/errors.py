@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
-from tilepipe.diagnostics import DiagnosedError, Diagnostic, op_diagnostic
+from tilepipe.core.diagnostics import DiagnosedError, Diagnostic, op_diagnostic
 
 
 class KernelError(DiagnosedError):

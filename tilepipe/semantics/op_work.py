@@ -2,7 +2,7 @@
 
 Both cycle models -- the schedule simulator's (CUDA, :mod:`tilepipe.schedule_sim`) and
 the pipe simulator's (Ascend) -- charge a tile op ``fixed + work / rate`` cycles
-(:class:`tilepipe.targets.Latency`).  The work is the op's FLOPs for a matmul
+(:class:`tilepipe.core.targets.Latency`).  The work is the op's FLOPs for a matmul
 (``2 * M * N * K``: a multiply and an add per term), and otherwise the bytes of its
 tile: the tile's elements times the widest element among its operands (a copy moves
 them, a vector op streams them through its unit).  So a tile half the size costs half

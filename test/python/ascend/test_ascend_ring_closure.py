@@ -16,7 +16,7 @@ from xdsl.context import Context
 from xdsl.passes import PassPipeline
 
 from tilepipe.lowering.ascend.pipeline import ascend_pipeline_spec, compile_ascend
-from tilepipe.registry import get_all_passes
+from tilepipe.core.registry import get_all_passes
 from tilepipe.passes.ascend import sync_analysis
 from tilepipe.semantics import execute
 from tilepipe.semantics.ascend.sim import simulate

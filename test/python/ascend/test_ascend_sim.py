@@ -9,7 +9,7 @@ import pytest
 from tilepipe.semantics import load_module
 from tilepipe.semantics.ascend.sim import simulate
 from tilepipe.semantics.errors import KernelError
-from tilepipe.targets import ASCEND_910B
+from tilepipe.core.targets import ASCEND_910B
 
 HEADER = """
 func.func @k(%x: memref<64xf16>, %y: memref<64xf16>) attributes {tile.target = "ascend910b"} {

@@ -14,9 +14,9 @@ from pipeline_helpers import apply_passes, context, example_kernel
 from xdsl.passes import PassPipeline
 
 from conftest import ROOT
-from tilepipe.diagnostics import OpDiagnosticError
+from tilepipe.core.diagnostics import OpDiagnosticError
 from tilepipe.dialects.pipeline_sync import MBarrierWaitOp
-from tilepipe.registry import get_all_passes
+from tilepipe.core.registry import get_all_passes
 
 BEFORE_SYNC = (
     "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"

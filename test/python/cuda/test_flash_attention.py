@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import EXAMPLES
-from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
-from tilepipe.registry import get_all_passes
+from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 

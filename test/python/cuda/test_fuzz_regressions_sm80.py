@@ -13,7 +13,7 @@ from pipeline_helpers import apply_passes
 from xdsl.dialects import scf
 
 from conftest import ROOT
-from tilepipe.compile import compile_kernel, make_context, parse_kernel
+from tilepipe.drivers.compile import compile_kernel, make_context, parse_kernel
 from tilepipe.dialects.pipeline_sync import (
     AsyncCopyOp,
     BarrierOp,
@@ -22,10 +22,10 @@ from tilepipe.dialects.pipeline_sync import (
 )
 from tilepipe.dialects.tile import CopyOp, GemmOp
 from tilepipe.lowering.nvvm.ptxas import find_ptxas
-from tilepipe.registry import get_all_passes
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
-from tilepipe.testing import (
+from tilepipe.semantics.testing import (
     SYNC_OPS,
     assert_equivalent,
     assert_every_sync_needed,

@@ -20,9 +20,9 @@ import pytest
 from pipeline_helpers import apply_passes
 
 from conftest import ROOT
-from tilepipe.compile import compile_kernel
+from tilepipe.drivers.compile import compile_kernel
 from tilepipe.semantics import KernelError, find_races
-from tilepipe.testing import assert_equivalent, assert_race_free, sync_mutants
+from tilepipe.semantics.testing import assert_equivalent, assert_race_free, sync_mutants
 
 P90 = (
     "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"

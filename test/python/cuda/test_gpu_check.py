@@ -15,7 +15,7 @@ import pytest
 
 from xdsl.dialects.builtin import IndexType
 
-from tilepipe.compile import compile_kernel
+from tilepipe.drivers.compile import compile_kernel
 from tilepipe.semantics import execute
 
 SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"

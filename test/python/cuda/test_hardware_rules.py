@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tilepipe.compile import make_context, parse_kernel
-from tilepipe.registry import get_all_passes
+from tilepipe.drivers.compile import make_context, parse_kernel
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel
 
 PARTIAL = """

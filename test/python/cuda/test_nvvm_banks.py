@@ -6,8 +6,8 @@ lowered reduced GEMM of ``test_nvvm_interp``."""
 import numpy as np
 from test_nvvm_interp import A, B, EXACT, REDUCED_GEMM
 
-from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
-from tilepipe.registry import get_all_passes
+from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics.nvvm.banks import BankCounter, count_wavefronts, total_wavefronts
 from tilepipe.semantics.nvvm.interp import NvvmRun, run_nvvm_kernel
 

@@ -28,8 +28,8 @@ from xdsl.passes import PassPipeline
 from pipeline_helpers import context, parse
 from tilepipe.lowering.nvvm.ptxas import find_ptxas, run_ptxas
 from tilepipe.lowering.nvvm.upstream import Stage, run_upstream
-from tilepipe.registry import get_all_passes
-from tilepipe.targets import TARGETS
+from tilepipe.core.registry import get_all_passes
+from tilepipe.core.targets import TARGETS
 from tilepipe.semantics import run_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from tilepipe.compile import CUDA_FLOW, compile_kernel, make_context, parse_kernel
+from tilepipe.drivers.compile import CUDA_FLOW, compile_kernel, make_context, parse_kernel
 from tilepipe.lowering.nvvm.ptxas import CudaToolNotFound, disassemble, find_nvdisasm, run_ptxas
-from tilepipe.registry import get_all_passes
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
 GEMM = (ROOT / "examples" / "gemm.mlir").read_text()

@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 from pipeline_helpers import apply_passes
 
-from tilepipe.compile import make_context
+from tilepipe.drivers.compile import make_context
 from tilepipe.dialects.pipeline_sync import BarrierOp, WaitGroupOp
 from tilepipe.dialects.tile import ReduceOp
-from tilepipe.registry import get_all_passes
+from tilepipe.core.registry import get_all_passes
 from xdsl.dialects.builtin import MemRefType
 
 from tilepipe.semantics import find_races, run_kernel, select_kernel

@@ -28,7 +28,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from tilepipe.dialects import nvgpu, nvvm
-from tilepipe.registry import get_all_dialects
+from tilepipe.core.registry import get_all_dialects
 
 SHARED_F16 = MemRefType(Float16Type(), [64, 64], memory_space=IntegerAttr(3, i64))
 GLOBAL_F16 = MemRefType(Float16Type(), [64, 64])

@@ -25,7 +25,7 @@ from tilepipe.lowering.nvvm.ptxas import find_ptxas, run_ptxas  # noqa: E402
 from tilepipe.lowering.nvvm.upstream import Stage, run_upstream  # noqa: E402
 from tilepipe.semantics import run_kernel  # noqa: E402
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel  # noqa: E402
-from tilepipe.targets import TARGETS  # noqa: E402
+from tilepipe.core.targets import TARGETS  # noqa: E402
 
 TARGETS_UNDER_TEST = ("sm_80", "sm_90")
 LENGTHS = (1, 63, 65, 1000) if LONG else (1, 63, 65)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import DenseArrayBase, StringAttr, i64
 
-from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
-from tilepipe.registry import get_all_passes
+from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import run_kernel
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel
 

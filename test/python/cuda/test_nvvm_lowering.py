@@ -12,15 +12,15 @@ from xdsl.dialects import memref
 
 from conftest import EXAMPLES, ROOT
 
-from tilepipe.compile import compile_kernel, make_context, parse_kernel
+from tilepipe.drivers.compile import compile_kernel, make_context, parse_kernel
 from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR, STATIC_SHARED_LIMIT
 from tilepipe.dialects.tile_base import chunk_elements
 from tilepipe.lowering.nvvm.layout import choose_warp_grid
 from tilepipe.lowering.nvvm.ptxas import find_ptxas, parse_ptxas_log, run_ptxas
 from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
 from tilepipe.lowering.nvvm.upstream import Stage, generic_text, run_upstream
-from tilepipe.registry import get_all_passes
-from tilepipe.targets import SM_80, SM_90
+from tilepipe.core.registry import get_all_passes
+from tilepipe.core.targets import SM_80, SM_90
 
 GEMM = (EXAMPLES / "gemm.mlir").read_text()
 NVVM_TESTS = sorted((ROOT / "test" / "cuda" / "nvvm").glob("*.mlir"))
@@ -185,7 +185,7 @@ def test_ptxas_log_parsing():
 def test_cli_summary_and_output(tmp_path, ptxas_available):
     out = tmp_path / "gemm.ptx"
     result = subprocess.run(
-        [sys.executable, "-m", "tilepipe.cli", "compile", str(EXAMPLES / "gemm.mlir"),
+        [sys.executable, "-m", "tilepipe.drivers.cli", "compile", str(EXAMPLES / "gemm.mlir"),
          "--target", "sm_80", "--num-stages", "1", "-o", str(out)],
         capture_output=True, text=True,
     )
@@ -207,7 +207,7 @@ def test_cli_reports_bad_input_with_a_location(tmp_path):
         "  func.return\n}\n"
     )
     result = subprocess.run(
-        [sys.executable, "-m", "tilepipe.cli", "compile", str(kernel), "--target", "sm_80"],
+        [sys.executable, "-m", "tilepipe.drivers.cli", "compile", str(kernel), "--target", "sm_80"],
         capture_output=True, text=True,
     )
     assert result.returncode == 1

@@ -11,12 +11,12 @@ import pytest
 from pipeline_helpers import apply_passes, example_kernel
 
 from conftest import ROOT
-from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
 from tilepipe.dialects.pipeline_sync import BarrierOp, WaitGroupOp
-from tilepipe.registry import get_all_passes
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, gpu_kernel, run_nvvm_kernel
-from tilepipe.testing import assert_equivalent, loosened_waits, sync_mutants
+from tilepipe.semantics.testing import assert_equivalent, loosened_waits, sync_mutants
 
 CUDA = "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
 TMA = "pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"

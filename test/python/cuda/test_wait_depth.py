@@ -18,13 +18,13 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IntegerAttr, i32
 
 from conftest import ROOT
-from tilepipe.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
 from tilepipe.dialects.nvvm import CpAsyncWaitGroupOp
 from tilepipe.dialects.pipeline_sync import WaitGroupOp
-from tilepipe.registry import get_all_passes
+from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, gpu_kernel, run_nvvm_kernel
-from tilepipe.testing import assert_equivalent, loosened_waits
+from tilepipe.semantics.testing import assert_equivalent, loosened_waits
 
 CUDA = "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
 ONE_BLOCK = [(0, 0)]

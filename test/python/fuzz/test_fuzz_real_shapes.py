@@ -134,7 +134,7 @@ def test_sm90_bulk_copy_rows_of_a_dynamic_array_use_its_row_stride():
 
 def _compiled(text: str, target: str) -> str:
     from tilepipe.fuzz.check import cuda_pipeline, parse, print_module
-    from tilepipe.registry import get_all_passes, make_context
+    from tilepipe.core.registry import get_all_passes, make_context
 
     module = parse(text)
     for name in cuda_pipeline(target).split(","):

@@ -62,36 +62,36 @@ def _case(data: bytes, driver: str = "tile-opt", args: list[str] | None = None) 
 
 
 def test_the_checker_reports_an_internal_error(monkeypatch):
-    import tilepipe.opt
+    import tilepipe.drivers.opt
 
     def broken(self, module):
         raise KeyError("a bug")
 
-    monkeypatch.setattr(tilepipe.opt.TileOptMain, "apply_passes", broken)
+    monkeypatch.setattr(tilepipe.drivers.opt.TileOptMain, "apply_passes", broken)
     problem = check_malformed(_case(b"func.func @f() {\n  func.return\n}\n"))
     assert problem is not None and "exited 2 (internal error)" in problem
 
 
 def test_the_checker_reports_an_unlocated_error_about_the_input(monkeypatch):
-    from tilepipe.diagnostics import Diagnostic, InputError
-    import tilepipe.opt
+    from tilepipe.core.diagnostics import Diagnostic, InputError
+    import tilepipe.drivers.opt
 
     def unlocated(self, text, line_offset):
         raise InputError(Diagnostic("error", "something is wrong"))
 
-    monkeypatch.setattr(tilepipe.opt.TileOptMain, "_parse", unlocated)
+    monkeypatch.setattr(tilepipe.drivers.opt.TileOptMain, "_parse", unlocated)
     problem = check_malformed(_case(b"func.func @f() {\n  func.return\n}\n"))
     assert problem is not None and "without a location" in problem
 
 
 def test_the_checker_reports_an_empty_message(monkeypatch):
-    from tilepipe.diagnostics import Diagnostic, InputError, SourceLocation
-    import tilepipe.opt
+    from tilepipe.core.diagnostics import Diagnostic, InputError, SourceLocation
+    import tilepipe.drivers.opt
 
     def empty(self, text, line_offset):
         raise InputError(Diagnostic("error", "", SourceLocation("f.mlir", 1, 1)))
 
-    monkeypatch.setattr(tilepipe.opt.TileOptMain, "_parse", empty)
+    monkeypatch.setattr(tilepipe.drivers.opt.TileOptMain, "_parse", empty)
     problem = check_malformed(_case(b"func.func @f() {\n  func.return\n}\n"))
     assert problem is not None and "without a message" in problem
 

@@ -10,10 +10,10 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from tilepipe.diagnostics import OpDiagnosticError
+from tilepipe.core.diagnostics import OpDiagnosticError
 from tilepipe.passes.memory.arena_aliasing import ARENA_ATTR, arena_slice, may_alias, reused_bytes
 from tilepipe.passes.memory.merge_shared_memory import MergeSharedMemory, plan_arenas
-from tilepipe.registry import make_context
+from tilepipe.core.registry import make_context
 
 KiB = 1024
 TILE_OPT = [sys.executable, "-m", "tilepipe"]

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pipeline_helpers import apply_passes, first_difference_of_runs, parse
 from tilepipe.dialects.pipeline import ForOp
-from tilepipe.diagnostics import OpDiagnosticError
+from tilepipe.core.diagnostics import OpDiagnosticError
 from tilepipe.passes.pipelining.pipeline_validate import validate_pipeline_loop
 
 pytest.importorskip("tilepipe.semantics")

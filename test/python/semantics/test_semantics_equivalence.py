@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tilepipe.run import EXIT_ERROR, EXIT_MISMATCH, EXIT_RACE, main
-from tilepipe.testing import assert_equivalent
+from tilepipe.drivers.run import EXIT_ERROR, EXIT_MISMATCH, EXIT_RACE, main
+from tilepipe.semantics.testing import assert_equivalent
 
 SEMANTICS = Path(__file__).resolve().parents[2] / "semantics"
 SEQUENTIAL = (SEMANTICS / "Inputs" / "sequential.mlir").read_text()

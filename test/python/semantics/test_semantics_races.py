@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tilepipe.semantics import RaceError, find_races, run_kernel
-from tilepipe.testing import assert_every_sync_needed, assert_race_free, sync_mutants
+from tilepipe.semantics.testing import assert_every_sync_needed, assert_race_free, sync_mutants
 
 SEMANTICS = Path(__file__).resolve().parents[2] / "semantics"
 

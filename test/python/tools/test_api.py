@@ -10,7 +10,7 @@ from mlir.passmanager import PassManager
 from xdsl.dialects.builtin import ModuleOp
 
 import tilepipe
-from tilepipe.interop import inline_location_aliases
+from tilepipe.drivers.interop import inline_location_aliases
 from tilepipe.lowering.nvvm.upstream import CONVERSION_TO_LLVM, generic_text
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -39,7 +39,7 @@ def test_import_is_lazy():
     import subprocess
     import sys
 
-    code = "import sys, tilepipe; print('tilepipe.api' in sys.modules, 'xdsl' in sys.modules)"
+    code = "import sys, tilepipe; print('tilepipe.drivers.api' in sys.modules, 'xdsl' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
@@ -99,7 +99,7 @@ def test_bad_pipeline_is_a_diagnostic():
 
 
 def test_xdsl_pass_pipeline_preset():
-    from tilepipe.registry import make_context
+    from tilepipe.core.registry import make_context
 
     module = tilepipe.parse(HOST_HELPER + GEMM, name="gemm.mlir")
     tilepipe.pass_pipeline("cuda").apply(make_context(), module)
@@ -175,7 +175,7 @@ def _operations(operation):
 def _nvvm_text(how: str, tmp_path: Path) -> str:
     if how == "api":
         return tilepipe.compile_for(GEMM, "sm_80", level="nvvm", name="gemm.mlir").text
-    from tilepipe.cli import main
+    from tilepipe.drivers.cli import main
 
     kernel, out = tmp_path / "gemm.mlir", tmp_path / "gemm.nvvm.mlir"
     kernel.write_text(GEMM)
@@ -201,7 +201,7 @@ def test_nvvm_text_locates_lowered_ops_at_their_tile_op(how, tmp_path):
 
 
 def test_nvvm_text_has_locations_only_when_asked(tmp_path):
-    from tilepipe.cli import main
+    from tilepipe.drivers.cli import main
 
     kernel, out = tmp_path / "gemm.mlir", tmp_path / "gemm.nvvm.mlir"
     kernel.write_text(GEMM)

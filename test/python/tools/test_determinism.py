@@ -34,7 +34,7 @@ def _digest(text: str) -> str:
 
 
 def _cuda_example(text: str, name: str, target: str) -> str:
-    from tilepipe.compile import CompileError, compile_kernel
+    from tilepipe.drivers.compile import CompileError, compile_kernel
 
     try:
         return compile_kernel(text, name, target, emit="nvvm", run_ptxas=False).output
@@ -43,7 +43,7 @@ def _cuda_example(text: str, name: str, target: str) -> str:
 
 
 def _ascend_example(text: str, name: str) -> str:
-    from tilepipe.compile import CompileError, parse_kernel
+    from tilepipe.drivers.compile import CompileError, parse_kernel
     from tilepipe.lowering.ascend.pipeline import compile_ascend
     from tilepipe.lowering.ascend.ascendc import emit_ascendc
 
@@ -58,9 +58,9 @@ def _ascend_example(text: str, name: str) -> str:
 def _pipeline(text: str, name: str) -> str:
     """tile-opt -p P (P90 for sm_90 kernels): the output, or the diagnostics."""
     passes = CUDA_SM90 if 'tile.target = "sm_90"' in text else CUDA
-    from tilepipe.compile import CompileError, make_context, parse_kernel
-    from tilepipe.diagnostics import collect_diagnostics, diagnostic_of_exception
-    from tilepipe.registry import get_all_passes
+    from tilepipe.drivers.compile import CompileError, make_context, parse_kernel
+    from tilepipe.core.diagnostics import collect_diagnostics, diagnostic_of_exception
+    from tilepipe.core.registry import get_all_passes
     from xdsl.utils.exceptions import DiagnosticException
 
     try:

@@ -1,5 +1,5 @@
 """The drivers' promise on bad input, shared by tile-opt, tile-run, tilepipe compile and
-the AscendC printer (tilepipe.diagnostics.run_driver, tilepipe.source).
+the AscendC printer (tilepipe.core.diagnostics.run_driver, tilepipe.core.source).
 
 Reproducers of fuzz-2026-12 that lit cannot hold (bytes that are not UTF-8, 300 nested
 regions) live here; the others are lit tests under test/regressions/.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tilepipe.source import MAX_REGION_DEPTH
+from tilepipe.core.source import MAX_REGION_DEPTH
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
@@ -25,13 +25,13 @@ CUDA_PIPELINE = (
 
 def _main(driver: str):
     if driver == "tile-opt":
-        from tilepipe.opt import main
+        from tilepipe.drivers.opt import main
     elif driver == "tile-run":
-        from tilepipe.run import main
+        from tilepipe.drivers.run import main
     elif driver == "tilepipe":
-        from tilepipe.cli import main
+        from tilepipe.drivers.cli import main
     else:
-        from tilepipe.lowering.ascend.ascendc import main
+        from tilepipe.drivers.ascendc import main
     return main
 
 
@@ -130,16 +130,16 @@ INTERNAL_STATUS = {"tile-opt": 2, "tile-run": 4, "tilepipe": 2, "ascendc": 2}
 
 @pytest.fixture
 def broken_parser(monkeypatch):
-    """Every driver parses through tilepipe.source.parse_source: make it a bug."""
+    """Every driver parses through tilepipe.core.source.parse_source: make it a bug."""
 
     def broken(*args, **kwargs):
         raise KeyError("a bug in tilepipe")
 
-    import tilepipe.opt
-    import tilepipe.source
+    import tilepipe.drivers.opt
+    import tilepipe.core.source
 
-    monkeypatch.setattr(tilepipe.source, "parse_source", broken)
-    monkeypatch.setattr(tilepipe.opt, "parse_source", broken)
+    monkeypatch.setattr(tilepipe.core.source, "parse_source", broken)
+    monkeypatch.setattr(tilepipe.drivers.opt, "parse_source", broken)
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
@@ -147,7 +147,7 @@ def test_an_internal_error_is_one_line_that_says_so(driver, broken_parser, capsy
     status, _, err = run(driver, EXAMPLES / "gemm.mlir", capsys=capsys)
     assert status == INTERNAL_STATUS[driver]
     assert "Traceback" not in err
-    prog = "tilepipe.lowering.ascend.ascendc" if driver == "ascendc" else driver
+    prog = "tilepipe.drivers.ascendc" if driver == "ascendc" else driver
     assert err.splitlines() == [
         f"{prog}: internal error: KeyError: 'a bug in tilepipe' "
         "(rerun with --show-traceback to see where, and report it)"
@@ -221,7 +221,7 @@ def test_tile_run_reports_a_difference_and_races_together(tmp_path, capsys):
 
 
 def test_tile_run_help_lists_the_exit_statuses(capsys):
-    from tilepipe.run import main
+    from tilepipe.drivers.run import main
 
     assert main(["--help"]) == 0
     out = capsys.readouterr().out

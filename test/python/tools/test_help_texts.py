@@ -21,8 +21,8 @@ HELP_COMMANDS = [
     ([sys.executable, "-m", "tilepipe", "--help"], "tile-opt"),
     (["tile-run", "--help"], "tile-run"),
     (
-        [sys.executable, "-m", "tilepipe.lowering.ascend.ascendc", "--help"],
-        "python -m tilepipe.lowering.ascend.ascendc",
+        [sys.executable, "-m", "tilepipe.drivers.ascendc", "--help"],
+        "python -m tilepipe.drivers.ascendc",
     ),
     ([sys.executable, "scripts/gpu_check.py", "--help"], "gpu_check.py"),
     ([sys.executable, "examples/num_stages_ir_diff/run.py", "--help"], "run.py"),

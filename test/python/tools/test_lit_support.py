@@ -1,4 +1,4 @@
-"""A downstream project's lit suite configured by tilepipe.lit_support in two lines."""
+"""A downstream project's lit suite configured by tilepipe.drivers.lit_support in two lines."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 CONFIG = """\
-import tilepipe.lit_support
-tilepipe.lit_support.configure(config, lit_config)
+import tilepipe.drivers.lit_support
+tilepipe.drivers.lit_support.configure(config, lit_config)
 """
 
 KERNEL = """\

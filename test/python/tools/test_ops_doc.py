@@ -16,7 +16,7 @@ def test_ops_doc_is_current():
 
 
 def test_ops_doc_covers_every_op():
-    from tilepipe.registry import get_all_dialects
+    from tilepipe.core.registry import get_all_dialects
 
     text = (ROOT / "docs/ops.md").read_text()
     for name in ("tile", "pipeline", "ascend"):

@@ -14,9 +14,9 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from tilepipe.diagnostics import DiagnosedError, collect_diagnostics
-from tilepipe.registry import make_context, pass_pipeline
-from tilepipe.source import parse_source
+from tilepipe.core.diagnostics import DiagnosedError, collect_diagnostics
+from tilepipe.core.registry import make_context, pass_pipeline
+from tilepipe.core.source import parse_source
 
 ROOT = Path(__file__).resolve().parents[3]
 KERNEL_GLOBS = ("examples/*.mlir", "examples/*/*.mlir", "test/regressions/*.mlir")

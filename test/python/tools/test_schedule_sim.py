@@ -14,7 +14,7 @@ from tilepipe.schedule_sim import simulate
 from tilepipe.schedule_sim.chapter import CHAPTER_TARGET, VARIANTS, chapter_kernel
 from tilepipe.schedule_sim.svg import schedule_svg
 from tilepipe.semantics.tile.runner import find_races
-from tilepipe.targets import Latency, get_target
+from tilepipe.core.targets import Latency, get_target
 
 from pipeline_helpers import apply_passes, with_num_stages
 
@@ -218,7 +218,7 @@ def _scheduled_text(text: str, target: str) -> str:
 
 @pytest.mark.parametrize("target", ["sm_80", "sm_90"])
 def test_tune_gemm_pick_fits_and_over_budget_is_listed(target):
-    from tilepipe.tune import best, format_table, tune
+    from tilepipe.drivers.tune import best, format_table, tune
 
     text = (EXAMPLES / "gemm.mlir").read_text()
     outcomes = tune([("gemm.mlir", text)], target, [1, 2, 3, 8], run_ptxas=True, jobs=2)
@@ -236,7 +236,7 @@ def test_tune_gemm_pick_fits_and_over_budget_is_listed(target):
 
 
 def test_tune_flash_attention():
-    from tilepipe.tune import best, tune
+    from tilepipe.drivers.tune import best, tune
 
     text = (EXAMPLES / "flash_attention.mlir").read_text()
     outcomes = tune([("flash_attention.mlir", text)], "sm_80", [1, 2, 3, 12], run_ptxas=True, jobs=2)
@@ -247,7 +247,7 @@ def test_tune_flash_attention():
 
 
 def test_tune_ascend_reports_flags_and_locks():
-    from tilepipe.tune import best, tune
+    from tilepipe.drivers.tune import best, tune
 
     text = (EXAMPLES / "ascend_matmul.mlir").read_text()
     outcomes = tune([("ascend_matmul.mlir", text)], "ascend910b", [2, 5], jobs=1)
@@ -258,7 +258,7 @@ def test_tune_ascend_reports_flags_and_locks():
 
 
 def test_tune_command(tmp_path, capsys):
-    from tilepipe.cli import main
+    from tilepipe.drivers.cli import main
 
     shapes = []
     for shape in GEMM_SHAPES[:2]:
@@ -275,7 +275,7 @@ def test_tune_command(tmp_path, capsys):
 
 
 def test_compile_draws_the_schedule(tmp_path):
-    from tilepipe.cli import main
+    from tilepipe.drivers.cli import main
 
     svg = tmp_path / "gemm.svg"
     status = main(["compile", str(EXAMPLES / "gemm.mlir"), "--target", "sm_90", "--emit", "nvvm",

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tilepipe.targets import get_target
-from tilepipe.tune import best, declared_sizes, format_table, tune
+from tilepipe.core.targets import get_target
+from tilepipe.drivers.tune import best, declared_sizes, format_table, tune
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "gemm_tune.mlir"
 
@@ -71,7 +71,7 @@ def test_a_dimension_that_does_not_name_its_parameter_is_rejected():
 
 
 def test_malformed_declarations_are_located_diagnostics(tmp_path, capsys):
-    from tilepipe.cli import main
+    from tilepipe.drivers.cli import main
 
     bad = tmp_path / "bad.mlir"
     bad.write_text(EXAMPLE.read_text().replace('{tile.param = "block_K"}', '{tile.param = "block_k"}'))

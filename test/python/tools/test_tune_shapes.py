@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tilepipe.cli import main
-from tilepipe.tune import best, tune
+from tilepipe.drivers.cli import main
+from tilepipe.drivers.tune import best, tune
 
 ROOT = Path(__file__).resolve().parents[3]
 GEMM = ROOT / "examples" / "gemm_dynamic.mlir"

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from xdsl.utils.exceptions import DiagnosticException
 
-from tilepipe.api import parse
-from tilepipe.registry import FRONTENDS, PASSES, TARGETS
-from tilepipe.universe import TILEPIPE_UNIVERSE
+from tilepipe.drivers.api import parse
+from tilepipe.core.registry import FRONTENDS, PASSES, TARGETS
+from tilepipe.core.universe import TILEPIPE_UNIVERSE
 
 GEMM = Path(__file__).resolve().parents[3] / "examples/gemm.mlir"
 

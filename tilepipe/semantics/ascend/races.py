@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-from tilepipe.diagnostics import OpDiagnosticError
+from tilepipe.core.diagnostics import OpDiagnosticError
 from tilepipe.lowering.ascend.pipeline import compile_ascend
 
 from tilepipe.semantics.ascend.sim import simulate

@@ -54,9 +54,9 @@ from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import SSAValue
 
-from tilepipe.diagnostics import op_location
+from tilepipe.core.diagnostics import op_location
 from tilepipe.dialects.ascend_pipes import Core, Pipe
-from tilepipe.targets import ASCEND_910B, AscendTarget, target_of
+from tilepipe.core.targets import ASCEND_910B, AscendTarget, target_of
 
 from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
 from tilepipe.semantics.ascend.data_unit import DataUnit, numpy_dtype

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from tilepipe.diagnostics import op_location
+from tilepipe.core.diagnostics import op_location
 from tilepipe.semantics import numerics
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm.banks import BankCounter

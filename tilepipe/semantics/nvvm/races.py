@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.ir import Block, BlockArgument, Operation
 
-from tilepipe.diagnostics import op_location
+from tilepipe.core.diagnostics import op_location
 
 SEVERAL = -2  # GlobalRaceDetector.reader: more than one thread read the byte
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tilepipe.diagnostics import op_location
+from tilepipe.core.diagnostics import op_location
 
 from tilepipe.semantics.memory import Buffer
 from tilepipe.semantics.tile.races import AccessSite, Race, RaceTracker, _Shadow

@@ -216,7 +216,7 @@ class BlockMachine:
 
 
 def _where(op: Operation) -> str:
-    from tilepipe.diagnostics import op_location
+    from tilepipe.core.diagnostics import op_location
 
     location = op_location(op)
     return str(location) if location else "<unknown location>"

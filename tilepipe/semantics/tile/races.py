@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from xdsl.ir import Operation
 
-from tilepipe.diagnostics import SourceLocation, op_location
+from tilepipe.core.diagnostics import SourceLocation, op_location
 
 from tilepipe.semantics.memory import Buffer, Region
 

@@ -19,12 +19,12 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from tilepipe.diagnostics import InputError, verify_module
+from tilepipe.core.diagnostics import InputError, verify_module
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.tile_launch import grid_dims_op
 from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
 from tilepipe.passes.ascend.resolve_core import is_ascend_kernel
-from tilepipe.registry import make_context
+from tilepipe.core.registry import make_context
 
 from tilepipe.semantics.ascend.races import AscendProblem, ascend_races
 from tilepipe.semantics.errors import KernelError
@@ -48,7 +48,7 @@ def load_module(module_or_text: ModuleOp | str, file_name: str = "<input>") -> M
     if isinstance(module_or_text, ModuleOp):
         module = module_or_text
     else:
-        from tilepipe.source import parse_source
+        from tilepipe.core.source import parse_source
 
         try:
             return parse_source(module_or_text, file_name, make_context())

@@ -28,22 +28,11 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from tilepipe.diagnostics import (
-    Diagnostic,
-    InputError,
-    collect_diagnostics,
-    diagnostic_of_exception,
-    expected_diagnostics,
-    match_expected,
-    one_line_usage_errors,
-    print_diagnostic,
-    run_driver,
-    spec_error_message,
-    verify_module,
-)
-from tilepipe.pipeline_spec import PipelineSpecError, normalize_pipeline
-from tilepipe.registry import get_all_passes, register_dialects
-from tilepipe.source import (
+from tilepipe.core.diagnostics import Diagnostic, InputError, collect_diagnostics, diagnostic_of_exception, verify_module
+from tilepipe.drivers.command_line import expected_diagnostics, match_expected, one_line_usage_errors, print_diagnostic, run_driver, spec_error_message
+from tilepipe.drivers.pipeline_spec import PipelineSpecError, normalize_pipeline
+from tilepipe.core.registry import get_all_passes, register_dialects
+from tilepipe.core.source import (
     LocatingParser,
     functions_with_one_block,
     parse_source,
@@ -309,7 +298,7 @@ def print_pass_list(passes) -> None:
             print(f"  {'':32s}   options: {options}")
     others = sorted(set(passes) - set(tilepipe_passes))
     print(f"xDSL passes ({len(others)}): " + ", ".join(others))
-    from tilepipe.compile import UPSTREAM_TARGETS
+    from tilepipe.lowering.nvvm.output_targets import UPSTREAM_TARGETS
 
     print("tilepipe output targets (-t, after lower-to-nvvm):")
     for name, target in sorted(UPSTREAM_TARGETS.items()):

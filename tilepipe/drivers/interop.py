@@ -64,8 +64,8 @@ def upstream_operation(value: Any) -> Any:
 
 def from_upstream(value: Any, name: str = "<upstream>") -> ModuleOp:
     """An xDSL module from an upstream module or ``builtin.module`` operation, with
-    its locations; bad input is a located :class:`~tilepipe.diagnostics.InputError`."""
-    from tilepipe.source import parse_source
+    its locations; bad input is a located :class:`~tilepipe.core.diagnostics.InputError`."""
+    from tilepipe.core.source import parse_source
 
     operation = upstream_operation(value)
     text = operation.get_asm(enable_debug_info=True, print_generic_op_form=True)

@@ -19,10 +19,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tilepipe.compile import CompileResult, compile_kernel, parse_kernel, retarget
-from tilepipe.diagnostics import Diagnostic, DriverArgumentParser, InputError, run_driver
-from tilepipe.source import read_source, shape_assignment
-from tilepipe.targets import TARGET_ALIASES, TARGETS, CudaTarget
+from tilepipe.drivers.compile import CompileResult, compile_kernel, parse_kernel, retarget
+from tilepipe.core.diagnostics import Diagnostic, InputError
+from tilepipe.drivers.command_line import DriverArgumentParser, run_driver
+from tilepipe.core.source import read_source, shape_assignment
+from tilepipe.core.targets import TARGET_ALIASES, TARGETS, CudaTarget
 
 CUDA_EMITS = ("nvvm", "llvm", "ptx")
 ASCEND_EMITS = ("ascend", "ascendc")
@@ -130,7 +131,7 @@ def _add_tune(commands) -> None:
 
 
 def run_tune(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from tilepipe.tune import run_tune_command
+    from tilepipe.drivers.tune import run_tune_command
 
     try:
         return run_tune_command(args)

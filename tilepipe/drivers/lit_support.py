@@ -2,8 +2,8 @@
 
 A downstream ``lit.cfg.py`` needs two lines::
 
-    import tilepipe.lit_support
-    tilepipe.lit_support.configure(config, lit_config)
+    import tilepipe.drivers.lit_support
+    tilepipe.drivers.lit_support.configure(config, lit_config)
 
 and its ``.mlir`` tests can then use ``%tile-opt``, ``%tile-run``, ``%tilepipe``,
 ``%filecheck`` (and plain ``FileCheck``, as upstream MLIR's tests spell it) and the

@@ -34,7 +34,7 @@ from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.pipeline import op_order, op_stage
 from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
-from tilepipe.diagnostics import (
+from tilepipe.core.diagnostics import (
     DiagnosedError,
     Diagnostic,
     collect_diagnostics,
@@ -42,8 +42,8 @@ from tilepipe.diagnostics import (
     op_diagnostic,
     verify_module,
 )
-from tilepipe.registry import get_all_passes, make_context
-from tilepipe.targets import TARGETS, AscendTarget, CudaTarget, get_target
+from tilepipe.core.registry import get_all_passes, make_context
+from tilepipe.core.targets import TARGETS, AscendTarget, CudaTarget, get_target
 
 if TYPE_CHECKING:
     from tilepipe.lowering.nvvm.upstream import UpstreamProcess
@@ -196,7 +196,7 @@ def retarget(
     that declares tile-size candidates (``tile.tune``) is compiled at the sizes it is
     written at: its declarations are dropped (``instantiate-tile-params``)."""
     from tilepipe.passes.tuning.instantiate_tile_params import InstantiateTileParams
-    from tilepipe.source import functions_with_one_block
+    from tilepipe.core.source import functions_with_one_block
 
     if (diagnostic := functions_with_one_block(module)) is not None:
         raise CompileError([diagnostic])
@@ -229,8 +229,8 @@ def retarget(
 def parse_kernel(text: str, file_name: str) -> ModuleOp:
     """Parse and verify a kernel; bad input is a :class:`CompileError`, as every
     failure of :func:`compile_kernel` is."""
-    from tilepipe.diagnostics import InputError
-    from tilepipe.source import parse_source
+    from tilepipe.core.diagnostics import InputError
+    from tilepipe.core.source import parse_source
 
     try:
         return parse_source(text, file_name, make_context())
@@ -364,57 +364,3 @@ def _assemble(result: CompileResult) -> None:
     except PtxasError as err:
         raise CompileError([Diagnostic("error", str(err))]) from None
     result.stages.append(StageReport("ptxas", summary, time.perf_counter() - start))
-
-
-# -- the upstream stages as tile-opt output targets (``-t ptx{chip=sm_90}``)
-
-
-@dataclass(frozen=True)
-class UpstreamTarget(Target):
-    """Print a ``lower-to-nvvm`` module at an upstream stage, for ``chip``.
-
-    The lowered module no longer names its target, hence the ``chip`` argument.
-    Upstream failures (and LLVM aborts, isolated in a child process) become a
-    diagnostic, as in ``tilepipe compile``.
-    """
-
-    chip: str = "sm_80"
-    stage_name: ClassVar[str]
-
-    def __post_init__(self) -> None:
-        if not isinstance(TARGETS.get(self.chip), CudaTarget):
-            cuda = ", ".join(n for n, t in TARGETS.items() if isinstance(t, CudaTarget))
-            raise ValueError(f"chip '{self.chip}' is not a CUDA target (choose from {cuda})")
-
-    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from tilepipe.lowering.nvvm.upstream import Stage, UpstreamError, run_upstream_isolated
-
-        target = TARGETS[self.chip]
-        assert isinstance(target, CudaTarget)
-        try:
-            result = run_upstream_isolated(module, target, Stage(self.stage_name))
-        except UpstreamError as err:
-            hint = " (-t " + self.name + " prints the output of lower-to-nvvm)"
-            raise DiagnosticException(str(err) + (hint if err.stage == "parsing" else "")) from None
-        output.write(result.text if result.text.endswith("\n") else result.text + "\n")
-
-
-@dataclass(frozen=True)
-class PtxTarget(UpstreamTarget):
-    """PTX from upstream's gpu-module-to-binary (what tilepipe compile --emit ptx writes)"""
-
-    name = "ptx"
-    stage_name = "ptx"
-
-
-@dataclass(frozen=True)
-class NvvmLlvmTarget(UpstreamTarget):
-    """the LLVM-dialect module after upstream's conversions (tilepipe compile --emit llvm)"""
-
-    name = "nvvm-llvm"
-    stage_name = "llvm"
-
-
-UPSTREAM_TARGETS: dict[str, type[UpstreamTarget]] = {
-    target.name: target for target in (PtxTarget, NvvmLlvmTarget)
-}

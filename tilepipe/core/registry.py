@@ -77,14 +77,14 @@ PASSES: dict[str, tuple[str, str]] = {
 
 TARGETS: dict[str, tuple[str, str]] = {
     # upstream MLIR's stages after lower-to-nvvm (docs/nvvm.md)
-    "ptx": ("tilepipe.compile", "PtxTarget"),
-    "nvvm-llvm": ("tilepipe.compile", "NvvmLlvmTarget"),
+    "ptx": ("tilepipe.lowering.nvvm.output_targets", "PtxTarget"),
+    "nvvm-llvm": ("tilepipe.lowering.nvvm.output_targets", "NvvmLlvmTarget"),
 }
 
 
 FRONTENDS: dict[str, tuple[str, str]] = {
     # xdsl-opt -f tilepipe: tilepipe's dialects, its gpu and vector included
-    "tilepipe": ("tilepipe.source", "TilepipeFrontend"),
+    "tilepipe": ("tilepipe.core.source", "TilepipeFrontend"),
 }
 
 
@@ -133,7 +133,7 @@ def verifying(pass_class: type[ModulePass]) -> type[ModulePass]:
     def apply(self, ctx: Context, op) -> None:
         from xdsl.utils.exceptions import PassFailedException
 
-        from tilepipe.diagnostics import verify_module
+        from tilepipe.core.diagnostics import verify_module
 
         if (diagnostic := verify_module(op)) is not None:
             raise PassFailedException(f"{self.name}: input does not verify: {diagnostic}")

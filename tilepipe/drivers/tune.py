@@ -109,7 +109,7 @@ def _blocks(module, index_args, shapes=None) -> int:
 
 
 def _evaluate_cuda(outcome: Outcome, module, target, index_args, shapes, run_ptxas: bool) -> None:
-    from tilepipe.compile import compile_kernel
+    from tilepipe.drivers.compile import compile_kernel
     from tilepipe.schedule_sim.flow import scheduled_module, simulate_kernels
 
     scheduled = scheduled_module(module)
@@ -174,12 +174,12 @@ def evaluate(job: tuple[Config, str, str, dict[str, int], dict[str, tuple[int, .
     """Compile and simulate one configuration (run in a worker process)."""
     from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
-    from tilepipe.compile import parse_kernel, retarget
-    from tilepipe.diagnostics import DiagnosedError
+    from tilepipe.drivers.compile import parse_kernel, retarget
+    from tilepipe.core.diagnostics import DiagnosedError
     from tilepipe.passes.tuning.instantiate_tile_params import InstantiateTileParams
-    from tilepipe.registry import make_context
+    from tilepipe.core.registry import make_context
     from tilepipe.semantics.errors import KernelError
-    from tilepipe.targets import CudaTarget, get_target
+    from tilepipe.core.targets import CudaTarget, get_target
 
     config, text, target_name, index_args, shapes, run_ptxas = job
     outcome = Outcome(config)
@@ -204,8 +204,8 @@ def evaluate(job: tuple[Config, str, str, dict[str, int], dict[str, tuple[int, .
 def declared_sizes(path: str, text: str) -> list[tuple[tuple[str, int], ...]]:
     """Every combination of the tile sizes the kernel declares (``[()]`` when it
     declares none); malformed declarations are a :class:`CompileError`."""
-    from tilepipe.compile import CompileError, parse_kernel
-    from tilepipe.diagnostics import op_diagnostic
+    from tilepipe.drivers.compile import CompileError, parse_kernel
+    from tilepipe.core.diagnostics import op_diagnostic
     from tilepipe.dialects.tile_params import TUNE, tune_candidates
 
     module = parse_kernel(text, path)  # verifies the declarations
@@ -287,13 +287,13 @@ def parse_depths(spec: str) -> list[int]:
 
 
 def run_tune_command(args) -> int:
-    """``tilepipe tune`` (options as its parser in :mod:`tilepipe.cli` defines them);
+    """``tilepipe tune`` (options as its parser in :mod:`tilepipe.drivers.cli` defines them);
     a malformed option value raises ValueError."""
     import sys
 
     from tilepipe.schedule_sim.flow import parse_index_args
-    from tilepipe.source import read_source
-    from tilepipe.targets import TARGET_ALIASES
+    from tilepipe.core.source import read_source
+    from tilepipe.core.targets import TARGET_ALIASES
 
     depths = parse_depths(args.num_stages)
     index_args = parse_index_args(args.index_args)

@@ -29,9 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from tilepipe.semantics.compare import first_difference
-from tilepipe.diagnostics import DriverArgumentParser, run_driver
+from tilepipe.drivers.command_line import DriverArgumentParser, run_driver
 from tilepipe.semantics import execute
-from tilepipe.source import index_assignment, read_source, shape_assignment
+from tilepipe.core.source import index_assignment, read_source, shape_assignment
 
 EXIT_ERROR, EXIT_MISMATCH, EXIT_RACE, EXIT_INTERNAL = 1, 2, 3, 4
 EXIT_STATUSES = """exit status:

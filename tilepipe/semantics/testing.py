@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation
 
-from tilepipe.diagnostics import op_location
+from tilepipe.core.diagnostics import op_location
 from tilepipe.dialects import pipeline_sync as sync
 from tilepipe.semantics import KernelError, find_races, load_module, run_kernel
 from tilepipe.semantics.compare import first_difference

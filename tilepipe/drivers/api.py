@@ -3,7 +3,7 @@
 Every function takes a module as text, an xDSL ``ModuleOp`` or an upstream
 ``mlir.ir.Module``/``Operation`` and gives back the same kind (an upstream module is
 parsed in the caller's context); the input is never modified.  Bad input and failing
-stages raise :class:`~tilepipe.diagnostics.DiagnosedError` (a ``CompileError``) whose
+stages raise :class:`~tilepipe.core.diagnostics.DiagnosedError` (a ``CompileError``) whose
 ``diagnostics`` carry the caller's locations.  CUDA and Ascend compile to the same
 :class:`Compilation` shape.
 """
@@ -17,8 +17,8 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
-from tilepipe.compile import CompileError, StageReport
-from tilepipe.diagnostics import Diagnostic, InputError
+from tilepipe.drivers.compile import CompileError, StageReport
+from tilepipe.core.diagnostics import Diagnostic, InputError
 
 PRESETS: dict[str, str] = {}
 """Named pipelines: ``cuda`` (tile level to the ``lower-to-nvvm`` level) and
@@ -31,7 +31,7 @@ level tilepipe's own passes end at)."""
 
 def _presets() -> dict[str, str]:
     if not PRESETS:
-        from tilepipe.compile import CUDA_FLOW
+        from tilepipe.drivers.compile import CUDA_FLOW
         from tilepipe.lowering.ascend.pipeline import ascend_pipeline_spec
 
         PRESETS["cuda"] = ",".join(CUDA_FLOW)
@@ -42,7 +42,7 @@ def _presets() -> dict[str, str]:
 @dataclass
 class Compilation:
     """What :func:`compile_for` produced, for either kind of target.  (Not named
-    ``compile``: ``tilepipe.compile`` is the driver module, and importing it would
+    ``compile``: ``tilepipe.drivers.compile`` is the driver module, and importing it would
     replace the function on the package.)"""
 
     target: str
@@ -62,14 +62,14 @@ class Compilation:
 
 def _to_xdsl(source: Any, name: str) -> ModuleOp:
     """A verified xDSL copy of ``source``."""
-    from tilepipe.interop import from_upstream, is_upstream
-    from tilepipe.source import parse_source
+    from tilepipe.drivers.interop import from_upstream, is_upstream
+    from tilepipe.core.source import parse_source
 
     try:
         if isinstance(source, str):
             return parse_source(source, name)
         if isinstance(source, ModuleOp):
-            from tilepipe.diagnostics import verify_module
+            from tilepipe.core.diagnostics import verify_module
 
             if (diagnostic := verify_module(source)) is not None:
                 raise InputError(diagnostic)
@@ -86,7 +86,7 @@ def _to_xdsl(source: Any, name: str) -> ModuleOp:
 
 def _like(module: ModuleOp, source: Any) -> Any:
     """``module`` as the kind ``source`` is."""
-    from tilepipe.interop import is_upstream, to_upstream
+    from tilepipe.drivers.interop import is_upstream, to_upstream
 
     if isinstance(source, str):
         return str(module) + "\n"
@@ -108,8 +108,8 @@ def verify(source: Any, *, name: str = "<input>") -> None:
 def pass_pipeline(pipeline: str) -> PassPipeline:
     """An xDSL ``PassPipeline`` for a preset name (``cuda``, ``ascend``) or a ``-p``
     spec, for a caller that runs its own xDSL pipelines."""
-    from tilepipe.pipeline_spec import PipelineSpecError, normalize_pipeline
-    from tilepipe.registry import pass_pipeline as parse_pipeline
+    from tilepipe.drivers.pipeline_spec import PipelineSpecError, normalize_pipeline
+    from tilepipe.core.registry import pass_pipeline as parse_pipeline
 
     try:
         spec = _presets().get(pipeline) or normalize_pipeline(pipeline)
@@ -123,8 +123,8 @@ def run_pipeline(source: Any, pipeline: str, *, name: str = "<input>") -> Any:
     the result as the kind given."""
     from xdsl.utils.exceptions import DiagnosticException
 
-    from tilepipe.diagnostics import collect_diagnostics, diagnostic_of_exception
-    from tilepipe.registry import make_context
+    from tilepipe.core.diagnostics import collect_diagnostics, diagnostic_of_exception
+    from tilepipe.core.registry import make_context
 
     passes = pass_pipeline(pipeline)
     module = _to_xdsl(source, name)
@@ -149,7 +149,7 @@ def compile_for(
     """Compile ``source`` for ``target`` (``sm_80``, ``sm_90``, ``ascend910b``) to
     ``level`` (default: ``ptx`` / ``ascendc``).  ``host_launch`` (CUDA) replaces each
     kernel by a host function of its name that ``gpu.launch_func``\\ s it."""
-    from tilepipe.targets import TARGET_ALIASES, TARGETS
+    from tilepipe.core.targets import TARGET_ALIASES, TARGETS
 
     target = TARGET_ALIASES.get(target, target)
     if target not in TARGETS:
@@ -168,8 +168,8 @@ def compile_for(
 
 
 def _compile_cuda(module, source, target, level, num_stages, host_launch, run_ptxas):
-    from tilepipe.cli import format_summary
-    from tilepipe.compile import compile_module
+    from tilepipe.drivers.cli import format_summary
+    from tilepipe.drivers.compile import compile_module
 
     # The text carries the kernel's locations, so that a host parsing it points its
     # diagnostics at the source lines.
@@ -187,11 +187,11 @@ def _compile_cuda(module, source, target, level, num_stages, host_launch, run_pt
 def _compile_ascend(module, source, target, level, num_stages):
     from xdsl.utils.exceptions import DiagnosticException
 
-    from tilepipe.compile import retarget
-    from tilepipe.diagnostics import collect_diagnostics, diagnostic_of_exception
+    from tilepipe.drivers.compile import retarget
+    from tilepipe.core.diagnostics import collect_diagnostics, diagnostic_of_exception
     from tilepipe.lowering.ascend.pipeline import ascend_summary, compile_ascend
     from tilepipe.lowering.ascend.ascendc import emit_ascendc
-    from tilepipe.targets import TARGETS
+    from tilepipe.core.targets import TARGETS
 
     retarget(module, TARGETS[target], num_stages)
     start = time.perf_counter()

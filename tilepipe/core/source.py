@@ -2,7 +2,7 @@
 
 ``tile-opt``, ``tile-run``, ``tilepipe compile`` and the AscendC printer all read a
 kernel through :func:`read_source` and :func:`parse_source`, so bad input gets the same
-located diagnostic (an :class:`~tilepipe.diagnostics.InputError`) whichever tool reads it:
+located diagnostic (an :class:`~tilepipe.core.diagnostics.InputError`) whichever tool reads it:
 
 * bytes that are not UTF-8 are an error at the line and column of the first bad byte;
 * every parse error points at its token and says what was wrong (xDSL has a few
@@ -33,7 +33,7 @@ from xdsl.utils.frontend import Frontend
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from tilepipe.diagnostics import (
+from tilepipe.core.diagnostics import (
     Diagnostic,
     InputError,
     SourceLocation,
@@ -169,7 +169,7 @@ def undeclared_or_invisible_use(
     """The first use of a value that is undeclared or not visible where it is used
     (defined later in the block, inside another op's region, or above an op isolated
     from above), as MLIR's parser and dominance verifier would report it."""
-    from tilepipe.diagnostics import op_diagnostic
+    from tilepipe.core.diagnostics import op_diagnostic
 
     position = {op: index for index, op in enumerate(module.walk())}
     for op in module.walk():
@@ -219,7 +219,7 @@ def redefined_symbol(module: Operation) -> Diagnostic | None:
     (xDSL's verifier reports it on the table, which has no place in the text)."""
     from xdsl.traits import SymbolTable
 
-    from tilepipe.diagnostics import op_diagnostic, op_location
+    from tilepipe.core.diagnostics import op_diagnostic, op_location
 
     for table in module.walk():
         if not table.has_trait(SymbolTable) or not table.regions:
@@ -246,7 +246,7 @@ def public_declaration(module: Operation) -> Diagnostic | None:
     in upstream's words, before any upstream step sees it."""
     from xdsl.dialects.func import FuncOp
 
-    from tilepipe.diagnostics import op_diagnostic
+    from tilepipe.core.diagnostics import op_diagnostic
 
     for op in module.walk():
         if not isinstance(op, FuncOp) or not op.is_declaration:
@@ -265,7 +265,7 @@ def functions_with_one_block(module: Operation) -> Diagnostic | None:
     from xdsl.dialects.func import FuncOp
 
     from tilepipe.dialects.kernel_attrs import is_kernel
-    from tilepipe.diagnostics import op_diagnostic
+    from tilepipe.core.diagnostics import op_diagnostic
 
     for op in module.walk():
         if isinstance(op, FuncOp) and is_kernel(op) and len(op.body.blocks) != 1:
@@ -288,7 +288,7 @@ def parse_source(
     """Parse ``text`` with op locations, check that every operand is visible at its
     use and (``verify``) verify every op; any failure is a located :class:`InputError`."""
     if ctx is None:
-        from tilepipe.registry import make_context
+        from tilepipe.core.registry import make_context
 
         ctx = make_context()
     try:
@@ -348,7 +348,7 @@ class TilepipeFrontend(Frontend):
     def parse(self, ctx: Context, input: IO[bytes], input_name: str = "input") -> ModuleOp:
         from xdsl.universe import Universe
 
-        from tilepipe.registry import register_dialects
+        from tilepipe.core.registry import register_dialects
 
         context = Context(allow_unregistered=ctx.allow_unregistered)
         register_dialects(context, Universe.get_multiverse().all_dialects)

@@ -1,0 +1,4 @@
+"""The top floor: what users run and embed.  The command-line drivers (``opt``:
+tile-opt, ``run``: tile-run, ``cli``: tilepipe, ``ascendc``), the compile driver
+(``compile``), tuning (``tune``), the embedding API (``api``, ``interop``) and the
+drivers' shared plumbing (``command_line``, ``pipeline_spec``, ``lit_support``)."""
