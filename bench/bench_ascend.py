@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import PassPipeline
 
-from tilepipe.lowering.ascend.pipeline import ASCEND_PASSES, compile_ascend
+from tilepipe.core.flows import FLOWS, run_flow
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import load_module
 from tilepipe.semantics.ascend.sim import numpy_dtype, simulate
@@ -65,7 +65,7 @@ def inputs_for(module: ModuleOp) -> dict[str, np.ndarray]:
 
 def cycles(text: str, budget: str) -> tuple[int, int]:
     """(cycles, lock-pool requests) of one simulated run."""
-    module = compile_ascend(load_module(text), budget)
+    module = run_flow(load_module(text), "ascend", options={"ascend-flag-budget": budget})
     report = simulate(module, inputs_for(load_module(text)))
     assert report.ok, report.problems()
     locks = sum(1 for op in module.walk() if op.name == "ascend.get_buf")
@@ -76,18 +76,18 @@ def pass_times() -> None:
     passes = get_all_passes()
     print("pass time (ms, best of 3)")
     print(f"  {'pass':34s}" + "".join(f"{k:>27s}" for k in TIMED_KERNELS))
-    rows: dict[str, list[float]] = {name: [] for name in ASCEND_PASSES}
+    rows: dict[str, list[float]] = {name: [] for name in FLOWS["ascend"].passes}
     for kernel in TIMED_KERNELS:
         text = (EXAMPLES / kernel).read_text()
-        best = {name: float("inf") for name in ASCEND_PASSES}
+        best = {name: float("inf") for name in FLOWS["ascend"].passes}
         for _ in range(3):
             module = load_module(text)
-            for name in ASCEND_PASSES:
+            for name in FLOWS["ascend"].passes:
                 pipeline = PassPipeline.parse_spec(passes, name)
                 start = time.perf_counter()
                 pipeline.apply(Context(), module)
                 best[name] = min(best[name], time.perf_counter() - start)
-        for name in ASCEND_PASSES:
+        for name in FLOWS["ascend"].passes:
             rows[name].append(best[name] * 1000)
     for name, values in rows.items():
         print(f"  {name:34s}" + "".join(f"{v:27.2f}" for v in values))
@@ -135,7 +135,7 @@ def sync_counts() -> None:
         text = (EXAMPLES / kernel).read_text()
         for depth in range(1, 5):
             staged = re.sub(r"num_stages = \d+", f"num_stages = {depth}", text)
-            module = compile_ascend(load_module(staged))
+            module = run_flow(load_module(staged), "ascend")
             names = [op.name for op in module.walk()]
             counts = "".join(f"{names.count(name):9d}" for _, name in SYNC_OPS)
             print(f"  {kernel:28s}{depth:6d}{counts}")

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.core.flows import FLOWS
+from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
@@ -75,7 +76,7 @@ def lower(text: str, swizzle: bool):
     module = parse_kernel(text, "kernel.mlir")
     ctx = make_context()
     passes = get_all_passes()
-    for name in CUDA_FLOW:
+    for name in FLOWS["cuda"].passes:
         options = {"swizzle_shared": swizzle} if name == "lower-to-nvvm" else {}
         passes[name]()(**options).apply(ctx, module)
     return module

@@ -24,15 +24,9 @@ from pathlib import Path
 
 from tilepipe.core.registry import make_context, pass_pipeline
 from xdsl.parser import Parser
+from tilepipe.core.flows import FLOWS
 
-FLOW = [
-    "pipeline-planning",
-    "inject-software-pipeline",
-    "merge-shared-memory",
-    "async-copy",
-    "thread-sync",
-    "lower-to-nvvm",
-]
+FLOW = FLOWS["cuda"].pass_names()
 TILE = 32
 
 

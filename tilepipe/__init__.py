@@ -1,14 +1,23 @@
 """tilepipe: a compiler for software-pipelined tile programs, on xDSL.
 
-The public API (docs/api.md) is imported on first use, so ``import tilepipe`` stays
-cheap: :func:`parse`, :func:`verify`, :func:`pass_pipeline`, :func:`run_pipeline`,
-:func:`compile_for` and :class:`Compilation` (from :mod:`tilepipe.drivers.api`), and
-:class:`CompileError`, the exception all of them raise for bad input.
+The public API (docs/api.md), imported on first use so that ``import tilepipe`` stays
+cheap:
+
+* :func:`compile_for` -- compile a module (text, xDSL or upstream ``mlir.ir``) for a
+  target to a level; returns a :class:`Compilation`;
+* :func:`run_pipeline` -- run a pass pipeline or a named flow (``cuda``,
+  ``cuda:scheduled``, ``ascend``, ...) on a module;
+* :func:`pass_pipeline` -- the same as an xDSL ``PassPipeline``;
+* :func:`parse`, :func:`verify` -- parse and verify, with located diagnostics;
+* :class:`CompileError` -- what all of them raise for bad input (``.diagnostics``).
+
+Below them: :mod:`tilepipe.core.flows` (the named flows and levels),
+:mod:`tilepipe.semantics` (interpreters, race detectors, ``testing`` helpers).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -24,6 +33,17 @@ _API = {
 
 __all__ = ["__version__", *_API]
 
+if TYPE_CHECKING:  # what static completion (IDEs, jedi, type checkers) sees
+    from tilepipe.drivers.api import (
+        Compilation,
+        compile_for,
+        parse,
+        pass_pipeline,
+        run_pipeline,
+        verify,
+    )
+    from tilepipe.drivers.compile import CompileError
+
 
 def __getattr__(name: str) -> Any:
     if name in _API:
@@ -31,3 +51,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(import_module(_API[name]), name)
     raise AttributeError(f"module 'tilepipe' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_API})

@@ -10,16 +10,15 @@ import random
 from collections.abc import Iterator
 
 from tilepipe.fuzz.malformed import INPUT, OUTPUT, MalformedCase
+from tilepipe.core.flows import FLOWS
 
-PASSES = (
-    "pipeline-validate",
-    "pipeline-planning",
-    "inject-software-pipeline{report=text}",
-    "merge-shared-memory{disable-reuse=true}",
-    "async-copy",
-    "thread-sync",
-    "lower-to-nvvm{host-launch=true}",
-)
+PASSES = FLOWS["cuda"].spec(
+    options={
+        "inject-software-pipeline": "report=text",
+        "merge-shared-memory": "disable-reuse=true",
+        "lower-to-nvvm": "host-launch=true",
+    }
+).split(",")
 
 # (pass, option, value of the wrong kind)
 BAD_OPTIONS = (

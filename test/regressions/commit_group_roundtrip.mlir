@@ -7,7 +7,7 @@
 // guard carries B's token; the operand-less form is in
 // test/dialects/pipeline_sync/roundtrip.mlir.)
 
-// RUN: tile-opt %s -p %{cuda} -o %t.mlir
+// RUN: tile-opt %s -p %{cuda:scheduled} -o %t.mlir
 // RUN: filecheck %s < %t.mlir
 // RUN: tile-opt %t.mlir | filecheck %s
 // RUN: tile-opt %t.mlir --print-op-generic | tile-opt | filecheck %s

@@ -4,7 +4,7 @@
 // live for the whole kernel; and since no copy of this loop has a reader in its
 // iteration, none becomes a bulk copy (no mbarriers at all).
 
-// RUN: tile-opt %s -p %{cuda-sm90} -o %t
+// RUN: tile-opt %s -p %{cuda:scheduled} -o %t
 // RUN: filecheck %s < %t
 // RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=0
 // RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=1

@@ -3,7 +3,7 @@
 // its bytes, and nothing ordered that read before thread 0's mbarrier_init (WAR).
 // mbarrier storage is now live for the whole kernel: it never shares bytes.
 
-// RUN: tile-opt %s -p %{cuda-sm90} -o %t
+// RUN: tile-opt %s -p %{cuda:scheduled} -o %t
 // RUN: filecheck %s < %t
 // RUN: tile-run %t --check-races --compare-with %s --quiet
 

@@ -5,7 +5,7 @@
 // async-copy and thread-sync handle as on sm_80.
 
 // RUN: tile-opt %s -p pipeline-planning,tma-copy | filecheck %s
-// RUN: tile-opt %s -p %{cuda-sm90} -o %t
+// RUN: tile-opt %s -p %{cuda:scheduled} -o %t
 // RUN: tile-run %t --check-races --compare-with %s --quiet
 
 // CHECK-LABEL: func.func @k

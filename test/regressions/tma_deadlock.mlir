@@ -6,7 +6,7 @@
 // (%A and %E have 96 rows here so that n = 5 stays in bounds.)
 
 // RUN: tile-opt %s -p pipeline-planning,tma-copy | filecheck %s
-// RUN: tile-opt %s -p %{cuda-sm90} -o %t
+// RUN: tile-opt %s -p %{cuda:scheduled} -o %t
 // RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=0
 // RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=1
 // RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=2

@@ -3,7 +3,7 @@
 // was still being filled in.  tma-copy now plans every group before it rewrites.
 
 // RUN: tile-opt %s -p pipeline-planning,tma-copy | filecheck %s
-// RUN: tile-opt %s -p %{cuda-sm90} -o %t
+// RUN: tile-opt %s -p %{cuda:scheduled} -o %t
 // RUN: tile-run %t --check-races --compare-with %s --quiet
 
 // The copy's data is not read in the loop: it stays a tile.copy.

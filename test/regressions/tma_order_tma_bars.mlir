@@ -4,7 +4,7 @@
 // one phase commute, so they never depend on each other.
 
 // RUN: tile-opt %s -p pipeline-validate,pipeline-planning,tma-copy | filecheck %s
-// RUN: tile-opt %s -p %{cuda-sm90} -o %t
+// RUN: tile-opt %s -p %{cuda:scheduled} -o %t
 // RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=0
 // RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=1
 // RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=2

@@ -15,4 +15,4 @@
 // DIALECT:   ascend.mmad
 // DIALECT:   ascend.set_flag
 
-// BAD:       error: --emit ptx is not for target ascend910b (choose from ascend, ascendc)
+// BAD:       error: --emit ptx is not for target ascend910b (choose from scheduled, ascend, ascendc)

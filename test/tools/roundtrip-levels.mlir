@@ -5,9 +5,9 @@
 // RUN: tile-opt %examples/gemm.mlir -p 'pipeline-planning' -o %t.planned
 // RUN: tile-opt %examples/gemm.mlir -p 'pipeline-planning,inject-software-pipeline' -o %t.scheduled
 // RUN: tile-opt %examples/gemm.mlir -p 'pipeline-planning,inject-software-pipeline,merge-shared-memory' -o %t.arena
-// RUN: tile-opt %examples/gemm.mlir -p '%{cuda}' -o %t.synced
-// RUN: tile-opt %examples/gemm.mlir -p '%{cuda},lower-to-nvvm{host-launch=true}' -o %t.nvvm
-// RUN: sed 's/sm_80/sm_90/' %examples/gemm.mlir | tile-opt -p '%{cuda-sm90},lower-to-nvvm' -o %t.nvvm90
+// RUN: tile-opt %examples/gemm.mlir -p '%{cuda:scheduled}' -o %t.synced
+// RUN: tile-opt %examples/gemm.mlir -p '%{cuda:scheduled},lower-to-nvvm{host-launch=true}' -o %t.nvvm
+// RUN: sed 's/sm_80/sm_90/' %examples/gemm.mlir | tile-opt -p '%{cuda:scheduled},lower-to-nvvm' -o %t.nvvm90
 // RUN: tile-opt %examples/ascend_vadd.mlir -p '%{ascend}' -o %t.ascend
 // RUN: tile-opt %t.tile | diff - %t.tile
 // RUN: tile-opt %t.tile --mlir-print-op-generic | tile-opt | diff - %t.tile

@@ -4,13 +4,13 @@
 // upstream's ops, in place of xDSL's; see tilepipe/core/source.py).  (xdsl-opt is run
 // with this Python, so that it sees this checkout's tilepipe.)
 //
-// RUN: tile-opt %examples/gemm.mlir -p '%{cuda}' -o %t.synced.mlir
-// RUN: tile-opt %examples/gemm.mlir -p '%{cuda},lower-to-nvvm{host-launch=true}' -o %t.nvvm.mlir
+// RUN: tile-opt %examples/gemm.mlir -p '%{cuda:scheduled}' -o %t.synced.mlir
+// RUN: tile-opt %examples/gemm.mlir -p '%{cuda:scheduled},lower-to-nvvm{host-launch=true}' -o %t.nvvm.mlir
 // RUN: %python -m xdsl.tools.xdsl_opt %t.synced.mlir | diff - %t.synced.mlir
 // RUN: %python -m xdsl.tools.xdsl_opt -f tilepipe %t.nvvm.mlir | diff - %t.nvvm.mlir
 // RUN: %python -m xdsl.tools.xdsl_opt -f tilepipe %t.nvvm.mlir --print-op-generic | %python -m xdsl.tools.xdsl_opt -f tilepipe | diff - %t.nvvm.mlir
 // RUN: not %python -m xdsl.tools.xdsl_opt %t.nvvm.mlir 2>&1 | filecheck %s --check-prefix=STOCK
-// RUN: %python -m xdsl.tools.xdsl_opt %examples/gemm.mlir -p '%{cuda},lower-to-nvvm' | %python -m xdsl.tools.xdsl_opt -f tilepipe | filecheck %s
+// RUN: %python -m xdsl.tools.xdsl_opt %examples/gemm.mlir -p '%{cuda:scheduled},lower-to-nvvm' | %python -m xdsl.tools.xdsl_opt -f tilepipe | filecheck %s
 
 // Without the frontend, xDSL's own gpu dialect reads it, and has no custom form of
 // gpu.launch_func or gpu.module.

@@ -84,9 +84,13 @@ FLOWS: dict[str, Flow] = {
     for flow in (
         Flow(
             "cuda", "cuda", (*_CUDA_SCHEDULE, "lower-to-nvvm"),
-            {"scheduled": len(_CUDA_SCHEDULE), "nvvm": len(_CUDA_SCHEDULE) + 1},
-            "validate, plan, pipeline, pack the arena, insert cp.async/TMA waits and "
-            "barriers (scheduled), lower to gpu/nvgpu/nvvm (nvvm)",
+            {
+                "arena": _CUDA_SCHEDULE.index("merge-shared-memory") + 1,
+                "scheduled": len(_CUDA_SCHEDULE),
+                "nvvm": len(_CUDA_SCHEDULE) + 1,
+            },
+            "validate, plan, pipeline, pack the arena (arena), insert cp.async/TMA waits "
+            "and barriers (scheduled), lower to gpu/nvgpu/nvvm (nvvm)",
         ),
         Flow(
             "ascend", "ascend", _ASCEND,
@@ -127,3 +131,22 @@ def presets() -> dict[str, str]:
         for level in flow.levels:
             named[f"{flow.name}:{level}"] = flow.spec(level)
     return named
+
+
+def run_flow(
+    module,
+    flow: str | Flow,
+    level: str | None = None,
+    options: Mapping[str, str] | None = None,
+):
+    """Run ``flow`` up to ``level`` on ``module`` in place and return it; ``options``
+    maps a pass name to its option text (``{"ascend-flag-budget": "ids_per_event=2"}``).
+    Failures propagate as xDSL diagnostics (the drivers locate and print them)."""
+    from xdsl.passes import PassPipeline
+
+    from tilepipe.core.registry import get_all_passes, make_context
+
+    if isinstance(flow, str):
+        flow = flow_named(flow)
+    PassPipeline.parse_spec(get_all_passes(), flow.spec(level, options)).apply(make_context(), module)
+    return module

@@ -10,33 +10,23 @@ stages raise :class:`~tilepipe.core.diagnostics.DiagnosedError` (a ``CompileErro
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
+from tilepipe.core.flows import levels_of, presets
 from tilepipe.drivers.compile import CompileError, StageReport
 from tilepipe.core.diagnostics import Diagnostic, InputError
 
-PRESETS: dict[str, str] = {}
-"""Named pipelines: ``cuda`` (tile level to the ``lower-to-nvvm`` level) and
-``ascend`` (tile level to the ``ascend`` dialect); filled on first use."""
+PRESETS: dict[str, str] = presets()
+"""Named pipelines (:func:`tilepipe.core.flows.presets`): ``cuda`` (tile level to the
+``lower-to-nvvm`` level), ``ascend`` (tile level to the ``ascend`` dialect), and each
+level of each, e.g. ``cuda:scheduled``."""
 
-LEVELS = {"cuda": ("nvvm", "llvm", "ptx"), "ascend": ("ascend", "ascendc")}
-"""What :func:`compile_for` can stop at, per kind of target (the first is the module
-level tilepipe's own passes end at)."""
-
-
-def _presets() -> dict[str, str]:
-    if not PRESETS:
-        from tilepipe.drivers.compile import CUDA_FLOW
-        from tilepipe.lowering.ascend.pipeline import ascend_pipeline_spec
-
-        PRESETS["cuda"] = ",".join(CUDA_FLOW)
-        PRESETS["ascend"] = ascend_pipeline_spec()
-    return PRESETS
+LEVELS = {kind: levels_of(kind) for kind in ("cuda", "ascend")}
+"""What :func:`compile_for` can stop at, per kind of target, in order."""
 
 
 @dataclass
@@ -112,7 +102,7 @@ def pass_pipeline(pipeline: str) -> PassPipeline:
     from tilepipe.core.registry import pass_pipeline as parse_pipeline
 
     try:
-        spec = _presets().get(pipeline) or normalize_pipeline(pipeline)
+        spec = PRESETS.get(pipeline) or normalize_pipeline(pipeline)
         return parse_pipeline(spec)
     except (PipelineSpecError, ValueError, TypeError) as err:
         raise CompileError([Diagnostic("error", f"bad pass pipeline '{pipeline}': {err}")]) from None
@@ -162,49 +152,18 @@ def compile_for(
             [Diagnostic("error", f"level '{level}' is not one of {', '.join(LEVELS[kind])} for {target}")]
         )
     module = _to_xdsl(source, name)
-    if kind == "cuda":
-        return _compile_cuda(module, source, target, level, num_stages, host_launch, run_ptxas)
-    return _compile_ascend(module, source, target, level, num_stages)
-
-
-def _compile_cuda(module, source, target, level, num_stages, host_launch, run_ptxas):
-    from tilepipe.drivers.cli import format_summary
     from tilepipe.drivers.compile import compile_module
+    from tilepipe.drivers.stage_reports import format_summary
 
-    # The text carries the kernel's locations, so that a host parsing it points its
-    # diagnostics at the source lines.
+    # The CUDA text carries the kernel's locations, so that a host parsing it points
+    # its diagnostics at the source lines.
     result = compile_module(
         module, target, level, num_stages, run_ptxas and level == "ptx",
         host_launch=host_launch, debug_info=True,
     )
-    text = result.output
     return Compilation(
-        target, level, _like(module, source), text, result.stages, result.warnings,
-        format_summary(result, "<api>"),
-    )
-
-
-def _compile_ascend(module, source, target, level, num_stages):
-    from xdsl.utils.exceptions import DiagnosticException
-
-    from tilepipe.drivers.compile import retarget
-    from tilepipe.core.diagnostics import collect_diagnostics, diagnostic_of_exception
-    from tilepipe.lowering.ascend.pipeline import ascend_summary, compile_ascend
-    from tilepipe.lowering.ascend.ascendc import emit_ascendc
-    from tilepipe.core.targets import TARGETS
-
-    retarget(module, TARGETS[target], num_stages)
-    start = time.perf_counter()
-    with collect_diagnostics() as collector:
-        try:
-            compile_ascend(module)
-        except DiagnosticException as err:
-            raise CompileError([*collector.diagnostics, diagnostic_of_exception(err)]) from None
-    stages = [StageReport("ascend passes", "done", time.perf_counter() - start)]
-    text = str(module) + "\n" if level == "ascend" else emit_ascendc(module)
-    return Compilation(
-        target, level, _like(module, source), text, stages, list(collector.diagnostics),
-        ascend_summary(module),
+        target, level, _like(module, source), result.output, result.stages,
+        result.warnings, format_summary(result, "<api>"),
     )
 
 

@@ -19,14 +19,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tilepipe.drivers.compile import CompileResult, compile_kernel, parse_kernel, retarget
+from tilepipe.drivers.compile import compile_kernel
 from tilepipe.core.diagnostics import Diagnostic, InputError
 from tilepipe.drivers.command_line import DriverArgumentParser, run_driver
 from tilepipe.core.source import read_source, shape_assignment
 from tilepipe.core.targets import TARGET_ALIASES, TARGETS, CudaTarget
+from tilepipe.core.flows import levels_of
+from tilepipe.drivers.stage_reports import format_summary
 
-CUDA_EMITS = ("nvvm", "llvm", "ptx")
-ASCEND_EMITS = ("ascend", "ascendc")
+CUDA_EMITS = levels_of("cuda")
+ASCEND_EMITS = levels_of("ascend")
 
 
 # What ``--help`` shows: plain text (the module docstring is reST for developers).
@@ -63,8 +65,9 @@ def _parser() -> argparse.ArgumentParser:
         help="a target record, or 'ascend' for the default 910B-class Ascend target",
     )
     compile_cmd.add_argument(
-        "--emit", choices=CUDA_EMITS + ASCEND_EMITS,
-        help="ptx (default for CUDA targets), nvvm, llvm; ascendc (default for Ascend), ascend",
+        "--emit", choices=list(dict.fromkeys(CUDA_EMITS + ASCEND_EMITS)),
+        help="ptx (default for CUDA targets), llvm, nvvm; ascendc (default for Ascend), ascend; "
+        "scheduled: the tile IR after sync insertion, before lowering",
     )
     compile_cmd.add_argument(
         "--syntax-check", action="store_true",
@@ -139,28 +142,6 @@ def run_tune(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(str(err))
 
 
-def format_summary(result: CompileResult, kernel_path: str) -> str:
-    lines = [f"tilepipe compile {kernel_path} --target {result.target.name}"]
-    for stage in result.stages:
-        time = "" if stage.skipped else f"{stage.seconds * 1000:8.1f} ms"
-        lines.append(f"  {stage.name:26s} {time:>11s}  {stage.summary}")
-    for report in result.ptxas:
-        dynamic = result.dynamic_shared_bytes.get(report.kernel)
-        shared = f"{report.shared_bytes} B static shared"
-        if dynamic is not None:
-            shared += f" + {dynamic} B dynamic shared (launch with it)"
-        spills = ""
-        if report.spill_store_bytes or report.spill_load_bytes:
-            spills = f", spills {report.spill_store_bytes}/{report.spill_load_bytes} B"
-        lines.append(
-            f"  kernel @{report.kernel}: {report.registers} registers, {shared}, "
-            f"{report.barriers} barriers{spills} ({report.arch})"
-        )
-    for warning in result.warnings:
-        lines.append(f"  {warning}")
-    return "\n".join(lines)
-
-
 def _write(output: str | None, text: str) -> None:
     if output and output != "-":  # '-' is stdout, as in mlir-opt
         try:
@@ -171,26 +152,6 @@ def _write(output: str | None, text: str) -> None:
             ) from None
     else:
         sys.stdout.write(text)
-
-
-def compile_for_ascend(args, path: Path, text: str) -> int:
-    from tilepipe.lowering.ascend.pipeline import ascend_summary, compile_ascend
-    from tilepipe.lowering.ascend.ascendc import emit_ascendc, report_syntax_check
-
-    module = parse_kernel(text, str(path))
-    retarget(module, TARGETS[args.target])
-    compile_ascend(module, index_mode=args.index_mode)
-    if (args.emit or "ascendc") == "ascend":
-        _write(args.output, str(module) + "\n")
-    else:
-        source = emit_ascendc(module)
-        _write(args.output, source)
-        if args.syntax_check and not report_syntax_check(source):
-            return 1
-    if not args.quiet:
-        print(f"tilepipe compile {path} --target {args.target}", file=sys.stderr)
-        print(ascend_summary(module), file=sys.stderr)
-    return 0
 
 
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -204,19 +165,23 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(f"--emit {args.emit} is not for target {args.target} (choose from {', '.join(emits)})")
     # Bad input (InputError, CompileError, xDSL diagnostics) is reported by run_driver.
     text = read_source(path)
-    if ascend:
-        return compile_for_ascend(args, path, text)
     result = compile_kernel(
         text,
         str(path),
         args.target,
-        emit=args.emit or "ptx",
+        level=args.emit,
         num_stages=args.num_stages,
         run_ptxas=not args.no_ptxas,
         debug_info=args.debug_info,
+        index_mode=args.index_mode,
     )
     _write(args.output, result.output)
-    if args.schedule_svg:
+    if ascend and args.syntax_check and result.level == "ascendc":
+        from tilepipe.lowering.ascend.ascendc import report_syntax_check
+
+        if not report_syntax_check(result.output):
+            return 1
+    if args.schedule_svg and not ascend:
         from tilepipe.schedule_sim.flow import draw_schedule
 
         draw_schedule(text, str(path), args.target, [args.num_stages], args.schedule_svg)

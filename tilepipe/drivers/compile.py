@@ -1,39 +1,21 @@
-"""The CUDA compilation driver behind ``tilepipe compile``: tile level to PTX.
+"""The compile driver: one :func:`compile_module` for every target and level, used by
+``tilepipe compile``, the embedding API and ``tilepipe tune``.
 
-It runs the registered passes of the CUDA flow in order (``pipeline-planning``,
-``tma-copy`` (sm_90), ``inject-software-pipeline``, ``merge-shared-memory``, ``async-copy``, ``thread-sync``,
-``lower-to-nvvm``), hands the result to upstream MLIR (``lowering/nvvm/upstream.py``) and
-checks the PTX with ``ptxas -v``.  Each stage leaves a one-line account of what it did
-(:class:`StageReport`), read off the IR it produced.
-
-The same upstream stages are ``tile-opt`` output targets (:data:`UPSTREAM_TARGETS`):
-``-t ptx{chip=sm_90}`` and ``-t nvvm-llvm`` after a pipeline ending in ``lower-to-nvvm``.
+It runs the target's flow (:mod:`tilepipe.core.flows`) pass by pass, verifying and
+describing each (:mod:`tilepipe.drivers.stage_reports`); past the flow, CUDA modules go
+to upstream MLIR (``lowering/nvvm/upstream.py``) and ``ptxas -v``, Ascend modules to
+the AscendC printer.
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from xdsl.context import Context
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import (
-    DictionaryAttr,
-    IntegerAttr,
-    MemRefType,
-    ModuleOp,
-    StringAttr,
-    i64,
-)
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.utils.exceptions import DiagnosticException
-from xdsl.utils.target import Target
 
-from tilepipe.dialects.memory_space import MemorySpace, memory_space
-from tilepipe.dialects.pipeline import ForOp as PipelineForOp
-from tilepipe.dialects.pipeline import op_order, op_stage
-from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
 from tilepipe.core.diagnostics import (
     DiagnosedError,
     Diagnostic,
@@ -42,21 +24,14 @@ from tilepipe.core.diagnostics import (
     op_diagnostic,
     verify_module,
 )
-from tilepipe.core.registry import get_all_passes, make_context
+from tilepipe.core.flows import Flow, flow_for, levels_of
+from tilepipe.core.registry import make_context
 from tilepipe.core.targets import TARGETS, AscendTarget, CudaTarget, get_target
+from tilepipe.dialects.pipeline import ForOp as PipelineForOp
+from tilepipe.drivers.stage_reports import describe_stage, shared_buffers
 
 if TYPE_CHECKING:
     from tilepipe.lowering.nvvm.upstream import UpstreamProcess
-
-CUDA_FLOW = (
-    "pipeline-planning",
-    "tma-copy",
-    "inject-software-pipeline",
-    "merge-shared-memory",
-    "async-copy",
-    "thread-sync",
-    "lower-to-nvvm",
-)
 
 
 class CompileError(DiagnosedError):
@@ -73,113 +48,21 @@ class StageReport:
 
 @dataclass
 class CompileResult:
-    target: CudaTarget
+    target: CudaTarget | AscendTarget
+    level: str = ""
     stages: list[StageReport] = field(default_factory=list)
     output: str = ""
+    """The requested level as text: a module, LLVM IR, PTX or AscendC."""
+    module: ModuleOp | None = None
+    """The module at the last level tilepipe's own passes reached (in place)."""
     ptx: str | None = None
     ptxas: list = field(default_factory=list)  # PtxasReport per kernel
     dynamic_shared_bytes: dict[str, int] = field(default_factory=dict)
     warnings: list[Diagnostic] = field(default_factory=list)
+    target_summary: list[str] = field(default_factory=list)
+    """Lines of the target's own account (the Ascend buffers and flags)."""
     parse_seconds: float = 0.0
     upstream_pass_seconds: dict[str, float] = field(default_factory=dict)
-
-
-def _shared_buffers(module: ModuleOp) -> dict[str, MemRefType]:
-    """Name -> type of the shared buffers (allocs and arena views) of ``module``."""
-    buffers: dict[str, MemRefType] = {}
-    for op in module.walk():
-        if isinstance(op, memref.AllocOp | memref.ViewOp):
-            value = op.results[0]
-            value_type = value.type
-            if isinstance(value_type, MemRefType) and isinstance(
-                value_type.memory_space, StringAttr
-            ):
-                if memory_space(value_type) is MemorySpace.SHARED:
-                    buffers[value.name_hint or f"buffer{len(buffers)}"] = value_type
-    return buffers
-
-
-def _describe_planning(module: ModuleOp, before: dict[str, MemRefType]) -> str:
-    parts = []
-    for loop in module.walk():
-        if not isinstance(loop, PipelineForOp):
-            continue
-        statements = loop.statements()
-        stages = [op_stage(op) for op in statements]
-        orders = [op_order(op) for op in statements]
-        parts.append(f"depth={loop.int_annotation('depth')} stage={stages} order={orders}")
-    return "; ".join(parts) or "no pipelined loop"
-
-
-def _describe_versions(module: ModuleOp, before: dict[str, MemRefType]) -> str:
-    after = _shared_buffers(module)
-    parts = []
-    for name, old in before.items():
-        new = after.get(name)
-        if new is None:
-            continue
-        grown = len(new.get_shape()) - len(old.get_shape())
-        versions = new.get_shape()[0] if grown == 1 else 1
-        parts.append(f"{name} x{versions}")
-    return "versions: " + (", ".join(parts) or "none")
-
-
-def _describe_arena(module: ModuleOp, before: dict[str, MemRefType]) -> str:
-    for op in module.walk():
-        if isinstance(op, memref.AllocOp) and "arena.layout" in op.attributes:
-            layout = op.attributes["arena.layout"]
-            assert isinstance(layout, DictionaryAttr)
-            total = op.memref.type.element_count()
-            peak = layout.data.get("peak_live_bytes")
-            budget = layout.data.get("budget")
-            extra = ""
-            if isinstance(peak, IntegerAttr) and isinstance(budget, IntegerAttr):
-                extra = f" (peak live {peak.value.data} B, budget {budget.value.data} B)"
-            return f"arena: {total} bytes{extra}"
-    return "no shared arena"
-
-
-def _describe_syncs(module: ModuleOp, before: dict[str, MemRefType]) -> str:
-    counts = Counter(
-        op.name.removeprefix("pipeline.")
-        for op in module.walk()
-        if type(op) in PIPELINE_SYNC_OPS
-    )
-    return "syncs: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none")
-
-
-def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
-    from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR, SWIZZLE_ATTR
-
-    kernels = [op for op in module.walk() if op.name == "gpu.func"]
-    parts = []
-    for kernel in kernels:
-        block_size = kernel.properties["known_block_size"].get_values()
-        dynamic = kernel.attributes.get(DYNAMIC_SHARED_ATTR)
-        shared = (
-            f"{dynamic.value.data} B dynamic shared"
-            if isinstance(dynamic, IntegerAttr)
-            else "static shared"
-        )
-        name = kernel.attributes["sym_name"].data
-        swizzled = [
-            op.results[0].name_hint or "?" for op in kernel.walk() if SWIZZLE_ATTR in op.attributes
-        ]
-        if swizzled:
-            shared += ", swizzled " + " ".join(swizzled)
-        parts.append(f"gpu.func @{name} ({block_size[0]} threads, {shared})")
-    return ", ".join(parts)
-
-
-DESCRIBE = {
-    "pipeline-planning": _describe_planning,
-    "tma-copy": _describe_syncs,
-    "inject-software-pipeline": _describe_versions,
-    "merge-shared-memory": _describe_arena,
-    "async-copy": _describe_syncs,
-    "thread-sync": _describe_syncs,
-    "lower-to-nvvm": _describe_lowering,
-}
 
 
 KIND_NAMES = {"cuda": "a CUDA target", "ascend": "an Ascend target"}
@@ -242,75 +125,101 @@ def compile_kernel(
     text: str,
     file_name: str,
     target_name: str,
-    emit: str = "ptx",
+    level: str | None = None,
     num_stages: int | None = None,
     run_ptxas: bool = True,
-    *,
-    debug_info: bool = False,
+    **options,
 ) -> CompileResult:
-    """Compile a tile-level kernel for ``target_name`` down to ``emit``."""
+    """Parse a tile-level kernel and compile it for ``target_name`` to ``level``
+    (see :func:`compile_module`)."""
     start = time.perf_counter()
     module = parse_kernel(text, file_name)
     return compile_module(
-        module, target_name, emit, num_stages, run_ptxas,
-        parse_seconds=time.perf_counter() - start, debug_info=debug_info,
+        module, target_name, level, num_stages, run_ptxas,
+        parse_seconds=time.perf_counter() - start, **options,
     )
 
 
 def compile_module(
     module: ModuleOp,
     target_name: str,
-    emit: str = "ptx",
+    level: str | None = None,
     num_stages: int | None = None,
     run_ptxas: bool = True,
     *,
     host_launch: bool = False,
+    index_mode: str = "iteration",
     parse_seconds: float = 0.0,
     debug_info: bool = False,
 ) -> CompileResult:
-    """Compile a parsed, verified tile-level module for ``target_name`` down to
-    ``emit``, in place (it ends at the ``lower-to-nvvm`` level); ``host_launch``
-    leaves a host launcher per kernel (``lower-to-nvvm{host-launch=true}``);
-    ``debug_info`` keeps the source locations in the ``nvvm``/``llvm`` text."""
+    """Compile a parsed, verified tile-level module for ``target_name``, in place, to
+    ``level`` (:func:`tilepipe.core.flows.levels_of`: ``scheduled``, ``nvvm``,
+    ``llvm``, ``ptx`` (default) for CUDA; ``scheduled``, ``ascend``, ``ascendc``
+    (default) for Ascend).  ``host_launch`` (CUDA) leaves a host launcher per kernel;
+    ``index_mode`` (Ascend) is the multi-buffer slot clock of guarded storage;
+    ``debug_info`` keeps the source locations in the ``nvvm``/``llvm`` text.  Bad input
+    and failing stages raise :class:`CompileError`."""
+    try:
+        target = get_target(target_name)
+    except ValueError as err:
+        raise CompileError([Diagnostic("error", str(err))]) from None
+    levels = levels_of(target.kind)
+    level = level or levels[-1]
+    if level not in levels:
+        raise CompileError(
+            [Diagnostic("error", f"level '{level}' is not one of {', '.join(levels)} for {target.name}")]
+        )
+    retarget(module, target, num_stages)
+    flow = flow_for(target)
+    result = CompileResult(target, level, module=module, parse_seconds=parse_seconds)
+    if isinstance(target, AscendTarget):
+        _run_flow(module, flow, level if level in flow.levels else None, result,
+                  {"ascend-prepare-multi-buffer": {"index_mode": index_mode}})
+        _finish_ascend(module, level, result)
+        return result
+    if level == "scheduled":
+        _run_flow(module, flow, level, result)
+        result.output = str(module) + "\n"
+        return result
     from tilepipe.lowering.nvvm.upstream import UpstreamProcess
 
-    target = get_target(target_name)
-    if not isinstance(target, CudaTarget):
-        raise CompileError([Diagnostic("error", f"'{target_name}' is not a CUDA target")])
-    retarget(module, target, num_stages)
-    result = CompileResult(target, parse_seconds=parse_seconds)
     # The child that will run upstream MLIR imports its bindings meanwhile.
     with UpstreamProcess() as upstream:
-        _run_passes(module, result, host_launch)
-        _hand_off(module, upstream, emit, run_ptxas, result, debug_info)
+        _run_flow(module, flow, "nvvm", result, {"lower-to-nvvm": {"host_launch": host_launch}})
+        _record_dynamic_shared(module, result)
+        _hand_off(module, upstream, level, run_ptxas, result, debug_info)
     if run_ptxas and result.ptx is not None:
         _assemble(result)
     return result
 
 
-def _run_passes(module: ModuleOp, result: CompileResult, host_launch: bool = False) -> None:
-    """The CUDA flow's tilepipe passes, each verified and summarised."""
-    from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR
-
-    available = get_all_passes()
-    options = {"lower-to-nvvm": {"host_launch": host_launch}}
+def _run_flow(
+    module: ModuleOp,
+    flow: Flow,
+    level: str | None,
+    result: CompileResult,
+    options: dict[str, dict[str, object]] | None = None,
+) -> None:
+    """The flow's passes up to ``level``, each verified and described."""
     ctx = make_context()
     with collect_diagnostics() as collector:
-        for name in CUDA_FLOW:
-            if name not in available:
-                result.stages.append(StageReport(name, "not registered: skipped", skipped=True))
-                continue
-            before = _shared_buffers(module)
+        for name, pass_ in flow.instances(level, options):
+            before = shared_buffers(module)
             start = time.perf_counter()
             try:
-                available[name]()(**options.get(name, {})).apply(ctx, module)
+                pass_.apply(ctx, module)
             except DiagnosticException as err:
                 raise CompileError([*collector.diagnostics, diagnostic_of_exception(err)]) from None
             if (diagnostic := verify_module(module)) is not None:
                 raise CompileError([diagnostic])
             seconds = time.perf_counter() - start
-            result.stages.append(StageReport(name, DESCRIBE[name](module, before), seconds))
+            result.stages.append(StageReport(name, describe_stage(name, module, before), seconds))
         result.warnings = list(collector.diagnostics)
+
+
+def _record_dynamic_shared(module: ModuleOp, result: CompileResult) -> None:
+    from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR
+
     for op in module.walk():
         if op.name == "gpu.func":
             dynamic = op.attributes.get(DYNAMIC_SHARED_ATTR)
@@ -318,20 +227,34 @@ def _run_passes(module: ModuleOp, result: CompileResult, host_launch: bool = Fal
                 result.dynamic_shared_bytes[op.attributes["sym_name"].data] = dynamic.value.data
 
 
+def _finish_ascend(module: ModuleOp, level: str, result: CompileResult) -> None:
+    from tilepipe.lowering.ascend.ascendc import emit_ascendc
+    from tilepipe.lowering.ascend.summary import ascend_summary
+
+    if level == "ascendc":
+        start = time.perf_counter()
+        result.output = emit_ascendc(module)
+        result.stages.append(StageReport("AscendC", "printed", time.perf_counter() - start))
+    else:
+        result.output = str(module) + "\n"
+    if level != "scheduled":
+        result.target_summary = ascend_summary(module).splitlines()
+
+
 def _hand_off(
     module: ModuleOp,
     upstream: UpstreamProcess,
-    emit: str,
+    level: str,
     run_ptxas: bool,
     result: CompileResult,
     debug_info: bool = False,
 ) -> None:
-    """Upstream MLIR lowers the module once, keeping the text ``emit`` asks for and
+    """Upstream MLIR lowers the module once, keeping the text ``level`` asks for and
     the PTX ptxas checks.  The stage's time is wall time: printing the generic form,
     the hand-over to the child and upstream's passes."""
     from tilepipe.lowering.nvvm.upstream import STAGE_ORDER, Stage, UpstreamError
 
-    stage = Stage(emit)
+    stage = Stage(level)
     stages = {stage, Stage.PTX} if run_ptxas else {stage}
     start = time.perf_counter()
     try:

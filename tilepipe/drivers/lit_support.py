@@ -7,8 +7,11 @@ A downstream ``lit.cfg.py`` needs two lines::
 
 and its ``.mlir`` tests can then use ``%tile-opt``, ``%tile-run``, ``%tilepipe``,
 ``%filecheck`` (and plain ``FileCheck``, as upstream MLIR's tests spell it) and the
-pipeline presets ``%{cuda}``, ``%{cuda-sm90}``, ``%{cuda-nvvm}`` and ``%{ascend}``.
-tilepipe's own ``lit.cfg.py`` uses the same function.
+pipeline presets of :func:`tilepipe.core.flows.presets`, one per flow and level:
+``%{cuda}`` (to the ``lower-to-nvvm`` level), ``%{cuda:scheduled}`` (to sync
+insertion), ``%{ascend}``, ...; quote them in RUN lines (``-p '%{cuda}'``), since the
+options some presets carry hold braces.  tilepipe's own ``lit.cfg.py`` uses the same
+function.
 """
 
 from __future__ import annotations
@@ -16,15 +19,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-
-CUDA = "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
-"""The CUDA passes up to sync insertion (sm_80)."""
-
-CUDA_SM90 = (
-    "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync"
-)
-"""The same for sm_90: validation first, global -> shared copies as bulk (TMA) copies."""
 
 TOOLS = ("tile-opt", "tile-run", "tilepipe")
 
@@ -42,16 +36,13 @@ def _tool(name: str, lit_config) -> str:
 def substitutions(lit_config=None) -> list[tuple[str, str]]:
     """The substitutions :func:`configure` adds, in the order lit must apply them
     (longer names first: ``%tile-opt`` before ``%tile``-anything)."""
-    from tilepipe.lowering.ascend.pipeline import ascend_pipeline_spec
+    from tilepipe.core.flows import presets
 
     filecheck = _tool("filecheck", lit_config)
     return [
         *((f"%{tool}", _tool(tool, lit_config)) for tool in TOOLS),
         ("%filecheck", filecheck),
-        ("%{cuda-sm90}", CUDA_SM90),
-        ("%{cuda-nvvm}", CUDA + ",lower-to-nvvm"),
-        ("%{cuda}", CUDA),
-        ("%{ascend}", ascend_pipeline_spec()),
+        *((f"%{{{name}}}", spec) for name, spec in presets().items()),
         ("%python", _tool("python3", lit_config)),
     ]
 
@@ -75,4 +66,4 @@ def configure(config, lit_config=None, *, suffixes=(".mlir",)) -> None:
         config.substitutions.append(("FileCheck", _tool("filecheck", lit_config)))
 
 
-__all__ = ["CUDA", "CUDA_SM90", "configure", "substitutions"]
+__all__ = ["configure", "substitutions"]

@@ -10,6 +10,10 @@ failure deep in xDSL.  Pass options (``{...}``) are kept as written, quotes incl
 
 from __future__ import annotations
 
+from tilepipe.core.flows import presets
+
+PRESETS = presets()
+
 ANCHORS = ("builtin.module", "func.func", "any")
 """The ops a nest may anchor on: the module, and functions (tilepipe's passes visit
 every function of the module, so a function nest is the flat list)."""
@@ -36,7 +40,7 @@ class _Reader:
 
     def name(self) -> str:
         start = self.pos
-        while self.peek() and (self.peek().isalnum() or self.peek() in "-_."):
+        while self.peek() and (self.peek().isalnum() or self.peek() in "-_.:"):
             self.pos += 1
         if self.pos == start:
             found = f"'{self.peek()}'" if self.peek() else "the end"
@@ -85,6 +89,8 @@ class _Reader:
 
     def element(self) -> list[str]:
         name = self.name()
+        if name in PRESETS:  # a named flow (level), e.g. cuda:scheduled
+            return PRESETS[name].split(",")
         options = self.options() if self.peek() == "{" else ""
         self.skip_spaces()
         if self.peek() != "(":
@@ -103,7 +109,9 @@ class _Reader:
 
 
 def normalize_pipeline(spec: str) -> str:
-    """The flat ``-p`` pipeline of ``spec``, which may use MLIR's nested syntax."""
+    """The flat ``-p`` pipeline of ``spec``, which may use MLIR's nested syntax and
+    name flows and their levels (``cuda``, ``cuda:scheduled``, ``ascend``: the presets
+    of :mod:`tilepipe.core.flows`) among its passes."""
     reader = _Reader(spec)
     passes = reader.elements("")
     return ",".join(passes)

@@ -30,7 +30,8 @@ import numpy as np
 
 from tilepipe.semantics.compare import first_difference
 from tilepipe.drivers.command_line import DriverArgumentParser, run_driver
-from tilepipe.semantics import execute
+from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
+from tilepipe.semantics import execute, load_module
 from tilepipe.core.source import index_assignment, read_source, shape_assignment
 
 EXIT_ERROR, EXIT_MISMATCH, EXIT_RACE, EXIT_INTERNAL = 1, 2, 3, 4
@@ -102,6 +103,14 @@ def _print_outputs(outputs: dict[str, np.ndarray]) -> None:
             print(array)
 
 
+UNSYNCHRONIZED_NOTE = (
+    "tile-run: note: this kernel has no synchronization ops: a tile-level program is "
+    "sequential by definition, and its threads race until thread-sync inserts barriers "
+    "and waits; check the compiled kernel instead: "
+    "tile-opt {kernel} -p cuda:scheduled | tile-run - --check-races"
+)
+
+
 def run(args: argparse.Namespace) -> int:
     inputs = None
     if args.inputs:
@@ -123,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
         shapes=dict(args.shape),
     )
     # Bad kernels and inputs (KernelError, InputError) are reported by run_driver.
-    result = execute(read_source(args.input_file), file_name=args.input_file, **options)
+    kernel = load_module(read_source(args.input_file), args.input_file)
+    result = execute(kernel, file_name=args.input_file, **options)
     other = None
     if args.compare_with:  # the reference is run, not race-checked
         other = execute(
@@ -136,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         print(race, file=sys.stderr)
     if result.races:
         print(f"tile-run: {len(result.races)} race(s) found", file=sys.stderr)
+        if not any(type(op) in PIPELINE_SYNC_OPS for op in kernel.walk()):
+            print(UNSYNCHRONIZED_NOTE.format(kernel=args.input_file), file=sys.stderr)
         status = EXIT_RACE
     if other is not None:
         difference = first_difference(

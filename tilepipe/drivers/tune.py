@@ -134,14 +134,15 @@ def _evaluate_ascend(outcome: Outcome, module, target, index_args, shapes) -> No
 
     from tilepipe.dialects.ascend_pipes import buffer_bytes
     from tilepipe.dialects.ascend_sync import GetBufOp
-    from tilepipe.lowering.ascend.pipeline import compile_ascend, on_chip_allocs
+    from tilepipe.drivers.compile import compile_module
+    from tilepipe.passes.ascend.multi_buffer import on_chip_allocs
     from tilepipe.passes.ascend.flag_blocks import coalesce, plan_flag_budget
     from tilepipe.semantics.ascend.sim import numpy_dtype, simulate
     from tilepipe.semantics.tile.runner import argument_names, argument_shape
 
     # Over-capacity buffers and a lock pool too small for the spilled flags are
     # diagnostics of the pipeline itself.
-    compile_ascend(module)
+    compile_module(module, target.name, "ascend")
     kernels = [op for op in module.walk() if isinstance(op, FuncOp) and op.body.blocks]
     demands, locks, on_chip = [], 0, 0
     for kernel in kernels:

@@ -1,6 +1,7 @@
 """One kernel through the whole flow, in-process; every failure classified.
 
-CUDA (sm_80 / sm_90): the tile-opt pipeline (``P`` / ``P90`` below, each pass verified)
+CUDA (sm_80 / sm_90, :mod:`tilepipe.fuzz.check_cuda`): the CUDA flow to the scheduled
+level (each pass verified)
 -> print -> parse -> print fixed point -> a second compile from scratch gives the same
 text -> the race detector and a bit-exact comparison with the source in the
 interpreter at every case the kernel is checked at (a value of ``%n`` and the sizes of
@@ -9,7 +10,7 @@ its dynamically shaped arrays: :class:`~tilepipe.fuzz.program.Case`).  Optionall
 ``tilepipe compile`` to PTX with ptxas, and the per-thread NVVM interpreter at each
 case.
 
-Ascend: the Ascend pass pipeline -> round trip -> determinism -> the pipe simulator
+Ascend (:mod:`tilepipe.fuzz.check_ascend`): the Ascend flow -> round trip -> determinism -> the pipe simulator
 (races, deadlock, flag misuse, flags left set) compared bit-exactly with the tile-level
 interpreter; optionally the AscendC ``--syntax-check``.
 
@@ -20,10 +21,7 @@ any rejection of a generated kernel is ``rejected-valid`` until triaged.
 
 from __future__ import annotations
 
-import itertools
-import os
 import re
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -35,11 +33,10 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 
 from tilepipe.core.diagnostics import collect_diagnostics, diagnostic_of_exception, verify_module
+from tilepipe.core.flows import FLOWS
 
 from tilepipe.fuzz.program import ASCEND_TARGET, Case, Program, parse_case
 
-P = "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
-P90 = "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
 FILE = "fuzz.mlir"
 CLASSES = (
     "internal-error", "race", "miscompile", "deadlock", "flag-protocol", "nondeterministic",
@@ -48,7 +45,8 @@ CLASSES = (
 
 
 def cuda_pipeline(target: str) -> str:
-    return P90 if target == "sm_90" else P
+    """What ``tile-opt -p`` runs for a CUDA kernel: the CUDA flow to the scheduled level."""
+    return FLOWS["cuda"].spec("scheduled")
 
 
 @dataclass
@@ -113,7 +111,10 @@ def parse(text: str) -> ModuleOp:
     return LocatingParser(make_context(), text, FILE).parse_module()
 
 
-class _Run:
+class CheckRun:
+    """The checks both targets share; :class:`~tilepipe.fuzz.check_cuda.CudaRun` and
+    :class:`~tilepipe.fuzz.check_ascend.AscendRun` add the target's own."""
+
     def __init__(self, text: str, target: str, cases: list[Case], options: Options):
         self.text = text
         self.target = target
@@ -148,9 +149,14 @@ class _Run:
 
     def compile(self) -> ModuleOp:
         module = self.source()
-        if self.target == ASCEND_TARGET:
-            return self._guard(lambda: self._ascend_passes(module), module)
-        return self._guard(lambda: self._cuda_passes(module), module)
+        return self._guard(lambda: self.passes(module), module)
+
+    def passes(self, module: ModuleOp) -> None:
+        raise NotImplementedError
+
+    def checks(self, module: ModuleOp, printed: str) -> None:
+        """The target's checks of the compiled ``module`` (printed: ``printed``)."""
+        raise NotImplementedError
 
     def _guard(self, run, module: ModuleOp) -> ModuleOp:
         with collect_diagnostics():
@@ -170,33 +176,6 @@ class _Run:
                 raise _Stop from None
         return module
 
-    def _cuda_passes(self, module: ModuleOp) -> None:
-        from tilepipe.core.registry import get_all_passes, make_context
-
-        passes = get_all_passes()
-        ctx = make_context()
-        for name in cuda_pipeline(self.target).split(","):
-            try:
-                passes[name]()().apply(ctx, module)
-            except DiagnosticException:
-                raise
-            except Exception as err:  # noqa: BLE001
-                self.internal(err, name)
-                raise _Stop from None
-            if (diagnostic := verify_module(module)) is not None:
-                self.rejected = True
-                self.add("rejected-valid", f"{name} output fails verification: {diagnostic.message}")
-                raise _Stop
-
-    def _ascend_passes(self, module: ModuleOp) -> None:
-        from tilepipe.lowering.ascend.pipeline import compile_ascend
-
-        compile_ascend(module)
-        if (diagnostic := verify_module(module)) is not None:
-            self.rejected = True
-            self.add("rejected-valid", f"ascend pipeline output fails verification: {diagnostic.message}")
-            raise _Stop
-
     def roundtrip(self, printed: str) -> None:
         try:
             again = print_module(parse(printed))
@@ -213,21 +192,6 @@ class _Run:
         second = print_module(self.compile())
         if second != printed:
             self.add("nondeterministic", "two in-process compiles differ: " + _first_diff(printed, second))
-
-    def hashseeds(self, printed: str) -> None:
-        outputs = []
-        for seed in ("1", "2"):
-            env = {**os.environ, "PYTHONHASHSEED": seed}
-            done = subprocess.run(
-                [sys.executable, "-m", "tilepipe", "-p", cuda_pipeline(self.target)],
-                input=self.text, capture_output=True, text=True, env=env, timeout=120,
-            )
-            outputs.append(done.stdout)
-        if outputs[0] != outputs[1]:
-            self.add(
-                "nondeterministic",
-                "tile-opt output depends on PYTHONHASHSEED (1 vs 2): " + _first_diff(*outputs),
-            )
 
     # -- running
 
@@ -259,156 +223,7 @@ class _Run:
             self.internal(err, "interpreter on the source")
         raise _Stop
 
-    def execute_cuda(self, module: ModuleOp) -> None:
-        from tilepipe.semantics import KernelError, execute
-        from tilepipe.semantics.compare import first_difference
-
-        for case in self.cases:
-            inputs = self.inputs(module, case)
-            expected = self.reference(inputs, case)
-            try:
-                run = execute(module, inputs=inputs, index_args=case.index_args, check_races=True)
-            except KernelError as err:
-                cls = "deadlock" if "deadlock" in str(err) else "miscompile"
-                self.add(cls, f"{case}: the compiled kernel fails: {_first_line(err)}")
-                continue
-            except Exception as err:  # noqa: BLE001
-                self.internal(err, f"interpreter ({case})")
-                continue
-            if run.races:
-                self.add("race", f"{case}: {len(run.races)} race(s), first: {_first_line(run.races[0])}")
-            difference = first_difference(expected, run.outputs)
-            if difference is not None:
-                self.add("miscompile", f"{case}: {difference}")
-
-    def execute_ascend(self, module: ModuleOp) -> None:
-        from tilepipe.semantics import KernelError
-        from tilepipe.semantics.ascend.sim import simulate
-        from tilepipe.semantics.compare import first_difference
-
-        for case in self.cases:
-            inputs = self.inputs(module, case)
-            expected = self.reference(inputs, case)
-            index_args = case.index_args
-            try:
-                report = simulate(module, {k: v.copy() for k, v in inputs.items()}, index_args)
-            except KernelError as err:
-                # Races, deadlocks and flag misuse come in the report; an error means
-                # the simulator cannot run what the compiler made of a valid kernel.
-                self.add("rejected-valid", f"pipe simulator ({case}): {_first_line(err)}")
-                continue
-            except Exception as err:  # noqa: BLE001
-                self.internal(err, f"pipe simulator ({case})")
-                continue
-            where = str(case)
-            if report.deadlock:
-                self.add("deadlock", f"{where}: {_first_line(report.deadlock[0])}")
-            if report.races:
-                self.add("race", f"{where}: {len(report.races)} race(s), first: {_first_line(report.races[0])}")
-            if report.flag_errors or report.flags_left:
-                first = (report.flag_errors or report.flags_left)[0]
-                self.add("flag-protocol", f"{where}: {_first_line(first)}")
-            if not report.deadlock:
-                difference = first_difference(expected, report.outputs, "tile level", "pipe simulator")
-                if difference is not None:
-                    self.add("miscompile", f"{where}: {difference}")
-
     # -- the sampled backends
-
-    def ptx(self) -> None:
-        """``tilepipe compile`` to PTX in a child process: the driver forks its own
-        upstream-MLIR child (not allowed in a pool worker), and an LLVM abort must not
-        take the campaign down."""
-        import tempfile
-
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, FILE)
-            with open(path, "w") as f:
-                f.write(self.text)
-            done = subprocess.run(
-                [sys.executable, "-m", "tilepipe.drivers.cli", "compile", path, "--target", self.target,
-                 "--emit", "ptx", "-o", os.path.join(folder, "out.ptx")],
-                capture_output=True, text=True, timeout=300,
-            )
-        errors = [l for l in done.stderr.splitlines() if "error" in l.lower()] or done.stderr.splitlines()
-        message = errors[0] if errors else f"exit status {done.returncode}"
-        if done.returncode == 0:
-            return
-        if done.returncode < 0 or "Traceback" in done.stderr or "internal" in done.stderr:
-            self.add("internal-error", f"tilepipe compile (exit {done.returncode}): {message}")
-        elif "ptxas" in message:
-            self.add("ptxas", f"tilepipe compile: {message}")
-        elif re.search(r":\d+:\d+: error: 'tile\.", message):
-            # lower-to-nvvm names the tile op it has no lowering for: a documented limit
-            # (docs/nvvm.md), not a failure -- counted, and listed with -v.
-            self.unsupported.append(f"tilepipe compile: {message}")
-        else:
-            self.add("rejected-valid", f"tilepipe compile: {message}")
-
-    def nvvm(self, module: ModuleOp) -> None:
-        """lower-to-nvvm and the per-thread interpreter at each case: the arrays (of the
-        case's sizes: the lowered kernel reads them from its memref descriptors) and
-        %n in argument order, over the grid the tile level launches."""
-        from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
-        from tilepipe.passes.analysis.grid import evaluate_grid
-        from tilepipe.core.registry import make_context
-        from tilepipe.semantics import select_kernel
-        from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
-
-        lowered = module.clone()
-        try:
-            with collect_diagnostics():
-                LowerToNVVM().apply(make_context(), lowered)
-        except DiagnosticException as err:
-            self.unsupported.append(f"lower-to-nvvm: {diagnostic_of_exception(err).message}")
-            return
-        except Exception as err:  # noqa: BLE001
-            self.internal(err, "lower-to-nvvm")
-            return
-        func = select_kernel(module, None)
-        for case in self.cases:
-            inputs = self.inputs(module, case)
-            expected = self.reference(inputs, case)
-            args = [
-                inputs[arg.name_hint] if isinstance(arg.type, MemRefType)
-                else np.int64(case.index_args[arg.name_hint])
-                for arg in func.body.block.args
-            ]
-            grid = evaluate_grid(func, case.index_args, case.shape_map)
-            blocks = list(itertools.product(*(range(g) for g in grid)))
-            try:
-                run = run_nvvm_kernel(lowered, args, blocks=blocks, check_races=True)
-            except Exception as err:  # noqa: BLE001
-                cls = "deadlock" if "deadlock" in str(err) else "internal-error"
-                self.add(cls, f"nvvm interpreter ({case}): {type(err).__name__}: {_first_line(err)}")
-                return
-            if run.races:
-                self.add("race", f"nvvm interpreter ({case}): {_first_line(run.races[0])}")
-            for arg, got in zip(func.body.block.args, run.outputs):
-                if arg.name_hint not in expected:
-                    continue
-                same = np.array_equal(
-                    np.asarray(expected[arg.name_hint], np.float64), np.asarray(got, np.float64),
-                    equal_nan=True,
-                )
-                if not same:
-                    self.add(
-                        "miscompile",
-                        f"nvvm interpreter ({case}): %{arg.name_hint} differs from the tile level",
-                    )
-                    return
-
-    def syntax(self, module: ModuleOp) -> None:
-        from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
-
-        try:
-            result = syntax_check(emit_ascendc(module))
-        except Exception as err:  # noqa: BLE001
-            self.internal(err, "AscendC emission")
-            return
-        if result.returncode != 0:
-            error = next((l for l in result.stderr.splitlines() if "error" in l), result.stderr)
-            self.add("syntax", f"g++ -fsyntax-only: {error.strip()}")
 
     def run(self) -> bool:
         """All checks; True when the kernel compiled."""
@@ -423,28 +238,10 @@ class _Run:
                 self.determinism(printed)
             except _Stop:
                 pass
-        # ``execute`` gates the interpreter runs only: the sampled backends run on
-        # their own (the minimizer turns execution off when chasing one of theirs).
-        if self.target == ASCEND_TARGET:
-            try:
-                if self.options.execute:
-                    self.execute_ascend(module)
-            except _Stop:
-                return True
-            if self.options.syntax:
-                self.syntax(module)
-            return True
-        if self.options.hashseed:
-            self.hashseeds(printed)
         try:
-            if self.options.execute:
-                self.execute_cuda(module)
-            if self.options.nvvm:
-                self.nvvm(module)
+            self.checks(module, printed)
         except _Stop:
-            return True
-        if self.options.ptx:
-            self.ptx()
+            pass
         return True
 
 
@@ -460,7 +257,11 @@ def check_text(text: str, target: str, cases: list, options: Options | None = No
     (None: no %n) for kernels whose arrays are all static."""
     start = time.perf_counter()
     cases = [c if isinstance(c, Case) else Case(c) for c in cases]
-    run = _Run(text, target, cases, options or Options())
+    from tilepipe.fuzz.check_ascend import AscendRun
+    from tilepipe.fuzz.check_cuda import CudaRun
+
+    kind = AscendRun if target == ASCEND_TARGET else CudaRun
+    run = kind(text, target, cases, options or Options())
     outcome = Outcome(target, "", 0, text, cases)
     outcome.compiled = run.run()
     outcome.rejected = run.rejected

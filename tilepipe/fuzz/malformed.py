@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from tilepipe.core.flows import FLOWS
+
 INPUT = "{input}"
 """Stands for the path of the case's input file in :attr:`MalformedCase.args`."""
 OUTPUT = "{output}"
@@ -45,14 +47,8 @@ DRIVERS = ("tile-opt", "tile-run", "tilepipe", "ascendc")
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS_GLOBS = ("examples/*.mlir", "test/regressions/*.mlir", "test/semantics/Inputs/*.mlir")
 
-CUDA_PIPELINE = (
-    "pipeline-validate,pipeline-planning,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync"
-)
-ASCEND_PIPELINE = (
-    "ascend-prepare-multi-buffer,ascend-resolve-core,ascend-insert-sync,"
-    "ascend-materialize-multi-buffer,lower-to-ascend,ascend-flag-budget"
-)
+CUDA_PIPELINE = FLOWS["cuda"].spec("scheduled")
+ASCEND_PIPELINE = FLOWS["ascend"].spec()
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ needs no separate check.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator
 

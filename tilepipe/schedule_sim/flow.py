@@ -21,17 +21,6 @@ from tilepipe.schedule_sim.model import ScheduleReport
 from tilepipe.schedule_sim.simulate import simulate
 from tilepipe.schedule_sim.svg import schedule_svg
 
-# The CUDA flow up to the scheduled level (everything before lower-to-nvvm).
-SCHEDULED_FLOW = (
-    "pipeline-planning",
-    "tma-copy",
-    "inject-software-pipeline",
-    "merge-shared-memory",
-    "async-copy",
-    "thread-sync",
-)
-
-
 def parse_index_args(spec: str | None) -> dict[str, int]:
     """``"n=4,m=2"`` -> ``{"n": 4, "m": 2}``."""
     return parse_assignments(spec, "index arguments")
@@ -57,14 +46,9 @@ def simulate_kernels(
 
 def scheduled_module(module: ModuleOp) -> ModuleOp:
     """Run the CUDA flow up to the scheduled level on (a clone of) ``module``."""
-    from tilepipe.core.registry import get_all_passes, make_context
+    from tilepipe.core.flows import run_flow
 
-    scheduled = module.clone()
-    passes = get_all_passes()
-    ctx = make_context()
-    for name in SCHEDULED_FLOW:
-        passes[name]()().apply(ctx, scheduled)
-    return scheduled
+    return run_flow(module.clone(), "cuda", "scheduled")
 
 
 def draw_schedule(

@@ -2,9 +2,9 @@
 // -t ptx{chip=...} and -t nvvm-llvm{chip=...}: the same upstream hand-off as
 // tilepipe compile, after a pipeline that ends with lower-to-nvvm.
 
-// RUN: tile-opt %examples/gemm.mlir -p %{cuda},lower-to-nvvm -t ptx | filecheck %s --check-prefix=PTX80
-// RUN: tile-opt %examples/gemm.mlir -p %{cuda},lower-to-nvvm -t 'ptx{chip=sm_90}' | filecheck %s --check-prefix=PTX90
-// RUN: tile-opt %examples/gemm.mlir -p %{cuda},lower-to-nvvm -t nvvm-llvm | filecheck %s --check-prefix=LLVM
+// RUN: tile-opt %examples/gemm.mlir -p %{cuda:scheduled},lower-to-nvvm -t ptx | filecheck %s --check-prefix=PTX80
+// RUN: tile-opt %examples/gemm.mlir -p %{cuda:scheduled},lower-to-nvvm -t 'ptx{chip=sm_90}' | filecheck %s --check-prefix=PTX90
+// RUN: tile-opt %examples/gemm.mlir -p %{cuda:scheduled},lower-to-nvvm -t nvvm-llvm | filecheck %s --check-prefix=LLVM
 // RUN: not tile-opt %examples/gemm.mlir -p pipeline-planning -t ptx 2>&1 | filecheck %s --check-prefix=NOT-LOWERED
 // RUN: not tile-opt %examples/gemm.mlir -t 'ptx{chip=ascend910b}' 2>&1 | filecheck %s --check-prefix=BAD-CHIP
 

@@ -10,13 +10,13 @@
 // the epilogue gemms after it allow, the last one 0.  (The steady-state wait used to
 // be 0, which left no K/V copy in flight across an iteration.)
 
-// RUN: tile-opt %examples/flash_attention.mlir -p %{cuda} > %t.2
+// RUN: tile-opt %examples/flash_attention.mlir -p %{cuda:scheduled} > %t.2
 // RUN: filecheck %s --check-prefixes=CHECK,D2 < %t.2
 // RUN: grep -o "wait_group [0-9]*" %t.2 | cut -d" " -f2 | paste -sd" " | filecheck %s --check-prefix=W2 --match-full-lines
-// RUN: sed 's/num_stages = 2/num_stages = 3/' %examples/flash_attention.mlir | tile-opt - -p %{cuda} > %t.3
+// RUN: sed 's/num_stages = 2/num_stages = 3/' %examples/flash_attention.mlir | tile-opt - -p %{cuda:scheduled} > %t.3
 // RUN: filecheck %s --check-prefixes=CHECK,D3 < %t.3
 // RUN: grep -o "wait_group [0-9]*" %t.3 | cut -d" " -f2 | paste -sd" " | filecheck %s --check-prefix=W3 --match-full-lines
-// RUN: sed 's/num_stages = 2/num_stages = 4/' %examples/flash_attention.mlir | tile-opt - -p %{cuda} > %t.4
+// RUN: sed 's/num_stages = 2/num_stages = 4/' %examples/flash_attention.mlir | tile-opt - -p %{cuda:scheduled} > %t.4
 // RUN: filecheck %s --check-prefixes=CHECK,D4 < %t.4
 // RUN: grep -o "wait_group [0-9]*" %t.4 | cut -d" " -f2 | paste -sd" " | filecheck %s --check-prefix=W4 --match-full-lines
 

@@ -5,12 +5,12 @@
 // in flight (it sits before this iteration's own copies are committed); the epilogue
 // waits for everything.  One version (num_stages = 1) needs two barriers.
 
-// RUN: sed 's/num_stages = 3/num_stages = 1/' %examples/gemm.mlir | tile-opt - -p %{cuda} | filecheck %s --check-prefix=D1
-// RUN: sed 's/num_stages = 3/num_stages = 2/' %examples/gemm.mlir | tile-opt - -p %{cuda} | filecheck %s --check-prefixes=CHECK,D2
-// RUN: tile-opt %examples/gemm.mlir -p %{cuda} | filecheck %s --check-prefixes=CHECK,D3
-// RUN: sed 's/num_stages = 3/num_stages = 4/' %examples/gemm.mlir | tile-opt - -p %{cuda} | filecheck %s --check-prefixes=CHECK,D4
+// RUN: sed 's/num_stages = 3/num_stages = 1/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled} | filecheck %s --check-prefix=D1
+// RUN: sed 's/num_stages = 3/num_stages = 2/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled} | filecheck %s --check-prefixes=CHECK,D2
+// RUN: tile-opt %examples/gemm.mlir -p %{cuda:scheduled} | filecheck %s --check-prefixes=CHECK,D3
+// RUN: sed 's/num_stages = 3/num_stages = 4/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled} | filecheck %s --check-prefixes=CHECK,D4
 // Idempotence: a second run finds every hazard covered.
-// RUN: tile-opt %examples/gemm.mlir -p %{cuda},thread-sync | filecheck %s --check-prefixes=CHECK,D3
+// RUN: tile-opt %examples/gemm.mlir -p %{cuda:scheduled},thread-sync | filecheck %s --check-prefixes=CHECK,D3
 
 // D1:          scf.for
 // D1-NEXT:       pipeline.wait_group 0

@@ -9,9 +9,9 @@
 // loop drains what the epilogue reads (it has no barrier between its gemms to hang
 // a partial wait on).  test/python/cuda/test_wait_depth.py checks each count is tight.
 
-// RUN: sed 's/num_stages = 3/num_stages = 2/' %s | tile-opt - -p %{cuda} | filecheck %s --check-prefixes=CHECK,D2
-// RUN: tile-opt %s -p %{cuda} | filecheck %s --check-prefixes=CHECK,D3
-// RUN: sed 's/num_stages = 3/num_stages = 4/' %s | tile-opt - -p %{cuda} | filecheck %s --check-prefixes=CHECK,D4
+// RUN: sed 's/num_stages = 3/num_stages = 2/' %s | tile-opt - -p %{cuda:scheduled} | filecheck %s --check-prefixes=CHECK,D2
+// RUN: tile-opt %s -p %{cuda:scheduled} | filecheck %s --check-prefixes=CHECK,D3
+// RUN: sed 's/num_stages = 3/num_stages = 4/' %s | tile-opt - -p %{cuda:scheduled} | filecheck %s --check-prefixes=CHECK,D4
 
 // CHECK-LABEL: func.func @two_pairs
 // D2:            pipeline.wait_group 1

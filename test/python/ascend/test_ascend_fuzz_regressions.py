@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT
 from tilepipe.fuzz.check import check_text, parse
-from tilepipe.lowering.ascend.pipeline import compile_ascend
+from tilepipe.core.flows import run_flow
 from tilepipe.semantics import execute
 from tilepipe.semantics.ascend.sim import simulate
 from tilepipe.semantics.compare import first_difference
@@ -37,7 +37,7 @@ CASES = [(name, trips) for name in sorted(TRIP_COUNTS) for trips in TRIP_COUNTS[
 @pytest.mark.parametrize(("name", "trips"), CASES)
 def test_compiled_kernel_is_clean_and_equivalent(name, trips, index_mode):
     text = (FUZZ / name).read_text()
-    module = compile_ascend(parse(text), index_mode=index_mode)
+    module = run_flow(parse(text), "ascend", options={"ascend-prepare-multi-buffer": f"index_mode={index_mode}"})
     kernel = next(op for op in module.walk() if op.name == "func.func")
     rng = np.random.default_rng(0)
     inputs = {

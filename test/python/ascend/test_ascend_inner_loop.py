@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_ascend_pipeline import mutants
 
-from tilepipe.lowering.ascend.pipeline import compile_ascend
+from tilepipe.core.flows import run_flow
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
 from tilepipe.semantics import load_module, run_kernel
 from tilepipe.semantics.ascend.sim import simulate
@@ -34,7 +34,7 @@ def inputs() -> dict[str, np.ndarray]:
 def test_possibly_empty_inner_loop(m, index_mode):
     data = inputs()
     expected = run_kernel(TEXT, inputs=data, index_args={"m": m})
-    module = compile_ascend(load_module(TEXT), index_mode=index_mode)
+    module = run_flow(load_module(TEXT), "ascend", options={"ascend-prepare-multi-buffer": f"index_mode={index_mode}"})
     report = simulate(module, data, {"m": m})
     assert report.ok, report.problems()
     for name, values in expected.items():

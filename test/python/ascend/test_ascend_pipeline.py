@@ -21,7 +21,8 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
-from tilepipe.lowering.ascend.pipeline import ascend_summary, compile_ascend
+from tilepipe.lowering.ascend.summary import ascend_summary
+from tilepipe.core.flows import run_flow
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
 from tilepipe.passes.ascend.flag_blocks import SYNC_POINT_ATTR
 from tilepipe.semantics import load_module, run_kernel
@@ -168,7 +169,7 @@ def random_inputs(module: ModuleOp, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def compiled(text: str, budget: str = "") -> ModuleOp:
-    return compile_ascend(load_module(text), budget)
+    return run_flow(load_module(text), "ascend", options={"ascend-flag-budget": budget})
 
 
 def assert_equivalent(text: str, module: ModuleOp) -> int:
@@ -197,7 +198,7 @@ def test_race_free_and_equivalent(name, num_stages):
 def test_ascendc_passes_the_syntax_check(name, index_mode, budget):
     # Against the declarations of the real AscendC API, in both index modes, with and
     # without lock-pool spills.
-    module = compile_ascend(load_module(kernel_text(name, 2)), budget, index_mode)
+    module = run_flow(load_module(kernel_text(name, 2)), "ascend", options={"ascend-prepare-multi-buffer": f"index_mode={index_mode}", "ascend-flag-budget": budget})
     result = syntax_check(emit_ascendc(module))
     assert result.returncode == 0, result.stderr
 

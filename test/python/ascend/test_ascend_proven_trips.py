@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
-from tilepipe.lowering.ascend.pipeline import compile_ascend
+from tilepipe.core.flows import run_flow
 from tilepipe.semantics import execute, load_module
 from tilepipe.semantics.ascend.sim import simulate
 from tilepipe.semantics.compare import first_difference
@@ -84,7 +84,7 @@ def check(text: str, module, trips: int) -> None:
 @pytest.mark.parametrize("name", ["guarded", "min_bound", "unbounded"])
 def test_rings_follow_the_proven_trip_count(name, index_mode):
     text = kernel(name, index_mode)
-    module = compile_ascend(load_module(text), index_mode=index_mode)
+    module = run_flow(load_module(text), "ascend", options={"ascend-prepare-multi-buffer": f"index_mode={index_mode}"})
     assert bool(rings(module)) == (name == "unbounded")
     for trips in TRIPS:
         check(text, module, trips)
@@ -96,7 +96,7 @@ def test_spilled_to_the_lock_pool(name):
     # One event id per hard event: the RAW rings spill to lock slots; every slot is
     # released by the end of the kernel (the simulator reports one still held).
     text = kernel(name, "iteration")
-    module = compile_ascend(load_module(text), "ids_per_event=1")
+    module = run_flow(load_module(text), "ascend", options={"ascend-flag-budget": "ids_per_event=1"})
     assert any(op.name == "ascend.get_buf" for op in module.walk())
     for trips in TRIPS:
         check(text, module, trips)
@@ -136,7 +136,7 @@ func.func @guarded_running(%out: memref<8x8xf32>, %z: memref<8x8xf32>, %n: index
 def test_a_guarded_loop_that_runs_once_reached_does_not_order_around_it():
     # The loop runs whenever it is reached, but with %n = 0 it is not: the fill and
     # the copy after the branch need their own flag (test/ascend/insert-sync-proven-trips.mlir).
-    module = compile_ascend(load_module(GUARDED_RUNNING))
+    module = run_flow(load_module(GUARDED_RUNNING), "ascend")
     zeros = {"out": np.zeros((8, 8), np.float32), "z": np.zeros((8, 8), np.float32)}
     for trips in (0, 1, 2):
         report = simulate(module, dict(zeros), {"n": trips})

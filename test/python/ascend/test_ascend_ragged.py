@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
-from tilepipe.lowering.ascend.pipeline import compile_ascend
+from tilepipe.core.flows import run_flow
 from tilepipe.semantics import run_kernel
 from tilepipe.semantics.ascend.sim import simulate
 from tilepipe.semantics.tile.runner import load_module
@@ -25,7 +25,7 @@ VMAX_2D = (INPUTS / "vmax_2d_dynamic.mlir").read_text()
 def _check(text: str, inputs: dict) -> None:
     expected = run_kernel(text, inputs=inputs)
     module = load_module(text)
-    compile_ascend(module)
+    run_flow(module, "ascend")
     report = simulate(module, inputs)
     assert report.ok, report.problems()
     for name, value in expected.items():
@@ -76,7 +76,7 @@ def test_matmul_with_ragged_tiles(m, n, k):
 @pytest.mark.parametrize("text", [VADD, MATMUL, VMAX_2D], ids=["vadd", "matmul", "vmax_2d"])
 def test_ragged_kernels_print_valid_ascendc(text):
     module = load_module(text)
-    compile_ascend(module)
+    run_flow(module, "ascend")
     source = emit_ascendc(module)
     assert "DataCopyPad" in source or "InitConstValue" in source
     result = syntax_check(source)
@@ -86,6 +86,6 @@ def test_ragged_kernels_print_valid_ascendc(text):
 def test_a_static_kernel_keeps_the_unpredicated_copies():
     examples = Path(__file__).resolve().parents[3] / "examples"
     module = load_module((examples / "ascend_vadd.mlir").read_text())
-    compile_ascend(module)
+    run_flow(module, "ascend")
     source = emit_ascendc(module)
     assert "DataCopyPad" not in source and "_valid" not in source

@@ -15,7 +15,7 @@ from conftest import ROOT
 from xdsl.context import Context
 from xdsl.passes import PassPipeline
 
-from tilepipe.lowering.ascend.pipeline import ascend_pipeline_spec, compile_ascend
+from tilepipe.core.flows import FLOWS, run_flow
 from tilepipe.core.registry import get_all_passes
 from tilepipe.passes.ascend import sync_analysis
 from tilepipe.semantics import execute
@@ -31,7 +31,7 @@ def _compile_without_zeroing(text: str):
     """The Ascend pipeline without ``ascend-zero-boundary-tiles``: the kernel zeroes
     its ragged tile itself, before the copy and in a branch, as that pass once did
     (its own zeroing now follows the copy, unguarded, and would close the ring)."""
-    spec = ascend_pipeline_spec().replace("ascend-zero-boundary-tiles,", "")
+    spec = FLOWS["ascend"].spec().replace("ascend-zero-boundary-tiles,", "")
     module = load_module(text)
     PassPipeline.parse_spec(get_all_passes(), spec).apply(Context(), module)
     return module
@@ -67,7 +67,7 @@ def test_closed_rings_keep_their_flags():
     """A ring closed by the kernel's own edges (the copy-in -> store RAW closes the
     store -> next copy-in WAR ring) stays a flag ring: no fence in a plain pipeline."""
     vadd = (ROOT / "examples" / "ascend_vadd.mlir").read_text()
-    module = compile_ascend(load_module(vadd))
+    module = run_flow(load_module(vadd), "ascend")
     ops = [op.name for op in module.walk()]
     assert "ascend.set_flag" in ops
     assert not any(
@@ -86,9 +86,9 @@ def test_a_same_iteration_flag_takes_the_ids_its_closure_needs(monkeypatch):
         "z": np.zeros(8192, np.float32),
     }
     expected = execute(text, inputs={k: v.copy() for k, v in inputs.items()})
-    report = simulate(compile_ascend(load_module(text)), inputs)
+    report = simulate(run_flow(load_module(text), "ascend"), inputs)
     assert report.ok, report.problems()
     assert first_difference(expected.outputs, report.outputs, "tile level", "pipe simulator") is None
     monkeypatch.setattr(sync_analysis, "_closed", lambda *args, **kwargs: True)
-    report = simulate(compile_ascend(load_module(text)), inputs)
+    report = simulate(run_flow(load_module(text), "ascend"), inputs)
     assert any("second set" in p or "stuck" in p for p in report.problems()), report.problems()

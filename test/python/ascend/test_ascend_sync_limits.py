@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from test_ascend_pipeline import assert_equivalent, compiled, kernel_text, mutants, random_inputs
 
-from tilepipe.lowering.ascend.pipeline import compile_ascend
+from tilepipe.core.flows import run_flow
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
 from tilepipe.semantics import load_module
 from tilepipe.semantics.ascend.sim import simulate
@@ -107,7 +107,7 @@ def test_rings_wider_than_the_trip_count_are_elided(index_mode):
     counts = {}
     for stages in (3, 4):
         text = kernel_text("ascend_matmul_vector.mlir", stages)
-        module = compile_ascend(load_module(text), index_mode=index_mode)
+        module = run_flow(load_module(text), "ascend", options={"ascend-prepare-multi-buffer": f"index_mode={index_mode}"})
         assert_equivalent(text, module)
         counts[stages] = sync_ops(module)
         names = {op.attributes["ascend.sync_point"].data for op in module.walk()

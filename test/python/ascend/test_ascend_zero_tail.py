@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from tilepipe.dialects import ascend
-from tilepipe.lowering.ascend.pipeline import ascend_summary, compile_ascend
+from tilepipe.lowering.ascend.summary import ascend_summary
+from tilepipe.core.flows import run_flow
 from tilepipe.semantics import run_kernel
 from tilepipe.semantics.ascend.sim import simulate
 from tilepipe.semantics.compare import first_difference
@@ -56,7 +57,7 @@ def _expected(shape, rows, padded):
 def _both_levels(text: str, inputs: dict, index_args: dict) -> list[np.ndarray]:
     tile_level = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()},
                             index_args=index_args)["out"]
-    module = compile_ascend(load_module(text))
+    module = run_flow(load_module(text), "ascend")
     report = simulate(module, inputs, index_args)
     assert report.ok, report.problems()
     return [tile_level, report.outputs["out"]]
@@ -102,7 +103,7 @@ def test_without_its_zero_tail_a_ragged_tile_reads_an_earlier_tile():
     x, y = (rng.uniform(1, 2, 520).astype(np.float16) for _ in range(2))
     inputs = {"x": x, "y": y, "z": np.full(768, 7, np.float16)}
     expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()})
-    module = compile_ascend(load_module(text))
+    module = run_flow(load_module(text), "ascend")
     tails = [op for op in module.walk() if isinstance(op, ascend.ZeroTailOp)]
     assert len(tails) == 2
     report = simulate(module, inputs)
@@ -115,7 +116,7 @@ def test_without_its_zero_tail_a_ragged_tile_reads_an_earlier_tile():
 
 
 def _flags(text: str) -> list[str]:
-    summary = ascend_summary(compile_ascend(load_module(text)))
+    summary = ascend_summary(run_flow(load_module(text), "ascend"))
     return sorted(line.strip() for line in summary.splitlines() if "sync points" in line)
 
 
@@ -131,7 +132,7 @@ def _flags(text: str) -> list[str]:
     ids=["vadd", "vmax_2d"],
 )
 def test_ragged_vector_kernels_keep_the_flags_of_their_static_form(dynamic, static):
-    assert "zero_tail" not in str(compile_ascend(load_module(static)))
+    assert "zero_tail" not in str(run_flow(load_module(static), "ascend"))
     assert _flags(dynamic) == _flags(static)
 
 
@@ -147,6 +148,6 @@ def test_a_leading_unit_dimension_past_the_array_copies_nothing(b):
         "z": np.full((2, 16, 64), 7, np.float32),
     }
     expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args={"b": b})
-    report = simulate(compile_ascend(load_module(text)), inputs, {"b": b})
+    report = simulate(run_flow(load_module(text), "ascend"), inputs, {"b": b})
     assert report.ok, report.problems()
     assert first_difference(expected, report.outputs, "tile", "sim") is None

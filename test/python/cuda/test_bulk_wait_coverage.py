@@ -17,11 +17,9 @@ from conftest import ROOT
 from tilepipe.core.diagnostics import OpDiagnosticError
 from tilepipe.dialects.pipeline_sync import MBarrierWaitOp
 from tilepipe.core.registry import get_all_passes
+from tilepipe.core.flows import FLOWS
 
-BEFORE_SYNC = (
-    "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
-    "merge-shared-memory,async-copy"
-)
+BEFORE_SYNC = FLOWS["cuda"].spec("scheduled").removesuffix(",thread-sync")
 INPUTS = ROOT / "test" / "regressions" / "Inputs"
 CORRELATED = [
     "sm90_ring_next_to_reuse.mlir",

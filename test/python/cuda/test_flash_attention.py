@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import EXAMPLES
-from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.core.flows import FLOWS
+from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
@@ -71,7 +72,7 @@ def test_tile_level_kernel_needs_synchronization():
 def lowered(text: str):
     module = parse_kernel(text, "flash_attention.mlir")
     ctx = make_context()
-    for name in CUDA_FLOW:
+    for name in FLOWS["cuda"].passes:
         get_all_passes()[name]()().apply(ctx, module)
     return module
 

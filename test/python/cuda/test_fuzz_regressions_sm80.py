@@ -25,6 +25,7 @@ from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
+from tilepipe.core.flows import FLOWS
 from tilepipe.semantics.testing import (
     SYNC_OPS,
     assert_equivalent,
@@ -33,10 +34,7 @@ from tilepipe.semantics.testing import (
     sync_mutants,
 )
 
-CUDA = (
-    "pipeline-validate,pipeline-planning,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync"
-)
+CUDA = FLOWS["cuda"].spec("scheduled")
 REGRESSIONS = ROOT / "test" / "regressions"
 # Kernel -> the values of %n it is defined for (beyond them it reads out of bounds or
 # memory it never wrote); each covers 0, 1, 2, 3, 5 where the kernel allows.
@@ -104,11 +102,7 @@ ASYNC_WAW_IN_GUARD = {
     "async_waw_in_guard.mlir": (CUDA, [0, 1, 2, 3, 5, 7]),
     "async_waw_in_guard_three.mlir": (CUDA, [0, 1, 2, 3, 5, 7]),
     "async_waw_in_guard_arena.mlir": ("async-copy,thread-sync", [0, 1]),
-    "async_waw_in_guard_sm90.mlir": (
-        "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
-        "merge-shared-memory,async-copy,thread-sync",
-        [0, 1, 2, 3, 5, 7],
-    ),
+    "async_waw_in_guard_sm90.mlir": (CUDA, [0, 1, 2, 3, 5, 7]),
 }
 
 

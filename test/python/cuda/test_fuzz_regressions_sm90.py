@@ -23,11 +23,9 @@ from conftest import ROOT
 from tilepipe.drivers.compile import compile_kernel
 from tilepipe.semantics import KernelError, find_races
 from tilepipe.semantics.testing import assert_equivalent, assert_race_free, sync_mutants
+from tilepipe.core.flows import FLOWS
 
-P90 = (
-    "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync"
-)
+P90 = FLOWS["cuda"].spec("scheduled")
 TRIP_COUNTS = (0, 1, 2, 3, 4, 5)
 REGRESSIONS = ROOT / "test" / "regressions"
 KERNELS = sorted(REGRESSIONS.glob("tma_*.mlir")) + sorted(

@@ -6,7 +6,8 @@ lowered reduced GEMM of ``test_nvvm_interp``."""
 import numpy as np
 from test_nvvm_interp import A, B, EXACT, REDUCED_GEMM
 
-from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.core.flows import FLOWS
+from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics.nvvm.banks import BankCounter, count_wavefronts, total_wavefronts
 from tilepipe.semantics.nvvm.interp import NvvmRun, run_nvvm_kernel
@@ -111,7 +112,7 @@ LDMATRIX = {False: (8 * 2048, 2048), True: (2048, 2048)}
 def _lower(num_stages: int = 2, swizzle_shared: bool = True):
     module = parse_kernel(REDUCED_GEMM.replace("NUM_STAGES", str(num_stages)), "kernel.mlir")
     ctx = make_context()
-    for name in CUDA_FLOW:
+    for name in FLOWS["cuda"].passes:
         pass_class = get_all_passes()[name]()
         if name == "lower-to-nvvm":
             pass_class(swizzle_shared=swizzle_shared).apply(ctx, module)

@@ -32,14 +32,10 @@ from tilepipe.core.registry import get_all_passes
 from tilepipe.core.targets import TARGETS
 from tilepipe.semantics import run_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
+from tilepipe.core.flows import FLOWS
 
 BM, BN, BK = 64, 64, 32
-PASSES = {
-    "sm_80": "pipeline-validate,pipeline-planning,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync,lower-to-nvvm",
-    "sm_90": "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync,lower-to-nvvm",
-}
+PASSES = {"sm_80": FLOWS["cuda"].spec(), "sm_90": FLOWS["cuda"].spec()}
 LONG = os.environ.get("TILEPIPE_BOUNDARY_SWEEP") == "long"
 
 

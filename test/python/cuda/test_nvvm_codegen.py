@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from tilepipe.drivers.compile import CUDA_FLOW, compile_kernel, make_context, parse_kernel
+from tilepipe.core.flows import FLOWS
+from tilepipe.drivers.compile import compile_kernel, make_context, parse_kernel
 from tilepipe.lowering.nvvm.ptxas import CudaToolNotFound, disassemble, find_nvdisasm, run_ptxas
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
@@ -152,7 +153,7 @@ def test_rotated_slots_keep_the_pipelined_gemm_exact_and_race_free(num_stages, t
     )
     module = parse_kernel(text, "gemm.mlir")
     ctx = make_context()
-    for name in CUDA_FLOW:
+    for name in FLOWS["cuda"].passes:
         get_all_passes()[name]()().apply(ctx, module)
     if 1 < num_stages <= trips:  # a steady state: its slots are loop-carried counters
         assert "iter_args" in str(module)

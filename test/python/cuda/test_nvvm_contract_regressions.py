@@ -34,13 +34,11 @@ from tilepipe.semantics import find_races, run_kernel, select_kernel
 from tilepipe.semantics.tile.runner import random_array
 from tilepipe.semantics.nvvm.execution import NvvmExecutionError
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
+from tilepipe.core.flows import FLOWS
 
 UNREAD_COPY = Path(__file__).parents[2] / "regressions" / "unread_copy_drained_at_exit.mlir"
 
-CUDA = (
-    "pipeline-validate,pipeline-planning,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync"
-)
+CUDA = FLOWS["cuda"].spec("scheduled")
 
 REDUCE_SHARED = """
 func.func @reduce_shared(%in: memref<64x16xbf16>, %out: memref<16xbf16>)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import DenseArrayBase, StringAttr, i64
 
-from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.core.flows import FLOWS
+from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import run_kernel
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel
@@ -66,11 +67,11 @@ def test_lowered_gemm_matches_the_tile_level_run():
 )
 def test_pipelined_gemm_is_correct_and_race_free_per_thread(target, num_stages):
     """sm_80: cp.async groups and barriers; sm_90: bulk copies and mbarrier parities."""
-    missing = [p for p in CUDA_FLOW if p not in get_all_passes()]
+    missing = [p for p in FLOWS["cuda"].passes if p not in get_all_passes()]
     if missing:
         pytest.skip(f"not registered yet: {', '.join(missing)}")
     text = REDUCED_GEMM.replace("NUM_STAGES", str(num_stages))
-    module = lowered(text.replace('"sm_80"', f'"{target}"'), CUDA_FLOW)
+    module = lowered(text.replace('"sm_80"', f'"{target}"'), FLOWS["cuda"].passes)
     run = run_nvvm_kernel(module, [A, B, np.zeros((128, 128), np.float32)], check_races=True)
     assert run.races == []
     np.testing.assert_allclose(run.outputs[2], EXACT, atol=1e-4)
@@ -87,7 +88,7 @@ def test_the_race_detector_fires_without_the_barriers():
 def test_dropping_the_wait_leaves_copies_in_flight():
     if "thread-sync" not in get_all_passes():
         pytest.skip("thread-sync is not registered yet")
-    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", "2"), CUDA_FLOW)
+    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", "2"), FLOWS["cuda"].passes)
     for op in list(module.walk()):
         if op.name == "nvvm.cp.async.wait.group":
             op.detach()
@@ -117,7 +118,7 @@ def test_windows_and_the_opaque_counter_run_as_modelled_and_nothing_else():
     windows, and the k-loop's body its counter through an inline-PTX move
     (``nvvm_induction``).  The interpreter runs both as what they are and refuses
     what it does not model: a window leaving its array, any other inline PTX."""
-    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", "2"), CUDA_FLOW)
+    module = lowered(REDUCED_GEMM.replace("NUM_STAGES", "2"), FLOWS["cuda"].passes)
     windows = [op for op in module.walk() if op.name == "memref.subview"]
     (move,) = [op for op in module.walk() if op.name == "llvm.inline_asm"]
     assert windows
@@ -269,7 +270,7 @@ def test_gemm_epilogue_is_race_free_per_thread():
     """The cast out of the accumulator runs in the mma fragment layout and the copy
     in 16-byte chunks: thread-sync must not take them for the same thread mapping
     (ElementMapping makes ops touching registers follow the fragment's layout)."""
-    missing = [p for p in CUDA_FLOW if p not in get_all_passes()]
+    missing = [p for p in FLOWS["cuda"].passes if p not in get_all_passes()]
     if missing:
         pytest.skip(f"not registered yet: {', '.join(missing)}")
     text = (Path(__file__).parents[3] / "examples" / "gemm_epilogue.mlir").read_text()
@@ -279,7 +280,7 @@ def test_gemm_epilogue_is_race_free_per_thread():
     a = RNG.uniform(-1, 1, (256, 256)).astype(np.float16)
     b = RNG.uniform(-1, 1, (256, 256)).astype(np.float16)
     run = run_nvvm_kernel(
-        lowered(text, CUDA_FLOW), [a, b, np.zeros((256, 256), np.float16)], check_races=True
+        lowered(text, FLOWS["cuda"].passes), [a, b, np.zeros((256, 256), np.float16)], check_races=True
     )
     assert run.races == []
 
@@ -366,11 +367,11 @@ def test_bf16_gemm_runs_on_tensor_cores_and_matches_the_tile_level_run():
 def test_pipelined_bf16_gemm_is_correct_and_race_free_per_thread(target):
     """The reduced chapter GEMM in bf16 through the whole CUDA flow (cp.async groups on
     sm_80, bulk copies of the 2-byte elements on sm_90) at num_stages 2."""
-    missing = [p for p in CUDA_FLOW if p not in get_all_passes()]
+    missing = [p for p in FLOWS["cuda"].passes if p not in get_all_passes()]
     if missing:
         pytest.skip(f"not registered yet: {', '.join(missing)}")
     text = REDUCED_GEMM.replace("NUM_STAGES", "2").replace("xf16", "xbf16")
-    module = lowered(text.replace('"sm_80"', f'"{target}"'), CUDA_FLOW)
+    module = lowered(text.replace('"sm_80"', f'"{target}"'), FLOWS["cuda"].passes)
     assert any(op.name == "nvvm.mma.sync" for op in module.walk())
     a, b = _bf16(A.astype(np.float32)), _bf16(B.astype(np.float32))
     run = run_nvvm_kernel(module, [a, b, np.zeros((128, 128), np.float32)], check_races=True)

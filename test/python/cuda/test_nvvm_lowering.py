@@ -21,6 +21,7 @@ from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
 from tilepipe.lowering.nvvm.upstream import Stage, generic_text, run_upstream
 from tilepipe.core.registry import get_all_passes
 from tilepipe.core.targets import SM_80, SM_90
+from tilepipe.core.flows import FLOWS
 
 GEMM = (EXAMPLES / "gemm.mlir").read_text()
 NVVM_TESTS = sorted((ROOT / "test" / "cuda" / "nvvm").glob("*.mlir"))
@@ -80,7 +81,7 @@ def test_ptxas_accepts_the_tile_level_gemm(target, ptxas_available):
     assert report.shared_bytes == (128 * 64 + 64 * 128) * 2
 
 
-PIPELINE_PASSES = ("pipeline-planning", "inject-software-pipeline", "merge-shared-memory")
+PIPELINE_PASSES = FLOWS["cuda"].pass_names("arena")
 
 
 @pytest.mark.parametrize("num_stages", [1, 2, 3, 4])

@@ -11,15 +11,15 @@ import pytest
 from pipeline_helpers import apply_passes, example_kernel
 
 from conftest import ROOT
-from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.dialects.pipeline_sync import BarrierOp, WaitGroupOp
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, gpu_kernel, run_nvvm_kernel
 from tilepipe.semantics.testing import assert_equivalent, loosened_waits, sync_mutants
+from tilepipe.core.flows import FLOWS
 
-CUDA = "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
-TMA = "pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
+CUDA = TMA = FLOWS["cuda"].spec("scheduled")
 EXAMPLES_CUDA = ["gemm.mlir", "gemm_epilogue.mlir"]
 ONE_BLOCK = [(0, 0)]
 
@@ -36,7 +36,7 @@ def lowered(text: str):
     """``text`` through the whole CUDA flow to NVVM (its target's)."""
     module = parse_kernel(text, "example.mlir")
     ctx = make_context()
-    for name in CUDA_FLOW:
+    for name in FLOWS["cuda"].passes:
         get_all_passes()[name]()().apply(ctx, module)
     return module
 

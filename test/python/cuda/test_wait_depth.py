@@ -18,15 +18,16 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IntegerAttr, i32
 
 from conftest import ROOT
-from tilepipe.drivers.compile import CUDA_FLOW, make_context, parse_kernel
+from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.dialects.nvvm import CpAsyncWaitGroupOp
 from tilepipe.dialects.pipeline_sync import WaitGroupOp
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, gpu_kernel, run_nvvm_kernel
 from tilepipe.semantics.testing import assert_equivalent, loosened_waits
+from tilepipe.core.flows import FLOWS
 
-CUDA = "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
+CUDA = FLOWS["cuda"].spec("scheduled")
 ONE_BLOCK = [(0, 0)]
 TRIP_COUNTS = (0, 1, 2, 3, 5, 9)
 # The lit test of the same kernel (the wait counts as FileCheck lines); %n trips.
@@ -130,7 +131,7 @@ def test_two_pairs_are_race_free_exact_and_every_wait_tight(num_stages):
 def lowered(text: str):
     module = parse_kernel(text, "kernel.mlir")
     ctx = make_context()
-    for name in CUDA_FLOW:
+    for name in FLOWS["cuda"].passes:
         get_all_passes()[name]()().apply(ctx, module)
     return module
 

@@ -15,6 +15,7 @@ from tilepipe.fuzz.check import Options, check_program, check_text, main
 from tilepipe.fuzz.generate import generate
 from tilepipe.fuzz.minimize import minimize, reproducer_text
 from tilepipe.fuzz.program import CUDA_TARGETS, Case, parse_case
+from tilepipe.core.flows import FLOWS
 
 INPUTS = Path(__file__).parent / "Inputs"
 
@@ -110,8 +111,7 @@ def test_the_nvvm_interpreter_needs_blocks_for_a_grid_expression():
 
     module = apply_passes(
         (INPUTS / "nvvm_grid_dims_strided_n.mlir").read_text(),
-        "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,"
-        "async-copy,thread-sync,lower-to-nvvm",
+        FLOWS["cuda"].spec(),
     )
     a = np.ones((40, 32), np.float32)
     with pytest.raises(NvvmExecutionError, match="no known grid size"):

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import EXAMPLES, ROOT
 from test_arena_chapter import scheduled_gemm
+from tilepipe.core.flows import FLOWS
 
 run_kernel = pytest.importorskip("tilepipe.semantics.tile.runner").run_kernel
 
@@ -40,7 +41,7 @@ def test_pipelined_gemm_example_after_packing(num_stages):
     source = (EXAMPLES / "gemm.mlir").read_text()
     source = source.replace("num_stages = 3", f"num_stages = {num_stages}")
     merged = tile_opt(
-        source, "pipeline-planning,inject-software-pipeline,merge-shared-memory"
+        source, FLOWS["cuda"].spec("arena")
     )
     shared_allocs = re.findall(r"memref\.alloc\(\).*\"shared\">", merged)
     assert len(shared_allocs) == 1 and "arena.layout" in shared_allocs[0]

@@ -13,13 +13,9 @@ from conftest import EXAMPLES
 from pipeline_helpers import apply_passes, with_num_stages
 from tilepipe.semantics import execute
 from tilepipe.semantics.compare import first_difference
+from tilepipe.core.flows import FLOWS
 
-PIPELINES = {
-    "sm_80": "pipeline-validate,pipeline-planning,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync",
-    "sm_90": "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync",
-}
+PIPELINES = {"sm_80": FLOWS["cuda"].spec("scheduled"), "sm_90": FLOWS["cuda"].spec("scheduled")}
 
 GEMM_DYNAMIC = (EXAMPLES / "gemm_dynamic.mlir").read_text()
 FLASH_DYNAMIC = (EXAMPLES / "flash_attention_dynamic.mlir").read_text()

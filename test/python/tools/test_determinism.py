@@ -17,16 +17,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tilepipe.core.flows import FLOWS
+
 ROOT = Path(__file__).resolve().parents[3]
 SEEDS = ("1", "2")
-CUDA = (
-    "pipeline-validate,pipeline-planning,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync"
-)
-CUDA_SM90 = (
-    "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync"
-)
+CUDA = CUDA_SM90 = FLOWS["cuda"].spec("scheduled")
 
 
 def _digest(text: str) -> str:
@@ -44,12 +39,12 @@ def _cuda_example(text: str, name: str, target: str) -> str:
 
 def _ascend_example(text: str, name: str) -> str:
     from tilepipe.drivers.compile import CompileError, parse_kernel
-    from tilepipe.lowering.ascend.pipeline import compile_ascend
+    from tilepipe.core.flows import run_flow
     from tilepipe.lowering.ascend.ascendc import emit_ascendc
 
     try:
         module = parse_kernel(text, name)
-        compile_ascend(module)
+        run_flow(module, "ascend")
     except CompileError as err:
         return f"error: {err}"
     return emit_ascendc(module)

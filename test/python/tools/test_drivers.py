@@ -13,14 +13,12 @@ from pathlib import Path
 import pytest
 
 from tilepipe.core.source import MAX_REGION_DEPTH
+from tilepipe.core.flows import FLOWS
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
 REGRESSIONS = ROOT / "test" / "regressions"
-CUDA_PIPELINE = (
-    "pipeline-validate,pipeline-planning,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync"
-)
+CUDA_PIPELINE = FLOWS["cuda"].spec("scheduled")
 
 
 def _main(driver: str):

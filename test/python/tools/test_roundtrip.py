@@ -17,21 +17,12 @@ from xdsl.printer import Printer
 from tilepipe.core.diagnostics import DiagnosedError, collect_diagnostics
 from tilepipe.core.registry import make_context, pass_pipeline
 from tilepipe.core.source import parse_source
+from tilepipe.core.flows import FLOWS
 
 ROOT = Path(__file__).resolve().parents[3]
 KERNEL_GLOBS = ("examples/*.mlir", "examples/*/*.mlir", "test/regressions/*.mlir")
-CUDA = (
-    "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,"
-    "async-copy,thread-sync"
-)
-CUDA_90 = (
-    "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,"
-    "merge-shared-memory,async-copy,thread-sync"
-)
-ASCEND = (
-    "ascend-prepare-multi-buffer,ascend-resolve-core,ascend-insert-sync,"
-    "ascend-materialize-multi-buffer,lower-to-ascend,ascend-flag-budget"
-)
+CUDA = CUDA_90 = FLOWS["cuda"].spec("scheduled")
+ASCEND = FLOWS["ascend"].spec()
 
 
 def kernels() -> list[tuple[str, str]]:

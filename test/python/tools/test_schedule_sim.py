@@ -17,10 +17,10 @@ from tilepipe.semantics.tile.runner import find_races
 from tilepipe.core.targets import Latency, get_target
 
 from pipeline_helpers import apply_passes, with_num_stages
+from tilepipe.core.flows import FLOWS
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-P80 = "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
-P90 = "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
+P80 = P90 = FLOWS["cuda"].spec("scheduled")
 
 # The chapter's §5.2 (issue 1, latency 30, compute 20, barrier 8, 16 iterations).
 CHAPTER_TOTALS = {

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
 from tilepipe.core.diagnostics import OpDiagnosticError
-from tilepipe.lowering.ascend.pipeline import compile_ascend
+from tilepipe.core.flows import run_flow
 
 from tilepipe.semantics.ascend.sim import simulate
 from tilepipe.semantics.errors import KernelError
@@ -42,7 +42,7 @@ def ascend_races(
     kernel for an Ascend target) run on ``inputs``."""
     module = ModuleOp([func.clone()])
     try:
-        compile_ascend(module)
+        run_flow(module, "ascend")
     except OpDiagnosticError as err:
         raise KernelError(
             func,

@@ -1,17 +1,11 @@
-"""The Ascend pass pipeline in its order (docs/ascend.md), as one callable, and the
-one-screen summary of its result (for a ``tilepipe compile --target ascend`` driver).
-
-    zero boundary tiles -> prepare multi-buffer -> resolve core -> insert sync
-    -> materialize multi-buffer
-    -> lower to the ascend dialect -> flag budget
-"""
+"""The one-screen summary of a compiled Ascend module that ``tilepipe compile
+--target ascend910b`` prints: versions, on-chip bytes, sync points and flag ids per
+hard event, lock-pool spills (docs/ascend.md)."""
 
 from __future__ import annotations
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
-from xdsl.passes import PassPipeline
 
 from tilepipe.dialects.ascend_pipes import ascend_space, buffer_bytes
 from tilepipe.dialects.ascend_sync import GetBufOp, PipeBarrierOp
@@ -22,41 +16,7 @@ from tilepipe.passes.ascend.multi_buffer import (
     VERSIONS_ATTR,
     on_chip_allocs,
 )
-from tilepipe.core.registry import get_all_passes
 from tilepipe.core.targets import AscendTarget, target_of
-
-ASCEND_PASSES = (
-    "ascend-zero-boundary-tiles",
-    "ascend-prepare-multi-buffer",
-    "ascend-resolve-core",
-    "ascend-insert-sync",
-    "ascend-materialize-multi-buffer",
-    "lower-to-ascend",
-    "ascend-flag-budget",
-)
-
-
-def ascend_pipeline_spec(flag_budget_options: str = "", index_mode: str = "iteration") -> str:
-    """The pipeline as a ``-p`` argument; ``flag_budget_options`` like
-    ``"ids_per_event=2 report=true"`` go to ``ascend-flag-budget``; ``index_mode`` is
-    the default index mode of ``ascend-prepare-multi-buffer``."""
-    passes = list(ASCEND_PASSES)
-    prepare = passes.index("ascend-prepare-multi-buffer")
-    passes[prepare] += "{index_mode=" + index_mode + "}"
-    if flag_budget_options:
-        passes[-1] += "{" + flag_budget_options + "}"
-    return ",".join(passes)
-
-
-def compile_ascend(
-    module: ModuleOp, flag_budget_options: str = "", index_mode: str = "iteration"
-) -> ModuleOp:
-    """Run the Ascend pipeline on a tile-level module, in place; returns it."""
-    available = {name: thunk for name, thunk in get_all_passes().items()}
-    spec = ascend_pipeline_spec(flag_budget_options, index_mode)
-    pipeline = PassPipeline.parse_spec(available, spec)
-    pipeline.apply(Context(), module)
-    return module
 
 
 def ascend_summary(module: ModuleOp) -> str:

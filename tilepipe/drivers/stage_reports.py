@@ -1,0 +1,154 @@
+"""What ``tilepipe compile`` tells about each stage: a one-line account per pass, read
+off the IR the pass produced, and the one-screen summary (stages, ptxas's registers
+and shared memory, warnings; the Ascend flag and buffer summary)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.pipeline import ForOp as PipelineForOp
+from tilepipe.dialects.pipeline import op_order, op_stage
+from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
+
+if TYPE_CHECKING:
+    from tilepipe.drivers.compile import CompileResult
+
+
+def shared_buffers(module: ModuleOp) -> dict[str, MemRefType]:
+    """Name -> type of the shared buffers (allocs and arena views) of ``module``."""
+    buffers: dict[str, MemRefType] = {}
+    for op in module.walk():
+        if isinstance(op, memref.AllocOp | memref.ViewOp):
+            value = op.results[0]
+            value_type = value.type
+            if isinstance(value_type, MemRefType) and isinstance(
+                value_type.memory_space, StringAttr
+            ):
+                if memory_space(value_type) is MemorySpace.SHARED:
+                    buffers[value.name_hint or f"buffer{len(buffers)}"] = value_type
+    return buffers
+
+
+def _describe_validation(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    loops = sum(1 for op in module.walk() if isinstance(op, PipelineForOp))
+    return f"{loops} pipelined loop{'s' if loops != 1 else ''}: stage/order valid"
+
+
+def _describe_planning(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    parts = []
+    for loop in module.walk():
+        if not isinstance(loop, PipelineForOp):
+            continue
+        statements = loop.statements()
+        stages = [op_stage(op) for op in statements]
+        orders = [op_order(op) for op in statements]
+        parts.append(f"depth={loop.int_annotation('depth')} stage={stages} order={orders}")
+    return "; ".join(parts) or "no pipelined loop"
+
+
+def _describe_versions(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    after = shared_buffers(module)
+    parts = []
+    for name, old in before.items():
+        new = after.get(name)
+        if new is None:
+            continue
+        grown = len(new.get_shape()) - len(old.get_shape())
+        versions = new.get_shape()[0] if grown == 1 else 1
+        parts.append(f"{name} x{versions}")
+    return "versions: " + (", ".join(parts) or "none")
+
+
+def _describe_arena(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    for op in module.walk():
+        if isinstance(op, memref.AllocOp) and "arena.layout" in op.attributes:
+            layout = op.attributes["arena.layout"]
+            assert isinstance(layout, DictionaryAttr)
+            total = op.memref.type.element_count()
+            peak = layout.data.get("peak_live_bytes")
+            budget = layout.data.get("budget")
+            extra = ""
+            if isinstance(peak, IntegerAttr) and isinstance(budget, IntegerAttr):
+                extra = f" (peak live {peak.value.data} B, budget {budget.value.data} B)"
+            return f"arena: {total} bytes{extra}"
+    return "no shared arena"
+
+
+def _describe_syncs(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    counts = Counter(
+        op.name.removeprefix("pipeline.")
+        for op in module.walk()
+        if type(op) in PIPELINE_SYNC_OPS
+    )
+    return "syncs: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none")
+
+
+def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR, SWIZZLE_ATTR
+
+    kernels = [op for op in module.walk() if op.name == "gpu.func"]
+    parts = []
+    for kernel in kernels:
+        block_size = kernel.properties["known_block_size"].get_values()
+        dynamic = kernel.attributes.get(DYNAMIC_SHARED_ATTR)
+        shared = (
+            f"{dynamic.value.data} B dynamic shared"
+            if isinstance(dynamic, IntegerAttr)
+            else "static shared"
+        )
+        name = kernel.attributes["sym_name"].data
+        swizzled = [
+            op.results[0].name_hint or "?" for op in kernel.walk() if SWIZZLE_ATTR in op.attributes
+        ]
+        if swizzled:
+            shared += ", swizzled " + " ".join(swizzled)
+        parts.append(f"gpu.func @{name} ({block_size[0]} threads, {shared})")
+    return ", ".join(parts)
+
+
+DESCRIBE = {
+    "pipeline-validate": _describe_validation,
+    "pipeline-planning": _describe_planning,
+    "tma-copy": _describe_syncs,
+    "inject-software-pipeline": _describe_versions,
+    "merge-shared-memory": _describe_arena,
+    "async-copy": _describe_syncs,
+    "thread-sync": _describe_syncs,
+    "lower-to-nvvm": _describe_lowering,
+}
+
+
+def describe_stage(name: str, module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    """One line on what pass ``name`` did to ``module`` (``before``: the shared buffers
+    before it ran); passes without an account of their own say nothing."""
+    describe = DESCRIBE.get(name)
+    return describe(module, before) if describe else ""
+
+
+def format_summary(result: CompileResult, kernel_path: str) -> str:
+    """The one-screen account ``tilepipe compile`` prints to stderr."""
+    lines = [f"tilepipe compile {kernel_path} --target {result.target.name}"]
+    for stage in result.stages:
+        time = "" if stage.skipped else f"{stage.seconds * 1000:8.1f} ms"
+        lines.append(f"  {stage.name:26s} {time:>11s}  {stage.summary}".rstrip())
+    for report in result.ptxas:
+        dynamic = result.dynamic_shared_bytes.get(report.kernel)
+        shared = f"{report.shared_bytes} B static shared"
+        if dynamic is not None:
+            shared += f" + {dynamic} B dynamic shared (launch with it)"
+        spills = ""
+        if report.spill_store_bytes or report.spill_load_bytes:
+            spills = f", spills {report.spill_store_bytes}/{report.spill_load_bytes} B"
+        lines.append(
+            f"  kernel @{report.kernel}: {report.registers} registers, {shared}, "
+            f"{report.barriers} barriers{spills} ({report.arch})"
+        )
+    lines.extend(result.target_summary)
+    for warning in result.warnings:
+        lines.append(f"  {warning}")
+    return "\n".join(lines)
