@@ -18,6 +18,8 @@ ways, and each is checked against the tree:
   ``test/python/tools/test_api.py`` (a ``*`` in it must match something; a path
   written with ``...`` is an abbreviation, and one of asc-devkit's, which the Ascend
   pages cite, is another repository's: neither is checked);
+* "`name` in `path.py`": the file defines the name (a def, class, assignment or
+  field);
 * a module's name from before the layout change (``nvvm_sync``, ``ascend_sim``,
   which were ``lowering/nvvm_sync.py``, ``tilepipe/semantics/ascend_sim.py``), which
   no longer names a module, unless it is also a def or class of the package.
@@ -86,6 +88,8 @@ PATH = re.compile(r"(?:" + "|".join(PATH_ROOTS) + r")/[\w./*-]*[\w/*]")
 RETIRED = re.compile(r"(?:ascend|nvvm)_\w+")
 # In a code span, the folders' own names: `passes.analysis.grid` is tilepipe.passes....
 FOLDER_DOTTED = re.compile(r"`(?::mod:`)?~?((?:passes|dialects|lowering)(?:\.[A-Za-z_]\w*)+)")
+# "`run_driver` in `tilepipe/drivers/command_line.py`": the name is defined there.
+NAME_IN_PATH = re.compile(r"`+([A-Za-z_]\w*)[\w.]*`+,? in `+([\w/]+\.py)`+")
 # Sphinx's :mod:`.sibling` and :mod:`sibling` in a module's docstring: its package's.
 MOD_ROLE = re.compile(r":mod:`~?(\.?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)`")
 STRING_CONSTANT = re.compile(r"""["'](tilepipe\.[\w.]+)["']""")
@@ -140,6 +144,12 @@ def top_level_names(path: Path) -> frozenset[str]:
     if "__getattr__" in names:  # names served lazily from a table of string keys
         names |= set(LAZY_KEY.findall(text))
     return frozenset(names)
+
+
+def defines(path: Path, name: str) -> bool:
+    """Whether ``name`` is a def, class, assignment or field anywhere in the file."""
+    pattern = rf"^\s*(?:(?:async\s+)?def|class)\s+{name}\b|^\s*{name}\s*[:=]|\bimport\b.*\b{name}\b"
+    return re.search(pattern, path.read_text(), re.M) is not None
 
 
 def source_files() -> list[Path]:
@@ -244,6 +254,10 @@ def stale_references(files) -> list[str]:
                 continue  # absolute: checked above
             if problem := dotted_problem(package + "." + name.lstrip(".")):
                 problems.append(f"{where}:{line_of(text, match.start(1))}: :mod:`{name}` ({problem})")
+        for match in NAME_IN_PATH.finditer(text):
+            name, file = match.groups()
+            if (ROOT / file).is_file() and not defines(ROOT / file, name):
+                problems.append(f"{where}:{line_of(text, match.start())}: {name} ({file} defines no {name})")
         for match in references(PATH, text):
             if text[match.end() : match.end() + 1] in ("{", "<"):
                 continue  # a template (test/{area}/...), not a path
@@ -298,3 +312,5 @@ def test_the_checks_find_what_they_should():
         "passes/cuda/x.py:1: :mod:`.nope`",
         "passes/cuda/x.py:1: passes.cuda.nope",
     ], found
+    assert not stale_references([(ROOT / "README.md", "`run_driver` in `tilepipe/drivers/command_line.py`")])
+    assert stale_references([(ROOT / "README.md", "`run_driver` in `tilepipe/core/targets.py`")])
