@@ -289,7 +289,7 @@ def test_the_checks_find_what_they_should():
     assert module_file("tilepipe.semantics") == ROOT / "tilepipe" / "semantics" / "__init__.py"
     assert dotted_problem("tilepipe.drivers.lit_support") is None
     assert dotted_problem("tilepipe.drivers.lit_support.configure") is None
-    assert dotted_problem("tilepipe.compile_for") is None  # served lazily by tilepipe/__init__
+    assert dotted_problem("tilepipe.compile_for") is None  # served lazily by tilepipe/__init__.py
     assert dotted_problem("tilepipe.semantics.execute") is None  # imported by the package
     assert dotted_problem("tilepipe.testing") is not None
     assert dotted_problem("tilepipe.lowering.nvvm_sync") is not None
