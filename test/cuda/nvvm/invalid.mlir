@@ -91,39 +91,13 @@ func.func @broadcast_from_registers() attributes {tile.target = "sm_80"} {
 
 // -----
 
-// f16/bf16 gemms run on tensor cores only; a tile that does not split into
-// m16n8k16 blocks over the warps is an error, not a silent scalar path.
-func.func @tile_does_not_split() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
-  %A_s = memref.alloc() : memref<48x16xf16, "shared">
-  %B_s = memref.alloc() : memref<16x48xf16, "shared">
-  %C_f = memref.alloc() : memref<48x48xf32, "fragment">
-  // expected-error @+1 {{f16 gemms run on tensor cores (mma.sync m16n8k16), but no grid of its 4 warps tiles 48x48 into whole 16x8 blocks (each warp's rows a multiple of 16, its columns of 8); choose a tile that splits, or f32 for the scalar path}}
-  tile.gemm<48x48x16> %A_s, %B_s -> %C_f : memref<48x16xf16, "shared">, memref<16x48xf16, "shared"> -> memref<48x48xf32, "fragment">
-  func.return
-}
-
-// -----
-
-func.func @k_does_not_split() attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
-  %A_s = memref.alloc() : memref<64x24xbf16, "shared">
-  %B_s = memref.alloc() : memref<24x64xbf16, "shared">
-  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
-  // expected-error @+1 {{bf16 gemms run on tensor cores (mma.sync m16n8k16), but K = 24 is not a multiple of 16; choose a tile that splits, or f32 for the scalar path}}
-  tile.gemm<64x64x24> %A_s, %B_s -> %C_f : memref<64x24xbf16, "shared">, memref<24x64xbf16, "shared"> -> memref<64x64xf32, "fragment">
-  func.return
-}
-
-// -----
-
-// ldmatrix reads 16-byte rows: a gemm operand at a column that is no multiple of 8
-// f16 elements cannot be read by it (and the hardware faults on it).
-func.func @ldmatrix_unaligned() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
-  %c0 = arith.constant 0 : index
-  %c4 = arith.constant 4 : index
-  %A_s = memref.alloc() : memref<64x64xf16, "shared">
-  %B_s = memref.alloc() : memref<32x64xf16, "shared">
-  %C_f = memref.alloc() : memref<64x64xf32, "fragment">
-  // expected-error @+1 {{ldmatrix reads 16-byte rows: a must be rows of a multiple of 8 elements at a column offset that is provably a multiple of 8}}
-  tile.gemm<64x64x32> %A_s[%c0, %c4], %B_s -> %C_f : memref<64x64xf16, "shared">, memref<32x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+// A thread holds only its own elements of a register fragment; a gemm reads every
+// element of A and B.
+func.func @gemm_from_registers() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %A_f = memref.alloc() : memref<16x16xf16, "fragment">
+  %B_s = memref.alloc() : memref<16x16xf16, "shared">
+  %C_f = memref.alloc() : memref<16x16xf32, "fragment">
+  // expected-error @+1 {{gemm inputs must be in shared (or global) memory}}
+  tile.gemm<16x16x16> %A_f, %B_s -> %C_f : memref<16x16xf16, "fragment">, memref<16x16xf16, "shared"> -> memref<16x16xf32, "fragment">
   func.return
 }
