@@ -70,6 +70,7 @@ from tilepipe.lowering.nvvm.layout import (
     MmaAccumulatorLayout,
     tensor_core_shape,
 )
+from tilepipe.lowering.nvvm.staging import stage_register_operands
 
 ACCUMULATOR_VECTOR = VectorType(f32, [2, 2])
 
@@ -84,11 +85,10 @@ class LowerGemm(RewritePattern):
         a, b, c = operands["a"], operands["b"], operands["c"]
         if not c.is_fragment:  # the verifier admits fragments (and Ascend's L0C) only
             raise op_error(op, "the accumulator must be a register fragment")
-        if a.is_fragment or b.is_fragment:
-            raise op_error(op, "gemm inputs must be in shared (or global) memory")
         k = op.mnk[2]
-        tensor_k = _tensor_core_extent(self.context, a, b, c, k)
         with emit.emitting(rewriter, op):
+            a, b = stage_register_operands(op, self.context, [a, b])
+            tensor_k = _tensor_core_extent(self.context, a, b, c, k)
             if tensor_k:
                 assert isinstance(c.layout, MmaAccumulatorLayout)
                 _tensor_core_gemm(op, self.context, a, b, c, c.layout, tensor_k)

@@ -80,6 +80,7 @@ from tilepipe.lowering.nvvm.layout import (
     tensor_core_shape,
 )
 from tilepipe.lowering.nvvm.registers import check_register_budget
+from tilepipe.lowering.nvvm.staging import add_staging_buffers
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
@@ -100,7 +101,23 @@ class KernelContext:
     fragments: dict[SSAValue, FragmentLayout] = field(default_factory=dict)
     shared_bytes: int = 0
     dynamic_shared: bool = False
+    shared_arena: SSAValue | None = None  # the static workgroup buffer, if any
     swizzles: dict[SSAValue, SharedSwizzle] = field(default_factory=dict)
+    # The shared tile (byte offset, type) each register fragment operand of a gemm is
+    # staged in (nvvm_staging).
+    gemm_staging: dict[GemmOp, dict[str, tuple[int, MemRefType]]] = field(default_factory=dict)
+
+    def shared_view(self, offset: int, view_type: MemRefType) -> SSAValue:
+        """A view of the kernel's shared memory at ``offset``, emitted here."""
+        if self.dynamic_shared:
+            base = memref.MemorySpaceCastOp(
+                DynamicSharedMemoryOp().resultMemref,
+                MemRefType(i8, [DYNAMIC_INDEX], memory_space=SHARED_ADDRESS_SPACE),
+            ).dest
+        else:
+            base = self.shared_arena
+        assert base is not None
+        return memref.ViewOp(base, emit.const(offset), [], view_type).results[0]
 
     @property
     def threads(self) -> int:
@@ -334,6 +351,7 @@ def build_kernel(
     except KernelAttributeError as err:
         raise op_error(err.op, str(err)) from None
     grid, threads = kernel_launch_shape(kernel)
+    staging = add_staging_buffers(kernel)
     layouts = fragment_layouts(kernel, threads, target)
     check_register_budget(kernel, layouts, target)
     offsets, shared_bytes, base_alignment = shared_offsets(kernel)
@@ -389,7 +407,14 @@ def build_kernel(
             shared_base = cast.dest
 
     context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
+    context.shared_arena = entry.args[len(inputs)] if workgroup else None
     _rewrite_buffers(offsets, shared_base, layouts, context)
+    # Views of the staging tiles are made where the gemm is lowered: one made here
+    # would have no use yet, and the rewrite walkers erase unused pure ops.
+    context.gemm_staging = {
+        gemm: {role: (offsets[a], shared_type(a.memref.type)) for role, a in allocs.items()}
+        for gemm, allocs in staging.items()
+    }
     # The gpu.func itself already has global arguments (_convert_global_type).
     PatternRewriteWalker(ConvertMemorySpaces()).rewrite_region(gpu_func.body)
     _rewrite_structure(gpu_func)

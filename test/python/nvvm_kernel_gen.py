@@ -369,13 +369,20 @@ def gemm_kernels(draw, tensor_cores_only: bool = False) -> Case:
 
     def operand(name: str, tile, k_axis):
         # How the shared tile is filled: copied from global memory, copied and then
-        # doubled in place, or cast from an f32 register fragment.
+        # doubled in place, or cast from an f32 register fragment -- or the operand
+        # is a register fragment itself (P of P V), copied from global memory.
         hows = ["copy", "copy", "double"] + (["cast"] if dtype != "f32" else [])
         how = draw(st.sampled_from(hows)) if k_steps == 1 else "copy"
+        if draw(st.sampled_from((False,) * 5 + (True,))):
+            how = "registers"
         whole = list(tile)
         whole[k_axis] *= k_steps
         shape, offsets = draw(placement(tuple(whole)))
         glob = kernel.arg(name, shape, "f32" if how == "cast" else dtype, offsets)
+        if how == "registers":
+            fragment = kernel.alloc(f"{name}_r", tile, dtype, "fragment")
+            loads.append((glob, fragment, tile, k_axis, how))
+            return fragment
         # Shared tiles: row-major (swizzled when their rows allow), sometimes wider
         # (rows of 3, 5, 6, ... units are not swizzled; 16 + 16 or 16 + 48 columns
         # are) with the tile at a 16-byte aligned column (ldmatrix reads 16-byte
@@ -534,6 +541,7 @@ def gemm_kernels(draw, tensor_cores_only: bool = False) -> Case:
             # ldmatrix/mma.sync for the whole 16-wide K steps, the scalar path for the
             # rest; ldmatrix needs 16-byte rows at 16-byte columns.
             "tensor_cores": tensor_cores,
+            # (A register operand is staged in a shared tile of exactly its shape.)
             "ldmatrix": tensor_cores and all(provably_aligned(b, 8) for b in (a_s, b_s)),
         },
     )

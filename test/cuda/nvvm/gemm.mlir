@@ -176,3 +176,25 @@ func.func @gemm_no_blocks()
   tile.gemm<24x8x32> %A_s, %B_s -> %C_f : memref<24x32xbf16, "shared">, memref<32x8xbf16, "shared"> -> memref<24x8xf32, "fragment">
   func.return
 }
+
+// -----
+
+// A register-fragment A (P of P V): each thread stores its elements into a shared
+// tile of A's shape, a barrier, then ldmatrix reads it like any shared operand.  Not
+// in a loop: nothing read the tile before, so no barrier before the stores.
+// CHECK-LABEL: gpu.func @gemm_register_a(
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         %[[STAGE:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<{{.*}}xi8, 3 : i64> to memref<16x16xf16, 3 : i64>
+// CHECK:         memref.store %{{.*}}, %[[STAGE]][%{{.*}}, %{{.*}}] : memref<16x16xf16, 3 : i64>
+// CHECK:         nvvm.barrier0
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         "nvgpu.ldmatrix"(%[[STAGE]]
+// CHECK:         nvgpu.mma.sync
+func.func @gemm_register_a()
+    attributes {tile.threads = 32 : i64, tile.target = "sm_80"} {
+  %A_f = memref.alloc() : memref<16x16xf16, "fragment">
+  %B_s = memref.alloc() : memref<16x16xf16, "shared">
+  %C_f = memref.alloc() : memref<16x16xf32, "fragment">
+  tile.gemm<16x16x16> %A_f, %B_s -> %C_f : memref<16x16xf16, "fragment">, memref<16x16xf16, "shared"> -> memref<16x16xf32, "fragment">
+  func.return
+}

@@ -88,16 +88,3 @@ func.func @broadcast_from_registers() attributes {tile.target = "sm_80"} {
   tile.broadcast<64x32> %v -> %x axis 1 : memref<64xf32, "fragment"> -> memref<64x32xf32, "fragment">
   func.return
 }
-
-// -----
-
-// A thread holds only its own elements of a register fragment; a gemm reads every
-// element of A and B.
-func.func @gemm_from_registers() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
-  %A_f = memref.alloc() : memref<16x16xf16, "fragment">
-  %B_s = memref.alloc() : memref<16x16xf16, "shared">
-  %C_f = memref.alloc() : memref<16x16xf32, "fragment">
-  // expected-error @+1 {{gemm inputs must be in shared (or global) memory}}
-  tile.gemm<16x16x16> %A_f, %B_s -> %C_f : memref<16x16xf16, "fragment">, memref<16x16xf16, "shared"> -> memref<16x16xf32, "fragment">
-  func.return
-}

@@ -30,7 +30,8 @@ steps):
 * ``gemm_kernels``: a ``tile.gemm`` (f16/bf16/f32; M, N, K mostly in 16/32/64, now
   and then 8, 24 or odd, K not a multiple of 16; optional
   ``transpose_a``/``transpose_b``, optionally a two-step ``pipeline.for`` k loop),
-  A and B moved from global memory at random offsets into shared tiles (padded or
+  A and B moved from global memory at random offsets into register fragments (staged
+  through shared memory by the lowering) or shared tiles (padded or
   not, taller or not, or one slot of two) by a copy, a copy and an in-place
   ``tile.add``, or a ``tile.cast`` from f32 registers -- so the XOR swizzle is on the
   filling side as well as the ``ldmatrix`` side -- the accumulator filled, gemm'd,
@@ -181,9 +182,12 @@ def test_gemms_match_the_tile_level_run(case: Case):
         + (", tensor cores" if case.notes["ldmatrix"] else "")
         + (", idle warps" if grid is not None and grid.has_idle_warps else "")
     )
-    swizzled = case.notes["tensor_cores"] and (
-        is_swizzled(case.notes["a_s"]) or is_swizzled(case.notes["b_s"])
+    # Shared operands only: a register operand's staging tile is not swizzled.
+    swizzled = case.notes["tensor_cores"] and any(
+        case.notes[s].space == "shared" and is_swizzled(case.notes[s]) for s in ("a_s", "b_s")
     )
+    if any(case.notes[s].space == "fragment" for s in ("a_s", "b_s")):
+        event("gemm: a register operand")
     assert ("arith.xori" in names) == swizzled, text
     event(f"gemm: {'swizzled' if swizzled else 'row-major'} shared tiles")
     # The mma accumulator layout leaves in register pairs exactly where the
