@@ -73,9 +73,12 @@ def _assert_bit_exact(inputs, expected, run) -> None:
         )
 
 
-@pytest.mark.parametrize("n", [0, 1, 3])
-def test_warp_grid_regression_runs_on_two_of_four_warps(n):
-    inputs, expected, run, lowered = _run_both(WARP_GRID, {"n": n})
+@pytest.mark.parametrize(
+    "target, n", [("sm_80", 0), ("sm_80", 1), ("sm_80", 3), ("sm_90", 1), ("sm_90", 3)]
+)
+def test_warp_grid_regression_runs_on_two_of_four_warps(target, n):
+    text = WARP_GRID.replace('tile.target = "sm_80"', f'tile.target = "{target}"')
+    inputs, expected, run, lowered = _run_both(text, {"n": n})
     mmas = [op for op in lowered.walk() if op.name == "nvgpu.mma.sync"]
     assert mmas and all(_under_if(op) for op in mmas)
     _assert_bit_exact(inputs, expected, run)
