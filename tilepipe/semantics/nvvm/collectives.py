@@ -199,7 +199,9 @@ def _warps(ex: BlockExecution, op: Operation, mask: np.ndarray):
     them under a warp-uniform branch)."""
     per_warp = mask.reshape(-1, WARP)
     if not (per_warp.all(axis=1) | ~per_warp.any(axis=1)).all():
-        raise NvvmExecutionError(op, "executed by only some lanes of a warp (divergent control flow)")
+        raise NvvmExecutionError(
+            op, "executed by only some lanes of a warp (divergent control flow)"
+        )
     return [slice(w * WARP, (w + 1) * WARP) for w in np.flatnonzero(per_warp[:, 0])]
 
 
