@@ -1,15 +1,24 @@
 """``tile.gemm`` on tensor cores (``nvgpu.ldmatrix`` + ``mma.sync`` m16n8k16),
-with a scalar FMA path for the dtypes tensor cores lack.
+with a scalar path for whatever tensor cores cannot take.
 
-Tensor-core path (f16 or bf16 inputs in shared memory, f32 accumulator fragment, M, N,
-K tiling into whole m16n8k16 blocks over the block's warps -- ``choose_warp_grid``):
-each warp owns a ``warp_m x warp_n`` sub-tile of C, held in registers in the
-accumulator layout (``MmaAccumulatorLayout``).  For every 16-wide step of K it loads
-one A fragment per 16 rows with ``ldmatrix.x4`` and the B fragments of two 8-column
-blocks with one ``ldmatrix.x4`` (``.trans`` for a row-major KxN B), then issues one
-``mma.sync`` per 16x8 block; LLVM unrolls the k-steps.  The lane addresses follow the
-PTX ISA's ``ldmatrix`` rule (lanes ``8i..8i+7`` address the rows of matrix ``i``) and
-produce exactly the A/B fragment layouts ``mma.m16n8k16`` expects.
+Which path a gemm takes is data: the target's ``mma_shapes`` (``CudaTarget``) say
+which input types have an m16n8k16 instruction, and the accumulator's layout
+(``nvvm_layout``: an mma accumulator layout when its tile is whole 16x8 blocks over
+some of the block's warps) says whether the gemm's C is held the way mma.sync
+needs it.  Tensor cores then run every whole 16-wide step of K whose operands
+ldmatrix can read (16-byte rows); the scalar path runs the rest: the K tail, or the
+whole gemm.
+
+Tensor-core path: each warp of the grid owns a ``warp_m x warp_n`` sub-tile of C,
+held in registers in the accumulator layout (``MmaAccumulatorLayout``); a tile with
+fewer 16x8 blocks than the block has warps runs on some of them, the others skip
+the gemm (it holds no barrier, so nothing else is made non-uniform).  For every
+16-wide step of K it loads one A fragment per 16 rows with ``ldmatrix.x4`` and the
+B fragments of two 8-column blocks with one ``ldmatrix.x4`` (``.trans`` for a
+row-major KxN B), then issues one ``mma.sync`` per 16x8 block; LLVM unrolls the
+k-steps.  The lane addresses follow the PTX ISA's ``ldmatrix`` rule (lanes
+``8i..8i+7`` address the rows of matrix ``i``) and produce exactly the A/B fragment
+layouts ``mma.m16n8k16`` expects.
 
 f16 uses ``nvgpu.mma.sync``.  bf16 uses upstream's ``nvvm.mma.sync`` directly
 (``m16n8k16.row.col`` with bf16 multiplicand types), because upstream 22.1.8's
@@ -19,10 +28,13 @@ each ``vector<2xbf16>`` row of a fragment is bitcast (``llvm.bitcast``) to the i
 register PTX wants, and the ``!llvm.struct<(f32, f32, f32, f32)>`` result is taken
 apart with ``llvm.extractvalue``.
 
-Scalar FMA path (f32 inputs, which tensor cores have no m16n8k16 form for): every
-thread computes the accumulator elements it owns as a K-loop of multiply-adds,
-reading A and B from shared memory.  An f16/bf16 gemm whose tile does not split into
-m16n8k16 blocks over the warps is an error, not a silent slow path.
+Scalar path: every thread computes the accumulator elements it owns (under C's
+layout) from A and B in shared or global memory, in the order the tile level
+defines (``numerics.gemm_accumulate``): f32 inputs one K at a time (a rounded
+product, then a rounded sum); f16/bf16 inputs one 16-wide step of K at a time, each
+step summed from zero in ascending K (the products are exact in f32) and then added
+to C -- the same rounding as a tensor-core step, so the two paths can share an
+accumulator and a K split between them.
 """
 
 from __future__ import annotations
@@ -30,7 +42,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm, vector
-from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, VectorType, f32, i32, i64
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseArrayBase,
+    FloatAttr,
+    VectorType,
+    f32,
+    i32,
+    i64,
+)
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -47,10 +67,10 @@ from tilepipe.lowering.nvvm.layout import (
     MMA_K,
     MMA_M,
     MMA_N,
-    TENSOR_CORE_INPUTS,
     MmaAccumulatorLayout,
-    tensor_core_misfit,
+    tensor_core_shape,
 )
+from tilepipe.lowering.nvvm.staging import stage_register_operands
 
 ACCUMULATOR_VECTOR = VectorType(f32, [2, 2])
 
@@ -63,40 +83,34 @@ class LowerGemm(RewritePattern):
     def match_and_rewrite(self, op: GemmOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
         a, b, c = operands["a"], operands["b"], operands["c"]
-        if not c.is_fragment:
+        if not c.is_fragment:  # the verifier admits fragments (and Ascend's L0C) only
             raise op_error(op, "the accumulator must be a register fragment")
-        if a.is_fragment or b.is_fragment:
-            raise op_error(op, "gemm inputs must be in shared (or global) memory")
-        # The accumulator's layout is mma.sync's when any gemm into it runs on tensor
-        # cores; an f32 gemm into the same fragment still takes the scalar path, over
-        # that layout (fuzz seed 411991: it issued an f32 ldmatrix, which upstream
-        # rejects and the NVVM interpreter ran as a wrong product).
-        mma_layout = isinstance(c.layout, MmaAccumulatorLayout)
-        tensor_cores = mma_layout and isinstance(a.element_type, TENSOR_CORE_INPUTS)
-        if isinstance(a.element_type, TENSOR_CORE_INPUTS) and not mma_layout:
-            m, n, k = op.mnk
-            misfit = tensor_core_misfit(m, n, k, self.context.warps)
-            raise op_error(
-                op,
-                f"{a.element_type} gemms run on tensor cores (mma.sync m16n8k16), but "
-                f"{misfit}; choose a tile that splits, or f32 for the scalar path",
-            )
-        if tensor_cores:
-            for operand in (a, b):
-                if not operand.vector_aligned(8):
-                    raise op_error(
-                        op,
-                        f"ldmatrix reads 16-byte rows: {operand.role} must be rows of a "
-                        "multiple of 8 elements at a column offset that is provably a "
-                        "multiple of 8",
-                    )
+        k = op.mnk[2]
         with emit.emitting(rewriter, op):
-            if tensor_cores:
+            a, b = stage_register_operands(op, self.context, [a, b])
+            tensor_k = _tensor_core_extent(self.context, a, b, c, k)
+            if tensor_k:
                 assert isinstance(c.layout, MmaAccumulatorLayout)
-                _tensor_core_gemm(op, self.context, a, b, c, c.layout)
-            else:
-                _fma_gemm(op, self.context, a, b, c)
+                _tensor_core_gemm(op, self.context, a, b, c, c.layout, tensor_k)
+            if tensor_k < k:
+                _scalar_gemm(op, self.context, a, b, c, tensor_k)
         rewriter.erase(op)
+
+
+def _tensor_core_extent(
+    context: KernelContext, a: TileOperand, b: TileOperand, c: TileOperand, k: int
+) -> int:
+    """How much of K (from 0) runs on tensor cores: its whole 16-wide steps when the
+    target has an mma for the inputs, C has the mma layout and ldmatrix can read A and
+    B (16-byte rows at 16-byte aligned columns); else none.  (An f32 gemm into an mma
+    accumulator runs on the scalar path over its layout: fuzz seed 411991.)"""
+    if tensor_core_shape(context.target, a.element_type) is None:
+        return 0
+    if not isinstance(c.layout, MmaAccumulatorLayout):
+        return 0
+    if not (a.vector_aligned(8) and b.vector_aligned(8)):
+        return 0
+    return k - k % MMA_K
 
 
 def _ldmatrix(
@@ -178,9 +192,26 @@ def _tensor_core_gemm(
     b: TileOperand,
     c: TileOperand,
     layout: MmaAccumulatorLayout,
+    k_extent: int,
+) -> None:
+    warp = context.ids.warp
+    layout.grid.if_active(
+        warp, lambda: _warp_tile_gemm(op, context, warp, a, b, c, layout, k_extent)
+    )
+
+
+def _warp_tile_gemm(
+    op: GemmOp,
+    context: KernelContext,
+    warp: SSAValue,
+    a: TileOperand,
+    b: TileOperand,
+    c: TileOperand,
+    layout: MmaAccumulatorLayout,
+    k_extent: int,
 ) -> None:
     grid = layout.grid
-    warp_row, warp_col = grid.warp_origin(context.ids.warp)
+    warp_row, warp_col = grid.warp_origin(warp)
     lanes = _LaneOffsets.of(context.ids.lane)
     transpose_a = op.transpose_a is not None
     transpose_b = op.transpose_b is not None
@@ -229,17 +260,31 @@ def _tensor_core_gemm(
     # its counter and address updates every step): their shared-memory addresses then
     # differ by constants, folded into the ldmatrix immediates.
     emit.for_range(
-        op.mnk[2] // MMA_K, lambda step: k_step(emit.mul(step, MMA_K)), unroll=True
+        k_extent // MMA_K, lambda step: k_step(emit.mul(step, MMA_K)), unroll=True
     )
 
 
-def _fma_gemm(
-    op: GemmOp, context: KernelContext, a: TileOperand, b: TileOperand, c: TileOperand
+def _f32_zero() -> SSAValue:
+    return arith.ConstantOp(FloatAttr(0.0, f32)).result
+
+
+def _scalar_gemm(
+    op: GemmOp,
+    context: KernelContext,
+    a: TileOperand,
+    b: TileOperand,
+    c: TileOperand,
+    k_begin: int,
 ) -> None:
+    """``C += A[:, k_begin:] B[k_begin:, :]`` element by element (see the module doc
+    for the order)."""
     assert c.layout is not None
     k_extent = op.mnk[2]
     transpose_a = op.transpose_a is not None
     transpose_b = op.transpose_b is not None
+    # The tile level's K step (numerics.gemm_k_step): one for f32, mma's 16 for the
+    # narrow formats, whichever path runs them.
+    k_step = 1 if a.element_type == f32 else MMA_K
 
     def widen(value: SSAValue) -> SSAValue:
         return value if value.type == f32 else arith.ExtFOp(value, f32).result
@@ -253,7 +298,29 @@ def _fma_gemm(
             product = arith.MulfOp(widen(a_value), widen(b_value)).result
             return arith.AddfOp(acc, product).result
 
-        initial = c.load(coords, register)
-        c.store(emit.for_range_carrying(k_extent, initial, multiply_add), coords, register)
+        def step_sum(k0: SSAValue, width: int) -> SSAValue:
+            """The products of K ``k0 .. k0 + width``, summed from zero upwards."""
+            return emit.for_range_carrying(
+                width, _f32_zero(), lambda k, acc: multiply_add(emit.add(k0, k), acc)
+            )
+
+        acc = c.load(coords, register)
+        if k_step == 1:
+            acc = emit.for_range_carrying(
+                k_extent - k_begin, acc, lambda k, acc: multiply_add(emit.add(k, k_begin), acc)
+            )
+        else:
+            steps, tail = divmod(k_extent - k_begin, k_step)
+
+            def whole_step(step: SSAValue, acc: SSAValue) -> SSAValue:
+                k0 = emit.add(emit.mul(step, k_step), k_begin)
+                return arith.AddfOp(acc, step_sum(k0, k_step)).result
+
+            if steps:
+                acc = emit.for_range_carrying(steps, acc, whole_step)
+            if tail:
+                last = emit.const(k_begin + steps * k_step)
+                acc = arith.AddfOp(acc, step_sum(last, tail)).result
+        c.store(acc, coords, register)
 
     c.layout.for_each(context.ids, one_element)

@@ -68,15 +68,19 @@ from tilepipe.core.targets import CudaTarget, target_of
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.layout import (
+    MMA_K,
     WARP_SIZE,
     CooperativeLayout,
     FragmentLayout,
     MmaAccumulatorLayout,
     ThreadIds,
+    WarpGrid,
+    choose_mma_grid,
     choose_warp_grid,
-    is_tensor_core_gemm,
+    tensor_core_shape,
 )
 from tilepipe.lowering.nvvm.registers import check_register_budget
+from tilepipe.lowering.nvvm.staging import add_staging_buffers
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
@@ -97,7 +101,23 @@ class KernelContext:
     fragments: dict[SSAValue, FragmentLayout] = field(default_factory=dict)
     shared_bytes: int = 0
     dynamic_shared: bool = False
+    shared_arena: SSAValue | None = None  # the static workgroup buffer, if any
     swizzles: dict[SSAValue, SharedSwizzle] = field(default_factory=dict)
+    # The shared tile (byte offset, type) each register fragment operand of a gemm is
+    # staged in (nvvm_staging).
+    gemm_staging: dict[GemmOp, dict[str, tuple[int, MemRefType]]] = field(default_factory=dict)
+
+    def shared_view(self, offset: int, view_type: MemRefType) -> SSAValue:
+        """A view of the kernel's shared memory at ``offset``, emitted here."""
+        if self.dynamic_shared:
+            base = memref.MemorySpaceCastOp(
+                DynamicSharedMemoryOp().resultMemref,
+                MemRefType(i8, [DYNAMIC_INDEX], memory_space=SHARED_ADDRESS_SPACE),
+            ).dest
+        else:
+            base = self.shared_arena
+        assert base is not None
+        return memref.ViewOp(base, emit.const(offset), [], view_type).results[0]
 
     @property
     def threads(self) -> int:
@@ -108,50 +128,72 @@ class KernelContext:
         return self.threads // WARP_SIZE
 
     def on_tensor_cores(self, gemm: GemmOp) -> bool:
-        """Does ``gemm`` run on tensor cores (its accumulator has the mma layout)?"""
-        return isinstance(self.fragments.get(gemm.c), MmaAccumulatorLayout)
+        """Does ``gemm`` run on tensor cores: its accumulator has the mma layout, the
+        target an mma for its inputs, and K a whole 16-wide step at least?  (Its
+        operands' alignment is the lowering's last word: ``nvvm_gemm``.)"""
+        return (
+            isinstance(self.fragments.get(gemm.c), MmaAccumulatorLayout)
+            and tensor_core_shape(self.target, gemm.element_type("a")) is not None
+            and gemm.mnk[2] >= MMA_K
+        )
 
 
 def _is_alloc_in(op: Operation, spaces: tuple[MemorySpace, ...]) -> bool:
     return isinstance(op, memref.AllocOp) and memory_space(op.memref.type) in spaces
 
 
-def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, FragmentLayout]:
+def fragment_layouts(
+    kernel: func.FuncOp, threads: int, target: CudaTarget
+) -> dict[SSAValue, FragmentLayout]:
     """The layout of every register fragment of ``kernel`` (see ``nvvm_layout``)."""
     layouts: dict[SSAValue, FragmentLayout] = {}
-    warps = threads // WARP_SIZE
     links = _fragment_links(kernel)
     for op in kernel.walk():
         if not _is_alloc_in(op, (MemorySpace.FRAGMENT, MemorySpace.LOCAL)):
             continue
         buffer = op.memref
-        buffer_type = buffer.type
-        assert isinstance(buffer_type, MemRefType)
-        layout: FragmentLayout = CooperativeLayout(tuple(buffer_type.get_shape()), threads)
-        for use in buffer.uses:
-            gemm = use.operation
-            if not isinstance(gemm, GemmOp) or gemm.c != buffer:
-                continue
-            m, n, k = gemm.mnk
-            if not is_tensor_core_gemm(gemm.element_type("a"), m, n, k, warps):
-                continue
-            if tuple(buffer_type.get_shape()) != (m, n):
-                raise op_error(
-                    gemm,
-                    f"a tensor-core accumulator must be exactly the {m}x{n} tile, "
-                    f"got {buffer_type}",
-                )
-            rows_reduced = any(_reduced_along_rows(f) for f in _combined_with(links, buffer))
-            grid = choose_warp_grid(m, n, warps, rows_reduced)
-            grid = grid or choose_warp_grid(m, n, warps)
-            assert grid is not None
-            mma = MmaAccumulatorLayout(grid)
-            if isinstance(layout, MmaAccumulatorLayout) and layout != mma:
-                raise op_error(gemm, "two gemms give this accumulator different layouts")
-            layout = mma
-        layouts[buffer] = layout
+        grid = _accumulator_grid(buffer, links, threads // WARP_SIZE, target)
+        layouts[buffer] = (
+            MmaAccumulatorLayout(grid)
+            if grid is not None
+            else CooperativeLayout(tuple(buffer.type.get_shape()), threads)
+        )
     _propagate_accumulator_layouts(links, layouts)
     return layouts
+
+
+def _accumulator_grid(
+    buffer: SSAValue, links: list[list[SSAValue]], warps: int, target: CudaTarget
+) -> WarpGrid | None:
+    """The warp grid of the mma accumulator layout ``buffer`` gets, when a gemm into it
+    has tensor-core inputs on ``target`` and an accumulator of whole m16n8 blocks.
+
+    Every gemm into the buffer then runs over that one layout: on tensor cores where
+    its K and operands allow, on the scalar path otherwise (``nvvm_gemm``)."""
+    shape = tuple(buffer.type.get_shape())
+    for use in buffer.uses:
+        gemm = use.operation
+        if not isinstance(gemm, GemmOp) or gemm.c != buffer:
+            continue
+        if tensor_core_shape(target, gemm.element_type("a")) is None:
+            continue
+        m, n, _ = gemm.mnk
+        if any(_reduced_along_rows(f) for f in _combined_with(links, buffer)):
+            # The shuffle reductions (nvvm_reduce) want whole rows per warp, and every
+            # warp of the block in the grid.
+            grid = choose_warp_grid(m, n, warps, True) or choose_warp_grid(m, n, warps)
+        else:
+            grid = choose_mma_grid(m, n, warps)
+        if grid is None:
+            continue
+        if shape != (m, n):
+            raise op_error(
+                gemm,
+                f"a tensor-core accumulator must be exactly the {m}x{n} tile, "
+                f"got {buffer.type}",
+            )
+        return grid
+    return None
 
 
 def _fragment_links(kernel: func.FuncOp) -> list[list[SSAValue]]:
@@ -309,7 +351,8 @@ def build_kernel(
     except KernelAttributeError as err:
         raise op_error(err.op, str(err)) from None
     grid, threads = kernel_launch_shape(kernel)
-    layouts = fragment_layouts(kernel, threads)
+    staging = add_staging_buffers(kernel)
+    layouts = fragment_layouts(kernel, threads, target)
     check_register_budget(kernel, layouts, target)
     offsets, shared_bytes, base_alignment = shared_offsets(kernel)
     if shared_bytes > target.shared_memory_bytes:
@@ -364,7 +407,14 @@ def build_kernel(
             shared_base = cast.dest
 
     context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
+    context.shared_arena = entry.args[len(inputs)] if workgroup else None
     _rewrite_buffers(offsets, shared_base, layouts, context)
+    # Views of the staging tiles are made where the gemm is lowered: one made here
+    # would have no use yet, and the rewrite walkers erase unused pure ops.
+    context.gemm_staging = {
+        gemm: {role: (offsets[a], shared_type(a.memref.type)) for role, a in allocs.items()}
+        for gemm, allocs in staging.items()
+    }
     # The gpu.func itself already has global arguments (_convert_global_type).
     PatternRewriteWalker(ConvertMemorySpaces()).rewrite_region(gpu_func.body)
     _rewrite_structure(gpu_func)

@@ -11,19 +11,23 @@
   accumulator of a tensor-core gemm gets the ``mma.sync`` m16n8k16 accumulator layout
   (PTX ISA, "Matrix Fragments for mma.m16n8k16": c0,c1 at row ``lane/4``, columns
   ``2*(lane%4) + {0,1}``; c2,c3 eight rows below), replicated over the warp's tile of
-  16x8 blocks; every other fragment is dealt out cooperatively (element ``e`` to thread
-  ``e mod threads``, register ``e div threads``).
+  16x8 blocks -- over fewer warps than the block has when the tile has too few
+  blocks for all of them (the others own none of its elements); every other
+  fragment is dealt out cooperatively (element ``e`` to thread ``e mod threads``,
+  register ``e div threads``).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.dialects import gpu
 from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from xdsl.ir import Attribute, SSAValue
+
+from tilepipe.core.targets import CudaTarget, MmaShape
 
 from tilepipe.lowering.nvvm import emit
 
@@ -172,12 +176,32 @@ class CooperativeLayout(FragmentLayout):
 
 @dataclass(frozen=True)
 class WarpGrid:
-    """How the warps of a block tile an ``m x n`` accumulator."""
+    """How the warps of a block tile an ``m x n`` accumulator.
+
+    ``block_warps``, when set, is the block's warp count where the grid uses fewer
+    (``active_warps``): the warps past the grid own no element of the tile."""
 
     m: int
     n: int
     warps_m: int
     warps_n: int
+    block_warps: int = 0
+
+    @property
+    def active_warps(self) -> int:
+        return self.warps_m * self.warps_n
+
+    @property
+    def has_idle_warps(self) -> bool:
+        return self.block_warps > self.active_warps
+
+    def if_active(self, warp: SSAValue, body: Callable[[], None]) -> None:
+        """``body`` on the grid's warps only (whole warps: warp-collective ops in it
+        stay convergent)."""
+        if self.has_idle_warps:
+            emit.if_then(emit.less_than(warp, self.active_warps), body)
+        else:
+            body()
 
     @property
     def warp_m(self) -> int:
@@ -246,6 +270,9 @@ class MmaAccumulatorLayout(FragmentLayout):
     def for_each_run(self, ids: ThreadIds, body: RunBody, max_width: int) -> None:
         """Runs of two: c0,c1 (and c2,c3) are neighbours in a row."""
         width = 2 if max_width >= 2 else 1
+        self.grid.if_active(ids.warp, lambda: self._for_each_run(ids, body, width))
+
+    def _for_each_run(self, ids: ThreadIds, body: RunBody, width: int) -> None:
         warp_row, warp_col = self.grid.warp_origin(ids.warp)
         lane = ids.lane
         base_row = emit.add(warp_row, emit.div(lane, 4))
@@ -259,23 +286,25 @@ class MmaAccumulatorLayout(FragmentLayout):
                     body(emit.const(register), [row, col], width)
 
 
-def tensor_core_misfit(m: int, n: int, k: int, warps: int) -> str | None:
-    """Why an ``m x n x k`` gemm does not split into m16n8k16 blocks over ``warps``
-    warps (None when it does)."""
-    if k % MMA_K:
-        return f"K = {k} is not a multiple of {MMA_K}"
-    if choose_warp_grid(m, n, warps) is None:
-        return (
-            f"no grid of its {warps} warps tiles {m}x{n} into whole {MMA_M}x{MMA_N} "
-            f"blocks (each warp's rows a multiple of {MMA_M}, its columns of {MMA_N})"
-        )
+def choose_mma_grid(m: int, n: int, warps: int, whole_rows: bool = False) -> WarpGrid | None:
+    """``choose_warp_grid`` over all ``warps`` of the block, else over the most of
+    them that tile ``m x n`` in whole m16n8 blocks (the rest idle in the gemm)."""
+    for active in range(warps, 0, -1):
+        grid = choose_warp_grid(m, n, active, whole_rows)
+        if grid is not None:
+            return grid if active == warps else replace(grid, block_warps=warps)
     return None
 
 
-def is_tensor_core_gemm(a_type: Attribute, m: int, n: int, k: int, warps: int) -> bool:
-    """f16/bf16 inputs (see TENSOR_CORE_INPUTS) and a tile that splits into m16n8k16 blocks over the warps."""
-    return (
-        isinstance(a_type, TENSOR_CORE_INPUTS)
-        and k % MMA_K == 0
-        and choose_warp_grid(m, n, warps) is not None
-    )
+def tensor_core_shape(target: CudaTarget, element_type: Attribute) -> MmaShape | None:
+    """The target's ``mma.sync`` for gemm inputs of ``element_type`` that this
+    lowering emits (m16n8k16, f32 accumulator), if it offers one."""
+    for shape in target.mma_shapes:
+        if (
+            (shape.m, shape.n, shape.k) == (MMA_M, MMA_N, MMA_K)
+            and shape.accumulator == "f32"
+            and str(element_type) in shape.inputs
+            and isinstance(element_type, TENSOR_CORE_INPUTS)
+        ):
+            return shape
+    return None

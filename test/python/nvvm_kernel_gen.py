@@ -1,7 +1,6 @@
 """Random tile kernels for the ``lower-to-nvvm`` property tests
 (test_nvvm_property.py): a small model of kernel text (buffers, statements), the
-hypothesis strategies that draw copy, elementwise, reduction and tensor-core gemm
-kernels, and the helpers that lower, run and compare them."""
+hypothesis strategies that draw copy, elementwise, reduction and gemm kernels, and the helpers that lower, run and compare them."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from hypothesis import strategies as st
 
 from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.core.diagnostics import op_location
-from tilepipe.lowering.nvvm.layout import choose_warp_grid
+from tilepipe.lowering.nvvm.layout import choose_mma_grid, choose_warp_grid
 from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_kernel
@@ -341,15 +340,24 @@ def elementwise_kernels(draw) -> Case:
     return Case(kernel, draw(st.integers(0, 2**32 - 1)), {"exp": uses_exp})
 
 
+# Gemm extents: tensor cores' multiples of 16 (and of 8 for N), and the shapes they
+# take only in part (K tails) or not at all (odd, or no whole 16x8 blocks).
+TENSOR_CORE_EXTENTS = (16, 32, 64)
+GEMM_M = TENSOR_CORE_EXTENTS * 2 + (8, 24, 5, 12)
+GEMM_N = TENSOR_CORE_EXTENTS * 2 + (8, 24, 40, 5, 9)
+GEMM_K = TENSOR_CORE_EXTENTS * 2 + (8, 24, 7, 20)
+TENSOR_CORE_INPUTS = ("f16", "bf16")
+
+
 @st.composite
-def gemm_kernels(draw, splitting_only: bool = False) -> Case:
-    dtype = draw(st.sampled_from(["f16", "bf16"]))
-    m, n, k = (draw(st.sampled_from((16, 32, 64))) for _ in range(3))
+def gemm_kernels(draw, tensor_cores_only: bool = False) -> Case:
+    if tensor_cores_only:
+        dtype = draw(st.sampled_from(TENSOR_CORE_INPUTS))
+        m, n, k = (draw(st.sampled_from(TENSOR_CORE_EXTENTS)) for _ in range(3))
+    else:
+        dtype = draw(st.sampled_from(TENSOR_CORE_INPUTS * 2 + ("f32",)))
+        m, n, k = (draw(st.sampled_from(extents)) for extents in (GEMM_M, GEMM_N, GEMM_K))
     threads = draw(st.sampled_from(THREADS))
-    if splitting_only:
-        threads = draw(
-            st.sampled_from([t for t in THREADS if choose_warp_grid(m, n, t // 32)] or [32])
-        )
     transpose_a, transpose_b = draw(st.booleans()), draw(st.booleans())
     k_steps = draw(st.sampled_from((1, 1, 2)))
     kernel = Kernel("gemm", threads)
@@ -361,12 +369,20 @@ def gemm_kernels(draw, splitting_only: bool = False) -> Case:
 
     def operand(name: str, tile, k_axis):
         # How the shared tile is filled: copied from global memory, copied and then
-        # doubled in place, or cast from an f32 register fragment.
-        how = draw(st.sampled_from(["copy", "copy", "double", "cast"])) if k_steps == 1 else "copy"
+        # doubled in place, or cast from an f32 register fragment -- or the operand
+        # is a register fragment itself (P of P V), copied from global memory.
+        hows = ["copy", "copy", "double"] + (["cast"] if dtype != "f32" else [])
+        how = draw(st.sampled_from(hows)) if k_steps == 1 else "copy"
+        if draw(st.sampled_from((False,) * 5 + (True,))):
+            how = "registers"
         whole = list(tile)
         whole[k_axis] *= k_steps
         shape, offsets = draw(placement(tuple(whole)))
         glob = kernel.arg(name, shape, "f32" if how == "cast" else dtype, offsets)
+        if how == "registers":
+            fragment = kernel.alloc(f"{name}_r", tile, dtype, "fragment")
+            loads.append((glob, fragment, tile, k_axis, how))
+            return fragment
         # Shared tiles: row-major (swizzled when their rows allow), sometimes wider
         # (rows of 3, 5, 6, ... units are not swizzled; 16 + 16 or 16 + 48 columns
         # are) with the tile at a 16-byte aligned column (ldmatrix reads 16-byte
@@ -504,18 +520,29 @@ def gemm_kernels(draw, splitting_only: bool = False) -> Case:
     shape, offsets = draw(placement((m, n), pads=(0, 1, 2, 3, 8)))
     out = kernel.arg("C", shape, out_dtype, offsets)
     kernel.copy((m, n), result, out)
-    # The reduced fragment's layout: an accumulator reduced along rows -- itself or a
-    # fragment combined with it, which takes its layout -- gets whole rows per warp
-    # where a grid allows.
+    # The accumulator's layout (lowering/nvvm/kernel.py): the mma layout for f16/bf16
+    # inputs and whole 16x8 blocks over some warps -- all of them, whole rows each
+    # where a grid allows, when the accumulator (or a fragment combined with it, which
+    # takes its layout) is reduced along rows -- else dealt out cooperatively.
     warps = threads // 32
-    rows_reduced = reduced is not None
-    grid = choose_warp_grid(m, n, warps, rows_reduced) or choose_warp_grid(m, n, warps)
+    grid = None
+    if dtype in TENSOR_CORE_INPUTS:
+        if reduced is not None:
+            grid = choose_warp_grid(m, n, warps, True) or choose_warp_grid(m, n, warps)
+        else:
+            grid = choose_mma_grid(m, n, warps)
+    tensor_cores = grid is not None and k >= 16
     return Case(
         kernel,
         draw(st.integers(0, 2**32 - 1)),
         {
             "mnk": (m, n, k), "warps": warps, "a_s": a_s, "b_s": b_s, "out": out,
-            "softmax": softmax, "grid": grid,
+            "softmax": softmax, "grid": grid, "threads": threads,
+            # ldmatrix/mma.sync for the whole 16-wide K steps, the scalar path for the
+            # rest; ldmatrix needs 16-byte rows at 16-byte columns.
+            "tensor_cores": tensor_cores,
+            # (A register operand is staged in a shared tile of exactly its shape.)
+            "ldmatrix": tensor_cores and all(provably_aligned(b, 8) for b in (a_s, b_s)),
         },
     )
 

@@ -49,6 +49,22 @@ class LockPrimitive(Enum):
 
 
 @dataclass(frozen=True)
+class MmaShape:
+    """A tensor-core instruction a CUDA target offers (``mma.sync.mMnNkK``): the
+    element types of its A and B operands and of its accumulator."""
+
+    m: int
+    n: int
+    k: int
+    inputs: tuple[str, ...]
+    accumulator: str
+
+
+# mma.sync.m16n8k16 with f16 or bf16 multiplicands, f32 accumulator (sm_80 onwards).
+MMA_M16N8K16 = MmaShape(16, 8, 16, ("f16", "bf16"), "f32")
+
+
+@dataclass(frozen=True)
 class CudaTarget:
     name: str
     sm: int
@@ -64,6 +80,9 @@ class CudaTarget:
     has_bulk_tensor_copy: bool = False  # TMA, sm_90+
     # The memref memory spaces a kernel for this target may use ("global" = none).
     memory_spaces: tuple[str, ...] = ("global", "shared", "fragment", "local")
+    # The tensor-core instructions a gemm may lower to; a gemm none fits runs on the
+    # scalar path (lowering/nvvm/gemm.py).
+    mma_shapes: tuple[MmaShape, ...] = (MMA_M16N8K16,)
     # Latencies of the schedule simulator's cycle model (docs/schedule_sim.md), keyed
     # as CHAPTER_LATENCIES.
     latencies: dict[str, Latency] = field(default_factory=lambda: dict(CHAPTER_LATENCIES))

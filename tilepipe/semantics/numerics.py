@@ -14,16 +14,26 @@ from tilepipe.dialects.tile_reduce_order import LANES, Split, SumTree, sum_tree
 
 
 def matmul_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` for 2-D f32 arrays, summed over K in f32 in one fixed order.
+    """``a @ b`` for 2-D f32 arrays, summed over K in f32 in one fixed order: from
+    zero, ascending K, each product rounded to f32 before it is added -- the order the
+    scalar gemm path of lower-to-nvvm emits for a K step of f16/bf16 inputs (whose
+    products are exact in f32).
 
-    ``numpy.einsum`` without optimization never calls BLAS: no thread pool (whose
-    start-up dominated small tiles) and the same order on every machine.  Its inner
-    loop sums in an order that depends on the operands' strides (a transposed view
-    is summed differently from the same values laid out row-major), so both are
-    made contiguous first: a ``transpose_b`` gemm must round as the lowered one does.
+    ``numpy.einsum`` without optimization sums exactly so when B has two or more
+    columns (B is not contiguous along K: einsum's plain loop), and never calls BLAS
+    (no thread pool, the same order on every machine), so it computes those.  A
+    one-column B is contiguous along K, which einsum sums with several SIMD partial
+    sums: that case is summed here one K at a time.  Both operands are made
+    contiguous first: einsum's loop choice depends on the strides (a transposed view
+    was summed differently), and a ``transpose_b`` gemm must round as the lowered one.
     """
     a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
-    return np.einsum("mk,kn->mn", a, b, optimize=False)
+    if b.shape[1] >= 2:
+        return np.einsum("mk,kn->mn", a, b, optimize=False)
+    total = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for k in range(a.shape[1]):
+        total = total + np.multiply.outer(a[:, k], b[k]).astype(np.float32)
+    return total
 
 
 # The K step of the tensor-core instruction (mma.sync m16n8k16) tile.gemm lowers to.

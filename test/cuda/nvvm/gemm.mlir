@@ -1,5 +1,5 @@
 // lower-to-nvvm: tile.gemm on tensor cores (ldmatrix + mma.sync m16n8k16) for f16/bf16,
-// as scalar multiply-adds for f32 inputs.
+// as scalar multiply-adds for f32 inputs and for what tensor cores cannot take.
 
 // RUN: tile-opt %s --split-input-file -p lower-to-nvvm | filecheck %s
 
@@ -107,5 +107,94 @@ func.func @gemm_f32()
   %B_s = memref.alloc() : memref<16x32xf32, "shared">
   %C_f = memref.alloc() : memref<32x32xf32, "fragment">
   tile.gemm<32x32x16> %A_s, %B_s -> %C_f : memref<32x16xf32, "shared">, memref<16x32xf32, "shared"> -> memref<32x32xf32, "fragment">
+  func.return
+}
+
+// -----
+
+// 16x16 is two 16x8 blocks: two of the four warps run the gemm, one block each, and
+// the other two skip it (a warp-uniform branch: ldmatrix and mma.sync need whole
+// warps converged, not the block).
+// CHECK-LABEL: gpu.func @gemm_idle_warps(
+// CHECK:         %[[WARP:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// CHECK:         %[[ACTIVE:.*]] = arith.cmpi ult, %[[WARP]], %{{.*}} : index
+// CHECK:         scf.if %[[ACTIVE]] {
+// CHECK:           scf.for
+// CHECK-COUNT-1:     nvgpu.mma.sync
+// CHECK-NOT:         nvgpu.mma.sync
+func.func @gemm_idle_warps()
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %A_s = memref.alloc() : memref<16x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x16xf16, "shared">
+  %C_f = memref.alloc() : memref<16x16xf32, "fragment">
+  tile.gemm<16x16x32> %A_s, %B_s -> %C_f : memref<16x32xf16, "shared">, memref<32x16xf16, "shared"> -> memref<16x16xf32, "fragment">
+  func.return
+}
+
+// -----
+
+// K = 24: the whole 16-wide step on tensor cores, the last 8 on the scalar path over
+// the same accumulator layout: the 8 products summed from zero, then added to C (the
+// tile level's order for a K step: numerics.gemm_accumulate).
+// CHECK-LABEL: gpu.func @gemm_k_tail(
+// CHECK:         nvgpu.mma.sync
+// CHECK:         %[[INIT:.*]] = memref.load
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[STEP:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK:           arith.extf
+// CHECK:           arith.extf
+// CHECK:           arith.mulf
+// CHECK:           arith.addf %[[ACC]]
+// CHECK:         %[[SUM:.*]] = arith.addf %[[INIT]], %[[STEP]] : f32
+// CHECK:         memref.store %[[SUM]]
+func.func @gemm_k_tail()
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %A_s = memref.alloc() : memref<32x24xf16, "shared">
+  %B_s = memref.alloc() : memref<24x32xf16, "shared">
+  %C_f = memref.alloc() : memref<32x32xf32, "fragment">
+  tile.gemm<32x32x24> %A_s, %B_s -> %C_f : memref<32x24xf16, "shared">, memref<24x32xf16, "shared"> -> memref<32x32xf32, "fragment">
+  func.return
+}
+
+// -----
+
+// 24 rows are no whole 16-row blocks: the accumulator is dealt out cooperatively and
+// the gemm runs on the scalar path, one 16-wide K step at a time.
+// CHECK-LABEL: gpu.func @gemm_no_blocks(
+// CHECK-NOT:     nvgpu
+// CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<2xf32>
+// CHECK:         %[[INIT:.*]] = memref.load %[[C]]
+// CHECK:         scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
+// CHECK:           scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32)
+// CHECK:             arith.mulf
+// CHECK:           arith.addf %[[ACC]]
+func.func @gemm_no_blocks()
+    attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %A_s = memref.alloc() : memref<24x32xbf16, "shared">
+  %B_s = memref.alloc() : memref<32x8xbf16, "shared">
+  %C_f = memref.alloc() : memref<24x8xf32, "fragment">
+  tile.gemm<24x8x32> %A_s, %B_s -> %C_f : memref<24x32xbf16, "shared">, memref<32x8xbf16, "shared"> -> memref<24x8xf32, "fragment">
+  func.return
+}
+
+// -----
+
+// A register-fragment A (P of P V): each thread stores its elements into a shared
+// tile of A's shape, a barrier, then ldmatrix reads it like any shared operand.  Not
+// in a loop: nothing read the tile before, so no barrier before the stores.
+// CHECK-LABEL: gpu.func @gemm_register_a(
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         %[[STAGE:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<{{.*}}xi8, 3 : i64> to memref<16x16xf16, 3 : i64>
+// CHECK:         memref.store %{{.*}}, %[[STAGE]][%{{.*}}, %{{.*}}] : memref<16x16xf16, 3 : i64>
+// CHECK:         nvvm.barrier0
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         "nvgpu.ldmatrix"(%[[STAGE]]
+// CHECK:         nvgpu.mma.sync
+func.func @gemm_register_a()
+    attributes {tile.threads = 32 : i64, tile.target = "sm_80"} {
+  %A_f = memref.alloc() : memref<16x16xf16, "fragment">
+  %B_s = memref.alloc() : memref<16x16xf16, "shared">
+  %C_f = memref.alloc() : memref<16x16xf32, "fragment">
+  tile.gemm<16x16x16> %A_f, %B_s -> %C_f : memref<16x16xf16, "fragment">, memref<16x16xf16, "shared"> -> memref<16x16xf32, "fragment">
   func.return
 }

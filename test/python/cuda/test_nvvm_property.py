@@ -27,21 +27,25 @@ steps):
   or a register fragment (warp shuffles), into shared memory or registers,
   optionally broadcast back (``tile.broadcast``) and combined; the fragment
   reductions the lowering does not take must be located diagnostics.
-* ``gemm_kernels``: a tensor-core ``tile.gemm`` (f16/bf16, M, N, K in 16/32/64,
-  optional ``transpose_a``/``transpose_b``, optionally a two-step ``pipeline.for``
-  k loop), A and B moved from global memory at random offsets into shared tiles
-  (padded or not, taller or not, or one slot of two) by a copy, a copy and an
-  in-place ``tile.add``, or a ``tile.cast`` from f32 registers -- so the XOR swizzle
-  is on the filling side as well as the ``ldmatrix`` side -- the accumulator filled,
-  gemm'd, optionally combined with another fragment or a shared tile, optionally
-  put through flash attention's row statistics (``reduce max`` / ``broadcast`` /
-  ``sub`` / ``exp`` / ``reduce sum`` / ``div``), optionally cast to f16, and copied
-  to global memory at a random row and (even or odd) column offset: register pairs
-  exactly where the columns are provably even.  A tile that does not split over the
-  warps, an operand at a column ldmatrix cannot read (no multiple of 16 bytes), and
-  a row reduction of an accumulator whose rows span warps must be located
-  diagnostics that say why.  The same kernels lowered with ``swizzle_shared=False``
-  give bit-identical results.
+* ``gemm_kernels``: a ``tile.gemm`` (f16/bf16/f32; M, N, K mostly in 16/32/64, now
+  and then 8, 24 or odd, K not a multiple of 16; optional
+  ``transpose_a``/``transpose_b``, optionally a two-step ``pipeline.for`` k loop),
+  A and B moved from global memory at random offsets into register fragments (staged
+  through shared memory by the lowering) or shared tiles (padded or
+  not, taller or not, or one slot of two) by a copy, a copy and an in-place
+  ``tile.add``, or a ``tile.cast`` from f32 registers -- so the XOR swizzle is on the
+  filling side as well as the ``ldmatrix`` side -- the accumulator filled, gemm'd,
+  optionally combined with another fragment or a shared tile, optionally put
+  through flash attention's row statistics (``reduce max`` / ``broadcast`` / ``sub``
+  / ``exp`` / ``reduce sum`` / ``div``), optionally cast to f16, and copied to global
+  memory at a random row and (even or odd) column offset: register pairs exactly
+  where the accumulator has the mma layout and the columns are provably even.
+  Every gemm lowers: on tensor cores (``ldmatrix``) exactly where the inputs are
+  f16/bf16, the tile is whole 16x8 blocks over some of the warps, K has a whole
+  16-wide step and the operands are 16-byte rows at 16-byte columns; on the scalar
+  path otherwise.  A row reduction of an accumulator whose rows span warps must be
+  a located diagnostic that says why.  The tensor-core kernels lowered with
+  ``swizzle_shared=False`` give bit-identical results.
 
 The two regular tests at the end keep the minimal kernels of the two bugs these
 properties found (an f16 ``tile.reduce sum`` accumulated in f16; a gemm operand at
@@ -137,22 +141,23 @@ def _gemm_line(text: str) -> int:
 
 
 def expected_gemm_error(case: Case) -> tuple[str, str] | None:
-    """(text the diagnostic contains, the op it is located at) for kernels the
-    lowering must reject: a tile that does not split into m16n8 blocks over the
-    warps, an operand whose rows ldmatrix cannot read (16-byte rows), or a row
-    reduction of an accumulator whose rows are spread over warps."""
-    if case.notes["grid"] is None:
-        return "tensor cores", "tile.gemm"
-    if not all(provably_aligned(case.notes[s], 8) for s in ("a_s", "b_s")):
-        return "ldmatrix reads 16-byte rows", "tile.gemm"
-    if case.notes["softmax"] and case.notes["grid"].warps_n != 1:
-        return "spread over several warps", "tile.reduce"
-    return None
+    """(text the diagnostic contains, the op it is located at) for the gemm kernels
+    the lowering must reject: a row reduction of an accumulator whose rows are spread
+    over warps (nvvm_reduce's shuffles).  Every gemm itself lowers."""
+    if not case.notes["softmax"]:
+        return None
+    grid = case.notes["grid"]
+    if grid is not None:
+        reducible = grid.warps_n == 1
+    else:  # dealt out cooperatively: rows of a power of two up to a warp, whole rounds
+        m, n, _ = case.notes["mnk"]
+        reducible = n <= 32 and n & (n - 1) == 0 and (m * n) % case.notes["threads"] == 0
+    return None if reducible else ("spread over several warps", "tile.reduce")
 
 
 @SETTINGS
 @given(case=gemm_kernels())
-def test_tensor_core_gemms_match_the_tile_level_run(case: Case):
+def test_gemms_match_the_tile_level_run(case: Case):
     text, kernel = case.text, case.kernel
     note(text)
     expected_error = expected_gemm_error(case)
@@ -169,24 +174,37 @@ def test_tensor_core_gemms_match_the_tile_level_run(case: Case):
     tile = run_tile(text, inputs)
     module = lower(text)
     names = [op.name for op in module.walk()]
-    assert "nvgpu.ldmatrix" in names, text
-    swizzled = is_swizzled(case.notes["a_s"]) or is_swizzled(case.notes["b_s"])
+    assert ("nvgpu.ldmatrix" in names) == case.notes["ldmatrix"], text
+    grid = case.notes["grid"]
+    event(
+        "gemm: "
+        + ("scalar path" if grid is None else "mma layout")
+        + (", tensor cores" if case.notes["ldmatrix"] else "")
+        + (", idle warps" if grid is not None and grid.has_idle_warps else "")
+    )
+    # Shared operands only: a register operand's staging tile is not swizzled.
+    swizzled = case.notes["tensor_cores"] and any(
+        case.notes[s].space == "shared" and is_swizzled(case.notes[s]) for s in ("a_s", "b_s")
+    )
+    if any(case.notes[s].space == "fragment" for s in ("a_s", "b_s")):
+        event("gemm: a register operand")
     assert ("arith.xori" in names) == swizzled, text
     event(f"gemm: {'swizzled' if swizzled else 'row-major'} shared tiles")
-    # The accumulator's layout leaves in register pairs exactly where the destination
-    # columns are provably even (docs: "Runs").
+    # The mma accumulator layout leaves in register pairs exactly where the
+    # destination columns are provably even (docs: "Runs"); a cooperative fragment's
+    # neighbours are other threads'.
     out = case.notes["out"]
-    paired = provably_aligned(out, 2)
+    paired = grid is not None and provably_aligned(out, 2)
     assert (line_of(text, "-> %C[") in vector_lines(module)) == paired, text
     event(f"gemm: {'pair' if paired else 'scalar'} stores out")
     nvvm = run_nvvm(module, kernel, inputs)
-    # Bit-exact: the tile level sums each K step in the tensor cores' order
+    # Bit-exact: the tile level sums each K step in the order both paths compute it
     # (numerics.gemm_accumulate) and row sums in tile.reduce's (numerics.reduce_sum).
     assert_same(nvvm, tile, text)
 
 
 @SETTINGS
-@given(case=gemm_kernels(splitting_only=True))
+@given(case=gemm_kernels(tensor_cores_only=True))
 def test_swizzling_does_not_change_gemm_results(case: Case):
     text, kernel = case.text, case.kernel
     note(text)

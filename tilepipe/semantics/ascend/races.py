@@ -3,8 +3,8 @@
 A tile-level Ascend kernel has no threads and no syncs yet -- the pipes' completion
 protocol is what ``ascend-insert-sync`` adds -- so the CUDA race detector (threads 0
 and 1 of a block) would report races that no Ascend execution has.  Instead, the
-kernel is compiled with the Ascend pipeline (:func:`compile_ascend`, the default
-options) and the result runs in the pipe simulator on the same inputs: its races,
+kernel is compiled with the ``ascend`` flow (:func:`tilepipe.core.flows.run_flow`, the
+default options) and the result runs in the pipe simulator on the same inputs: its races,
 deadlocks, flag errors and flags left set are the kernel's race report.  A kernel the
 pipeline cannot compile is reported as what it is: unsynchronized source.
 """

@@ -194,8 +194,15 @@ def _barrier_participants(ex: BlockExecution, op: Operation, mask: np.ndarray):
 
 
 def _warps(ex: BlockExecution, op: Operation, mask: np.ndarray):
-    ex.require_converged(op, mask)
-    return [slice(w * WARP, (w + 1) * WARP) for w in range(ex.threads // WARP)]
+    """The warps executing ``op``, every lane of each: PTX's warp collectives need the
+    warp converged, not the block (a gemm over fewer warps than the block has runs
+    them under a warp-uniform branch)."""
+    per_warp = mask.reshape(-1, WARP)
+    if not (per_warp.all(axis=1) | ~per_warp.any(axis=1)).all():
+        raise NvvmExecutionError(
+            op, "executed by only some lanes of a warp (divergent control flow)"
+        )
+    return [slice(w * WARP, (w + 1) * WARP) for w in np.flatnonzero(per_warp[:, 0])]
 
 
 @handles("nvgpu.ldmatrix")
@@ -211,7 +218,7 @@ def _ldmatrix(ex, op, mask):
     if (starts[used] % 16).any():
         raise NvvmExecutionError(op, "ldmatrix row address is not 16-byte aligned")
     rows = ex.read(op, memref, indices, mask, 8, used)  # (threads, 8)
-    result = np.empty((ex.threads, tiles, 2), rows.dtype)
+    result = np.zeros((ex.threads, tiles, 2), rows.dtype)  # idle warps' stay zero
     lane = np.arange(WARP)
     for warp in _warps(ex, op, mask):
         for i in range(tiles):
@@ -272,7 +279,7 @@ def _nvvm_mma(ex, op, mask):
 def _mma_m16n8k16(ex, op, mask, a, b, c) -> np.ndarray:
     """Per warp D = A B + C from the fragments: ``a (threads, 4, 2)`` = a0..a7,
     ``b (threads, 2, 2)`` = b0..b3, ``c (threads, 2, 2)`` = c0..c3."""
-    result = np.empty_like(c)
+    result = np.zeros_like(c)  # idle warps' stay zero
     lane = np.arange(WARP)
     g, q = lane // 4, lane % 4
     for warp in _warps(ex, op, mask):
