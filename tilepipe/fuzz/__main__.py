@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also check M malformed inputs (tilepipe.fuzz.malformed)")
     parser.add_argument("--ptx-every", type=int, default=10, metavar="K",
                         help="full tilepipe compile to PTX with ptxas for every K-th CUDA kernel (0: never)")
-    parser.add_argument("--nvvm-every", type=int, default=0, metavar="K",
+    parser.add_argument("--nvvm-every", type=int, default=1, metavar="K",
                         help="per-thread NVVM interpreter for every K-th CUDA kernel (0: never)")
     parser.add_argument("--hashseed-every", type=int, default=25, metavar="K",
                         help="tile-opt under two PYTHONHASHSEEDs for every K-th CUDA kernel (0: never)")
@@ -94,14 +94,14 @@ def _malformed(count: int, seed: int) -> list[tuple[str, str]]:
 
 def summary_table(outcomes: list[Outcome], targets: list[str]) -> str:
     found = [c for c in CLASSES if any(c in o.classes for o in outcomes)]
-    header = ["target", "generated", "compiled", "rejected", "nvvm-unsupported", *found]
+    header = ["target", "generated", "compiled", "rejected", *found]
     rows = [header]
     for target in targets:
         mine = [o for o in outcomes if o.target == target]
         counts = Counter(c for o in mine for c in o.classes)
         rows.append([
             target, str(len(mine)), str(sum(o.compiled for o in mine)),
-            str(sum(o.rejected for o in mine)), str(sum(bool(o.unsupported) for o in mine)),
+            str(sum(o.rejected for o in mine)),
             *(str(counts[c]) for c in found),
         ])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
@@ -162,8 +162,6 @@ def main(argv: list[str] | None = None) -> int:
     for o in outcomes:
         if args.verbose or o.findings:
             status = "; ".join(str(f) for f in o.findings) or "ok"
-            if args.verbose and o.unsupported:
-                status += f" (unsupported: {o.unsupported[0]})"
             print(f"{o.target} seed {o.seed} ({o.kind}, {o.seconds:.2f} s): {status}")
     malformed = _malformed(args.malformed, args.seed) if args.malformed else []
     for case, problem in malformed:

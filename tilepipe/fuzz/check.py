@@ -40,7 +40,7 @@ from tilepipe.fuzz.program import ASCEND_TARGET, Case, Program, parse_case
 FILE = "fuzz.mlir"
 CLASSES = (
     "internal-error", "race", "miscompile", "deadlock", "flag-protocol", "nondeterministic",
-    "roundtrip", "rejected-valid", "ptxas", "syntax", "malformed", "generator",
+    "roundtrip", "rejected-valid", "lowering-limit", "ptxas", "syntax", "malformed", "generator",
 )
 
 
@@ -81,7 +81,6 @@ class Outcome:
     compiled: bool = False
     rejected: bool = False
     findings: list[Finding] = field(default_factory=list)
-    unsupported: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -121,7 +120,6 @@ class CheckRun:
         self.cases = cases
         self.options = options
         self.findings: list[Finding] = []
-        self.unsupported: list[str] = []  # lower-to-nvvm's documented limits
         self.rejected = False
 
     def add(self, cls: str, summary: str) -> None:
@@ -266,7 +264,6 @@ def check_text(text: str, target: str, cases: list, options: Options | None = No
     outcome.compiled = run.run()
     outcome.rejected = run.rejected
     outcome.findings = run.findings
-    outcome.unsupported = run.unsupported
     outcome.seconds = time.perf_counter() - start
     return outcome
 

@@ -116,7 +116,7 @@ class CudaRun(CheckRun):
         elif re.search(r":\d+:\d+: error: 'tile\.", message):
             # lower-to-nvvm names the tile op it has no lowering for: a documented limit
             # (docs/nvvm.md), not a failure -- counted, and listed with -v.
-            self.unsupported.append(f"tilepipe compile: {message}")
+            self.add("lowering-limit", f"tilepipe compile: {message}")
         else:
             self.add("rejected-valid", f"tilepipe compile: {message}")
 
@@ -135,7 +135,7 @@ class CudaRun(CheckRun):
             with collect_diagnostics():
                 LowerToNVVM().apply(make_context(), lowered)
         except DiagnosticException as err:
-            self.unsupported.append(f"lower-to-nvvm: {diagnostic_of_exception(err).message}")
+            self.add("lowering-limit", f"lower-to-nvvm: {diagnostic_of_exception(err).message}")
             return
         except Exception as err:  # noqa: BLE001
             self.internal(err, "lower-to-nvvm")

@@ -101,5 +101,4 @@ def test_nvvm_gemm_accumulates_like_the_tile_level(pipelined):
     if not pipelined:
         text = text.replace("num_stages = 3", "num_stages = 1")
     outcome = check_text(text, "sm_90", [None], Options(nvvm=True))
-    assert not outcome.unsupported, outcome.unsupported
     assert not outcome.findings, "\n".join(map(str, outcome.findings))

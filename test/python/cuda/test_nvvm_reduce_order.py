@@ -57,7 +57,6 @@ def test_rows_longer_than_a_block_split_at_a_multiple_of_the_lanes():
 def _findings(text: str) -> list[str]:
     outcome = check_text(text, "sm_80", [None], NVVM)
     assert outcome.compiled, outcome.rejected
-    assert not outcome.unsupported, outcome.unsupported
     return [str(f) for f in outcome.findings]
 
 
