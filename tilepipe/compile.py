@@ -273,11 +273,14 @@ def compile_module(
     leaves a host launcher per kernel (``lower-to-nvvm{host-launch=true}``);
     ``debug_info`` keeps the source locations in the ``nvvm``/``llvm`` text."""
     from tilepipe.lowering.nvvm.upstream import UpstreamProcess
+    from tilepipe.lowering.nvvm.upstream_dialects import op_upstream_lacks
 
     target = get_target(target_name)
     if not isinstance(target, CudaTarget):
         raise CompileError([Diagnostic("error", f"'{target_name}' is not a CUDA target")])
     retarget(module, target, num_stages)
+    if (diagnostic := op_upstream_lacks(module)) is not None:
+        raise CompileError([diagnostic])
     result = CompileResult(target, parse_seconds=parse_seconds)
     # The child that will run upstream MLIR imports its bindings meanwhile.
     with UpstreamProcess() as upstream:
