@@ -50,6 +50,7 @@ from tilepipe.dialects.ascend_pipes import (
     hard_event_problem,
     pipe_core,
 )
+from tilepipe.dialects.tile_syntax import parse_i64
 
 # Discardable attribute naming the core of an op (tile ops: set by ascend-resolve-core;
 # sync ops: set by ascend-insert-sync where the pipes leave the core open).
@@ -152,7 +153,7 @@ class IdOperandOp(IRDLOperation):
     def parse_id(parser: Parser) -> int | SSAValue:
         if (operand := parser.parse_optional_operand(IndexType())) is not None:
             return operand
-        return parser.parse_integer(allow_boolean=False)
+        return parse_i64(parser, "id")
 
     def print_id(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -274,7 +275,7 @@ class CrossCoreFlagOp(IdOperandOp):
     @classmethod
     def parse(cls, parser: Parser):
         parser.parse_punctuation("[")
-        mode = parser.parse_integer(allow_boolean=False)
+        mode = parse_i64(parser, "mode")
         parser.parse_punctuation(",")
         pipe = _parse_pipe(parser)
         parser.parse_punctuation("]")

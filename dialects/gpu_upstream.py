@@ -300,6 +300,11 @@ class LaunchFuncOp(XDSL_LaunchFuncOp):
     and verifier are xDSL's, only the syntax is upstream's, and code that matches
     xDSL's op matches this one too."""
 
+    def verify_(self) -> None:
+        super().verify_()
+        if (problem := launched_kernel_problem(self)) is not None:
+            raise VerifyException(problem)
+
     def print(self, printer: Printer) -> None:
         if self.asyncToken is not None:
             printer.print_string(" async")
@@ -413,6 +418,42 @@ class LaunchFuncOp(XDSL_LaunchFuncOp):
             properties={"kernel": kernel},
             attributes=attributes,
         )
+
+
+def launched_kernel_problem(launch: LaunchFuncOp) -> str | None:
+    """What upstream's symbol verifier (``GPUDialect::verifyOperationAttribute``) says
+    about the kernel ``launch`` names, or ``None``: checked here, where the op has its
+    place in the user's file, instead of first in upstream's parser after lowering.
+    A launch outside any symbol table (an op being built) is not checked."""
+    from xdsl.traits import SymbolTable
+
+    table = launch.parent_op()
+    while table is not None and not table.has_trait(SymbolTable):
+        table = table.parent_op()
+    if table is None:
+        return None
+    container_name = launch.kernel.root_reference.data
+    container = SymbolTable.lookup_symbol(table, container_name)
+    if container is None:
+        return f"kernel container '{container_name}' is undefined"
+    if container.name == "gpu.binary":
+        return None  # a serialized module: its kernels are not visible as ops
+    if not isinstance(container, KernelModuleOp):
+        return f"kernel module '{container_name}' is undefined"
+    kernel = SymbolTable.lookup_symbol(table, launch.kernel)
+    if kernel is None:
+        return f"kernel function '{launch.kernel}' is undefined"
+    if not isinstance(kernel, KernelFuncOp):
+        return f"referenced kernel '{launch.kernel}' is not a function"
+    if "gpu.kernel" not in kernel.attributes:
+        return "kernel function is missing the 'gpu.kernel' attribute"
+    inputs = kernel.function_type.inputs.data
+    if len(inputs) != len(launch.kernelOperands):
+        return f"got {len(launch.kernelOperands)} kernel operands but expected {len(inputs)}"
+    for number, (operand, expected) in enumerate(zip(launch.kernelOperands, inputs)):
+        if operand.type != expected:
+            return f"type of function argument {number} does not match"
+    return None
 
 
 # xDSL's gpu.func/gpu.return model another MLIR (``kernel`` as a property, no

@@ -45,6 +45,15 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from tilepipe.dialects.tile_syntax import parse_i64
+
+# tilepipe's limit on a loop's pipeline depth (num_stages, depth, max stage + 1): the
+# schedule peels depth - 1 iterations into a prologue and an epilogue and gives a
+# buffer up to depth versions, so compile time and IR size grow with it; a stated
+# limit is better than a compiler that unrolls 2^62 iterations.  Real pipelines use
+# a handful of stages.
+MAX_PIPELINE_DEPTH = 64
+
 STAGE_ATTR = "pipeline.stage"
 ORDER_ATTR = "pipeline.order"
 
@@ -141,6 +150,11 @@ class ForOp(IRDLOperation):
         depth = self.int_annotation("depth")
         if depth is not None and depth < 1:
             raise VerifyException(f"depth must be >= 1, got {depth}")
+        for name, value in (("num_stages", num_stages), ("depth", depth)):
+            if value is not None and value > MAX_PIPELINE_DEPTH:
+                raise VerifyException(
+                    f"{name} {value} exceeds tilepipe's limit of {MAX_PIPELINE_DEPTH} stages"
+                )
         statements = self.statements()
         stage = self.array_annotation("stage")
         order = self.array_annotation("order")
@@ -149,6 +163,11 @@ class ForOp(IRDLOperation):
         if stage is not None and order is not None:
             if any(s < 0 for s in stage):
                 raise VerifyException(f"stages must be non-negative, got {list(stage)}")
+            if any(s >= MAX_PIPELINE_DEPTH for s in stage):
+                raise VerifyException(
+                    f"stage {max(stage)} exceeds tilepipe's limit of {MAX_PIPELINE_DEPTH} "
+                    f"stages (0 to {MAX_PIPELINE_DEPTH - 1})"
+                )
             for name, array in (("stage", stage), ("order", order)):
                 if len(array) != len(statements):
                     raise VerifyException(
@@ -176,6 +195,11 @@ class ForOp(IRDLOperation):
             if stage is None or stage < 0:
                 raise VerifyException(
                     f"'{op.name}' has an invalid {STAGE_ATTR} (must be an integer >= 0)"
+                )
+            if stage >= MAX_PIPELINE_DEPTH:
+                raise VerifyException(
+                    f"'{op.name}' has {STAGE_ATTR} {stage}, over tilepipe's limit of "
+                    f"{MAX_PIPELINE_DEPTH} stages (0 to {MAX_PIPELINE_DEPTH - 1})"
                 )
             if op_order(op) is None:
                 raise VerifyException(f"'{op.name}' has an invalid {ORDER_ATTR}")
@@ -224,10 +248,10 @@ class ForOp(IRDLOperation):
             parser.parse_punctuation("=")
             if name in ("stage", "order"):
                 annotations[name] = parser.parse_comma_separated_list(
-                    Parser.Delimiter.SQUARE, parser.parse_integer
+                    Parser.Delimiter.SQUARE, lambda: parse_i64(parser, f"{name} value")
                 )
             else:
-                annotations[name] = parser.parse_integer(allow_boolean=False)
+                annotations[name] = parse_i64(parser, name)
         body = parser.parse_region((indvar.resolve(IndexType()),))
         attrs = parser.parse_optional_attr_dict()
         op = cls(lb, ub, step, body, **annotations)  # type: ignore[arg-type]

@@ -65,6 +65,7 @@ from tilepipe.dialects.memory_space import MemorySpace, UnknownMemorySpace, memo
 from tilepipe.dialects.tile_forms import SrcDstForm
 from tilepipe.dialects.tile_base import ON_CHIP, TileOp, constant_index
 from tilepipe.dialects.tile_syntax import (
+    parse_i64,
     parse_region_operand,
     parse_signature,
     parse_tile_shape,
@@ -292,7 +293,7 @@ class IntPropertySyntax:
             if name in values:
                 parser.raise_error(f"'{name}' given twice", pos)
             parser.parse_punctuation("=")
-            values[name] = parser.parse_integer(allow_boolean=False)
+            values[name] = parse_i64(parser, name)
             first = False
         return values
 
@@ -324,7 +325,7 @@ class WaitGroupOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> WaitGroupOp:
-        op = cls(parser.parse_integer(allow_boolean=False))
+        op = cls(parse_i64(parser, "pending group count"))
         op.attributes |= parser.parse_optional_attr_dict()
         return op
 

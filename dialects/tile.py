@@ -73,8 +73,11 @@ from tilepipe.dialects.tile_forms import (
     shape_property,
 )
 from tilepipe.dialects.tile_launch import GridDimsOp
-from tilepipe.dialects.tile_syntax import parse_region_operand, parse_signature, parse_tile_shape
 from tilepipe.dialects.tile_syntax import (
+    parse_i64,
+    parse_region_operand,
+    parse_signature,
+    parse_tile_shape,
     print_region_operand,
     print_tile_shape,
     resolve_region_operand,
@@ -341,7 +344,7 @@ class AlongAxisOp(TileOp):
         parser.parse_punctuation("->")
         dst = parse_region_operand(parser)
         parser.parse_keyword("axis")
-        axis = parser.parse_integer(allow_negative=False, allow_boolean=False)
+        axis = parse_i64(parser, "axis", allow_negative=False)
         attrs = parser.parse_optional_attr_dict()
         src_type, dst_type = parse_signature(parser, 1)
         op = cls(

@@ -53,9 +53,34 @@ def print_region_operand(
         printer.print_string("]")
 
 
+# Integers written in the custom syntax are stored as i64 properties; a value outside
+# that range would fail when the op is built (a ValueError with no place in the text),
+# so the parser rejects it where it is written.
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+
+
+def parse_i64(parser: Parser, what: str, allow_negative: bool = True) -> int:
+    """An integer literal that fits in a signed 64-bit integer, else a located error."""
+    start = parser.pos
+    value = parser.parse_integer(allow_negative=allow_negative, allow_boolean=False)
+    if not I64_MIN <= value <= I64_MAX:
+        parser.raise_error(
+            f"{what} {value} does not fit in a 64-bit signed integer", start, parser.pos
+        )
+    return value
+
+
 def parse_tile_shape(parser: Parser) -> list[int]:
     parser.parse_punctuation("<")
+    start = parser.pos
     dims = parser.parse_dimension_list()
+    if any(d > I64_MAX for d in dims):
+        parser.raise_error(
+            f"tile shape {'x'.join(map(str, dims))} has a size that does not fit in a "
+            "64-bit signed integer",
+            start,
+            parser.pos,
+        )
     parser.parse_punctuation(">")
     return dims
 

@@ -170,7 +170,9 @@ class LowerPipelineFor(RewritePattern):
         terminator = body.block.last_op
         assert isinstance(terminator, pipeline.YieldOp)
         rewriter.replace(terminator, scf.YieldOp())
-        rewriter.replace(op, scf.ForOp(op.lb, op.ub, op.step, [], body))
+        loop = scf.ForOp(op.lb, op.ub, op.step, [], body)
+        loop.location = op.location  # the user's loop, for what reports on it
+        rewriter.replace(op, loop)
 
 
 @dataclass(frozen=True)

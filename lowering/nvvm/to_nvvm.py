@@ -38,7 +38,7 @@ from xdsl.pattern_rewriter import (
 
 from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
 from tilepipe.dialects.tile import TileOp
-from tilepipe.core.diagnostics import op_error
+from tilepipe.core.diagnostics import OpDiagnosticError, op_error
 
 from tilepipe.lowering.nvvm.copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
 from tilepipe.lowering.nvvm.elementwise import LowerBroadcast, LowerElementwise, LowerReduce
@@ -54,6 +54,7 @@ from tilepipe.lowering.nvvm.sync import (
     LowerMBarrierWait,
     LowerWaitGroup,
 )
+from tilepipe.lowering.nvvm.upstream_dialects import op_upstream_lacks
 
 
 def sync_patterns(context: KernelContext) -> list[RewritePattern]:
@@ -107,6 +108,9 @@ class LowerToNVVM(ModulePass):
     (``nvvm_launch``); without it the kernels just leave the host module."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # What this pass does not lower goes to upstream MLIR as it is.
+        if (diagnostic := op_upstream_lacks(op)) is not None:
+            raise OpDiagnosticError(diagnostic)
         contexts = lower_kernels(op, self.swizzle_shared, self.host_launch)
         gpu_module = op.body.block.last_op
         assert gpu_module is not None

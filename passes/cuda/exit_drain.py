@@ -1,18 +1,28 @@
-"""The drain before the kernel's return: no ``cp.async`` group may be in flight there.
+"""The drain before the kernel's return: no ``cp.async`` copy may be in flight there.
 
 A ``cp.async`` must land before its thread exits: it writes the block's shared
 memory, which is released with the block.  thread-sync's hazards only ask for the
 groups someone reads, so a copy whose bytes nobody reads, or the last groups of a
-loop whose readers were served by a looser wait, could outlive their threads.  This
-analysis follows the top level of the function (prologue guards, the steady-state
-loop, epilogue guards) and keeps, for each way a group may still be pending, the
-path condition under which it is: a commit makes one pending on the current path,
-a ``wait_group 0`` lands all of them, a loop may run zero times or more, an
-``scf.if`` splits the paths by its condition.  The return needs a wait only when
-one of those conditions is satisfiable (Z3): an epilogue guard that runs exactly
-when the loop ran, for instance, is seen to drain it.  thread-sync then plans that
-wait like any other (the exit as a write of every ``cp.async``'s bytes), so its
-count is the tight one: the groups committed after the last copy on every path.
+loop whose readers were served by a looser wait, could outlive their threads.
+
+This analysis follows the top level of the function (prologue guards, the
+steady-state loop, epilogue guards) and keeps, for each copy that may still be in
+flight, its state and the path condition under which it is: a copy is issued
+*uncommitted* on the current path, a commit makes the uncommitted ones *pending*, a
+``wait_group 0`` lands the pending ones (it does not wait for uncommitted copies), a
+loop may run zero times or more, an ``scf.if`` splits the paths by its condition.
+The return needs a wait only when a pending copy's condition is satisfiable (Z3).
+Copies, not groups, are tracked: the prologue commits a group on every path to keep
+the group count uniform, but under a guard that skips the copy that group is empty,
+and an epilogue guard that runs exactly when the copy was issued (its
+``wait_group 0`` under the same condition) is seen to drain it.  thread-sync then
+plans that wait like any other (the exit as a write of every ``cp.async``'s bytes),
+so its count is the tight one: the groups committed after the last copy on every
+path.
+
+Inside a loop the body's conditions depend on the iteration, so the body is
+summarized without them: the states a copy may be in after the body given its state
+before (its *fate*), and the states of the copies the body issues.
 """
 
 from __future__ import annotations
@@ -21,96 +31,147 @@ import z3
 from xdsl.dialects import func, scf
 from xdsl.ir import Block, Operation
 
-from tilepipe.dialects.pipeline_sync import CommitGroupOp, WaitGroupOp
+from tilepipe.dialects.pipeline_sync import AsyncTileCopy, CommitGroupOp, WaitGroupOp
 from tilepipe.passes.analysis.symbolic_index import IndexEncoder, Instance, satisfiable
 
 PathCondition = tuple[z3.BoolRef, ...]
 
+# The states of a copy that may still be in flight.
+UNCOMMITTED, PENDING = "uncommitted", "pending"
+Entry = tuple[str, PathCondition]  # a copy's state, and the condition it is in it
+States = frozenset  # of UNCOMMITTED / PENDING; a landed copy is in none
+
 
 def needs_exit_drain(function: func.FuncOp) -> list[func.ReturnOp]:
-    """The returns before which a committed group may still be in flight."""
+    """The returns before which a committed copy may still be in flight."""
     returns = []
     for block in function.body.blocks:
         exit_op = block.last_op
         if not isinstance(exit_op, func.ReturnOp):
             continue
-        walker = _PendingGroups(IndexEncoder())
-        pending = walker.run(list(block.ops)[:-1], [], ())
-        if any(satisfiable([*walker.encoder.constraints, *path]) for path in pending):
+        walker = _CopiesInFlight(IndexEncoder())
+        entries = walker.run(list(block.ops)[:-1], [], ())
+        # A wait_group lands only committed copies: an uncommitted one at the exit is
+        # not this drain's to wait for (async-copy commits every copy it issues).
+        if any(
+            satisfiable([*walker.encoder.constraints, *path])
+            for state, path in entries
+            if state == PENDING
+        ):
             returns.append(exit_op)
     return returns
 
 
-class _PendingGroups:
+def _is_copy(op: Operation) -> bool:
+    return isinstance(op, AsyncTileCopy)
+
+
+def _step(op: Operation, state: str) -> States:
+    """The states a copy in ``state`` may be in after ``op`` (not a loop or an if)."""
+    if isinstance(op, CommitGroupOp):
+        return frozenset({PENDING})
+    if isinstance(op, WaitGroupOp) and op.pending_groups == 0:
+        return frozenset() if state == PENDING else frozenset({state})
+    if state == UNCOMMITTED and any(isinstance(i, CommitGroupOp) for i in op.walk()):
+        return frozenset({UNCOMMITTED, PENDING})  # an op this walk does not follow
+    return frozenset({state})
+
+
+class _CopiesInFlight:
     def __init__(self, encoder: IndexEncoder) -> None:
         self.encoder = encoder
-        self._inside_loops: dict[tuple[Block, bool], bool] = {}
+        self._fates: dict[tuple[Block, str], States] = {}
+        self._issued: dict[Block, States] = {}
 
-    def run(
-        self, ops: list[Operation], pending: list[PathCondition], path: PathCondition,
-    ) -> list[PathCondition]:
-        """The path conditions under which a group may be pending after the top-level
-        ``ops``, given those before them; ``path`` is the condition of reaching them."""
+    # -- the top level: entries with path conditions
+
+    def run(self, ops: list[Operation], entries: list[Entry], path: PathCondition) -> list[Entry]:
+        """The copies that may be in flight after the top-level ``ops``, given those
+        before them; ``path`` is the condition of reaching them."""
         for op in ops:
-            if isinstance(op, CommitGroupOp):
-                pending = [*pending, path]
-            elif isinstance(op, WaitGroupOp) and op.pending_groups == 0:
-                pending = []
-            elif isinstance(op, scf.IfOp):
-                pending = self._if(op, pending, path)
+            if isinstance(op, scf.IfOp):
+                entries = self._if(op, entries, path)
             elif isinstance(op, scf.ForOp):
-                pending = self._for(op, pending, path)
-            elif any(isinstance(inner, CommitGroupOp) for inner in op.walk()):
-                pending = [*pending, path]  # an op this walk does not follow
-        return pending
+                entries = self._for(op, entries, path)
+            else:
+                entries = [(s, p) for state, p in entries for s in sorted(_step(op, state))]
+                entries += [(s, path) for s in sorted(self._issued_by(op))]
+        return entries
 
-    def _if(self, op: scf.IfOp, pending, path) -> list[PathCondition]:
+    def _if(self, op: scf.IfOp, entries: list[Entry], path) -> list[Entry]:
         taken = self.encoder.condition(op.cond, Instance())
-        out: list[PathCondition] = []
+        out: list[Entry] = []
         for region, condition in zip(op.regions, (taken, _negate(taken))):
             branch = () if condition is None else (condition,)
-            entering = [(*p, *branch) for p in pending]
+            entering = [(s, (*p, *branch)) for s, p in entries]
             ops = list(region.block.ops) if region.blocks else []
             out += self.run(ops, entering, (*path, *branch))
         return out
 
-    def _for(self, op: scf.ForOp, pending, path) -> list[PathCondition]:
-        """A loop runs zero times (``not ran``) or more.  Its body's conditions
-        depend on the iteration, so the body is summarized without them: whether a
-        group is pending after an iteration, given whether one was before it."""
+    def _for(self, op: scf.ForOp, entries: list[Entry], path) -> list[Entry]:
+        """A loop runs zero times (``not ran``) or more (``ran``)."""
         ran = self.encoder.term(op.lb, Instance()) < self.encoder.term(op.ub, Instance())
-        skipped = [(*p, z3.Not(ran)) for p in pending]
         body = op.body.block
-        from_none, from_some = self._body(body, False), self._body(body, True)
-        if not from_none and not from_some:
-            return skipped  # every iteration ends drained
-        if not from_none and from_some:
-            return skipped + [(*p, ran) for p in pending]  # an iteration keeps what was
-        return skipped + [(*path, ran)]
+        out = [(s, (*p, z3.Not(ran))) for s, p in entries]
+        for state, p in entries:
+            out += [(s, (*p, ran)) for s in sorted(self._iterated(body, {state}))]
+        issued = self._issued_block(body)
+        out += [(s, (*path, ran)) for s in sorted(issued | self._iterated(body, issued))]
+        return out
 
-    def _body(self, block: Block, in_flight: bool) -> bool:
-        """Inside a loop: may a group be pending after ``block``, given ``in_flight``
-        before it (memoized: two questions per block keep nested loops linear)."""
-        key = (block, in_flight)
-        if key not in self._inside_loops:
+    # -- inside loops: states only, memoized per block (nested loops stay linear)
+
+    def _iterated(self, body: Block, states) -> States:
+        """The states after one or more more runs of ``body`` from ``states``."""
+        reached: set[str] = set()
+        frontier = set(states)
+        while frontier:
+            after = set().union(*(self._fate(body, s) for s in frontier))
+            frontier = after - reached
+            reached |= after
+        return frozenset(reached)
+
+    def _fate(self, block: Block, state: str) -> States:
+        """The states a copy in ``state`` may be in after ``block``."""
+        key = (block, state)
+        if key not in self._fates:
+            states: States = frozenset({state})
             for op in block.ops:
-                if isinstance(op, CommitGroupOp):
-                    in_flight = True
-                elif isinstance(op, WaitGroupOp) and op.pending_groups == 0:
-                    in_flight = False
-                elif isinstance(op, scf.IfOp):
-                    in_flight = any(
-                        self._body(r.block, in_flight) if r.blocks else in_flight
-                        for r in op.regions
-                    )
-                elif isinstance(op, scf.ForOp):
-                    once = self._body(op.body.block, in_flight)
-                    again = self._body(op.body.block, in_flight or once)
-                    in_flight = in_flight or once or again
-                elif any(isinstance(inner, CommitGroupOp) for inner in op.walk()):
-                    in_flight = True
-            self._inside_loops[key] = in_flight
-        return self._inside_loops[key]
+                states = frozenset().union(*(self._fate_op(op, s) for s in states))
+            self._fates[key] = states
+        return self._fates[key]
+
+    def _fate_op(self, op: Operation, state: str) -> States:
+        if isinstance(op, scf.IfOp):
+            return frozenset().union(
+                *(self._fate(r.block, state) if r.blocks else {state} for r in op.regions)
+            )
+        if isinstance(op, scf.ForOp):
+            return frozenset({state}) | self._iterated(op.body.block, {state})
+        return _step(op, state)
+
+    def _issued_block(self, block: Block) -> States:
+        """The states the copies ``block`` issues may be in at its end."""
+        if block not in self._issued:
+            states: States = frozenset()
+            for op in block.ops:
+                states = frozenset().union(*(self._fate_op(op, s) for s in states))
+                states |= self._issued_by(op)
+            self._issued[block] = states
+        return self._issued[block]
+
+    def _issued_by(self, op: Operation) -> States:
+        """The states the copies ``op`` issues may be in right after it."""
+        if _is_copy(op):
+            return frozenset({UNCOMMITTED})
+        if isinstance(op, scf.IfOp):
+            return frozenset().union(*(self._issued_block(r.block) for r in op.regions if r.blocks))
+        if isinstance(op, scf.ForOp):
+            issued = self._issued_block(op.body.block)
+            return issued | self._iterated(op.body.block, issued)
+        if any(_is_copy(inner) for inner in op.walk()):
+            return frozenset({UNCOMMITTED, PENDING})  # an op this walk does not follow
+        return frozenset()
 
 
 def _negate(condition: z3.BoolRef | None) -> z3.BoolRef | None:

@@ -170,6 +170,11 @@ def compile_module(
             [Diagnostic("error", f"level '{level}' is not one of {', '.join(levels)} for {target.name}")]
         )
     retarget(module, target, num_stages)
+    if isinstance(target, CudaTarget):
+        from tilepipe.lowering.nvvm.upstream_dialects import op_upstream_lacks
+
+        if (diagnostic := op_upstream_lacks(module)) is not None:
+            raise CompileError([diagnostic])
     flow = flow_for(target)
     result = CompileResult(target, level, module=module, parse_seconds=parse_seconds)
     if isinstance(target, AscendTarget):

@@ -32,6 +32,7 @@ from tilepipe.semantics.compare import first_difference
 from tilepipe.drivers.command_line import DriverArgumentParser, run_driver
 from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
 from tilepipe.semantics import execute, load_module
+from tilepipe.semantics.work_limit import DEFAULT_MAX_STEPS
 from tilepipe.core.source import index_assignment, read_source, shape_assignment
 
 EXIT_ERROR, EXIT_MISMATCH, EXIT_RACE, EXIT_INTERNAL = 1, 2, 3, 4
@@ -48,6 +49,16 @@ def _block(text: str) -> tuple[int, ...]:
         return tuple(int(part) for part in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a block like 0,1 got '{text}'") from None
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--quiet", action="store_true", help="do not print the output arrays"
+    )
+    parser.add_argument(
+        "--max-steps", type=_non_negative, metavar="N", default=None,
+        help="loop iterations the run may execute, all loops and blocks together "
+        f"(default {DEFAULT_MAX_STEPS}); a loop that would go past it is an error at "
+        "the loop",
     )
     parser.add_argument(
         "--show-traceback", action="store_true",
@@ -129,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     options = dict(
         func_name=args.func, inputs=inputs, seed=args.seed, blocks=args.block,
         index_args=dict(args.index_arg), check_races=args.check_races,
-        shapes=dict(args.shape),
+        shapes=dict(args.shape), max_steps=args.max_steps,
     )
     # Bad kernels and inputs (KernelError, InputError) are reported by run_driver.
     kernel = load_module(read_source(args.input_file), args.input_file)

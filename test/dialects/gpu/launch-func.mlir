@@ -1,6 +1,7 @@
 // gpu.launch_func prints and parses in upstream MLIR 22.1.8's custom form
 // (dialects/gpu_upstream.py): the kernel symbol, the launch sizes, the dynamic shared
-// memory and the kernel arguments with their types.
+// memory and the kernel arguments with their types.  The launched kernel must exist
+// (invalid.mlir has the errors), so each case defines one.
 // RUN: tile-opt %s --split-input-file | filecheck %s
 // RUN: %roundtrip
 // RUN: tile-opt %s --split-input-file --mlir-print-op-generic | filecheck %s --check-prefix=GENERIC
@@ -19,6 +20,11 @@ func.func @launch(%a: memref<4xf32>, %bytes: i32) {
   gpu.launch_func @kernels::@k blocks in (%c8, %c1, %c1) threads in (%c8, %c1, %c1) dynamic_shared_memory_size %bytes args(%a : memref<4xf32>, %bytes : i32)
   func.return
 }
+gpu.module @kernels {
+  gpu.func @k(%x0: memref<4xf32>, %x1: i32) kernel {
+    gpu.return
+  }
+}
 
 // -----
 
@@ -32,6 +38,11 @@ func.func @bare() {
   %c1 = arith.constant 1 : index
   gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
   func.return
+}
+gpu.module @kernels {
+  gpu.func @k() kernel {
+    gpu.return
+  }
 }
 
 // -----
@@ -49,6 +60,11 @@ func.func @async_clusters(%a: memref<4xf32>, %t: !gpu.async.token, %u: !gpu.asyn
   %done = gpu.launch_func async [%t, %u] @kernels::@k clusters in (%c2, %c2, %c2) blocks in (%c2, %c2, %c2) threads in (%c2, %c2, %c2) : i32 args(%a : memref<4xf32>) {note = "x"}
   func.return
 }
+gpu.module @kernels {
+  gpu.func @k(%x0: memref<4xf32>) kernel {
+    gpu.return
+  }
+}
 
 // -----
 
@@ -62,4 +78,9 @@ func.func @on_stream(%stream: !llvm.ptr, %t: !gpu.async.token) {
   %c1 = arith.constant 1 : index
   gpu.launch_func [%t] <%stream : !llvm.ptr> @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
   func.return
+}
+gpu.module @kernels {
+  gpu.func @k() kernel {
+    gpu.return
+  }
 }

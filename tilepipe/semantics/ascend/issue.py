@@ -33,6 +33,7 @@ from tilepipe.dialects.tile import BlockIdOp, GridDimsOp
 from tilepipe.passes.analysis.grid import INDEX_BINARY_OPS
 
 from tilepipe.semantics.errors import KernelError
+from tilepipe.semantics.work_limit import WorkLimit, trip_count
 
 
 class Kind(Enum):
@@ -112,8 +113,10 @@ class ScalarUnit:
     def __init__(
         self, kernel: FuncOp, scalar_args: dict[SSAValue, int], block: tuple[int, int, int] = (0, 0, 0),
         shapes: dict[SSAValue, tuple[int, ...]] | None = None,
+        work: WorkLimit | None = None,
     ):
         self.kernel = kernel
+        self.work = work or WorkLimit()
         self.shapes = shapes or {}  # of the GM arguments (``memref.dim``)
         self.block = block  # the (x, y, z) index of the block this scalar unit runs
         self.values: dict[SSAValue, object] = dict(scalar_args)
@@ -139,6 +142,10 @@ class ScalarUnit:
             return
         if isinstance(op, scf.ForOp):
             lb, ub, step = self.value(op.lb), self.value(op.ub), self.value(op.step)
+            if step <= 0:
+                raise KernelError(op, f"has a non-positive step {step}")
+            if (problem := self.work.charge(trip_count(lb, ub, step))) is not None:
+                raise KernelError(op, problem)
             for iv in range(lb, ub, step):
                 self.values[op.body.block.args[0]] = iv
                 self._block(op.body.block)

@@ -36,7 +36,10 @@ class AscendProblem:
 
 
 def ascend_races(
-    func: FuncOp, inputs: Mapping[str, np.ndarray], index_args: Mapping[str, int]
+    func: FuncOp,
+    inputs: Mapping[str, np.ndarray],
+    index_args: Mapping[str, int],
+    max_steps: int | None = None,
 ) -> list[AscendProblem]:
     """The pipe simulator's problems for the compiled form of ``func`` (a tile-level
     kernel for an Ascend target) run on ``inputs``."""
@@ -49,5 +52,5 @@ def ascend_races(
             "is unsynchronized Ascend source: its races are decided after "
             f"ascend-insert-sync, and the Ascend pipeline cannot compile it ({err.diagnostic})",
         ) from None
-    report = simulate(module, inputs, index_args)
+    report = simulate(module, inputs, index_args, max_steps=max_steps)
     return [AscendProblem(problem) for problem in report.problems()]

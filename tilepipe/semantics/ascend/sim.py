@@ -64,6 +64,7 @@ from tilepipe.semantics.ascend.issue import Box, Instruction, Kind, ScalarUnit
 from tilepipe.semantics.lane_engine import LaneEngine, steady_step
 from tilepipe.semantics.op_work import op_work
 from tilepipe.semantics.errors import KernelError
+from tilepipe.semantics.work_limit import WorkLimit
 
 CORE_PIPES = (Pipe.S, Pipe.V, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.MTE3, Pipe.FIX)
 
@@ -371,9 +372,12 @@ def simulate(
     inputs: Mapping[str, np.ndarray],
     scalar_args: Mapping[str, int] | None = None,
     target: AscendTarget | None = None,
+    *,
+    max_steps: int | None = None,
 ) -> PipeSimReport:
     """Run an ascend-dialect kernel; return its GM outputs (by argument name) and the
-    races, deadlocks, flag errors and cycle count of the run."""
+    races, deadlocks, flag errors and cycle count of the run.  ``max_steps``: the
+    loop iterations the scalar unit may run (``semantics/work_limit.py``)."""
     kernel = module_or_kernel
     if isinstance(kernel, ModuleOp):
         kernel = next(op for op in kernel.walk() if isinstance(op, FuncOp) and op.body.blocks)
@@ -405,8 +409,10 @@ def simulate(
     shapes = {arg: array.shape for arg, array in arrays.items()}
     blocks = list(_grid_blocks(kernel, names, scalar_args or {}, shapes))
     gm_accesses: list[list[tuple[Instruction, Box]]] = []
+    work = WorkLimit(max_steps)
     for block in blocks:
-        machine = PipeMachine(ScalarUnit(kernel, scalars, block, shapes).run(), target, data)
+        scalar_unit = ScalarUnit(kernel, scalars, block, shapes, work)
+        machine = PipeMachine(scalar_unit.run(), target, data)
         part = machine.run()
         label = f"block {block}: " if len(blocks) > 1 else ""
         for name in ("races", "deadlock", "flag_errors", "flags_left"):

@@ -29,6 +29,7 @@ from tilepipe.semantics import numerics
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm.banks import BankCounter
 from tilepipe.semantics.nvvm.races import GlobalRaceDetector, SharedRaceDetector
+from tilepipe.semantics.work_limit import WorkLimit, trip_count
 
 SHARED_ADDRESS_BASE = 1 << 40  # fake addresses of shared memory (mbarriers, bulk copies)
 GLOBAL_ADDRESS_STRIDE = 1 << 40  # global argument i lives at (i + 2) << 40
@@ -99,8 +100,10 @@ class BlockExecution:
         check_races: bool,
         banks: BankCounter | None = None,
         global_races: dict[int, GlobalRaceDetector] | None = None,
+        work: WorkLimit | None = None,
     ):
         self.kernel = kernel
+        self.work = work or WorkLimit()  # the run's, shared by its blocks
         self.threads = int(kernel.properties["known_block_size"].get_values()[0])
         self.block = tuple(block) + (0,) * (3 - len(block))
         self.values: dict[SSAValue, object] = {}
@@ -538,6 +541,8 @@ def _for(ex, op, mask):
     lb, ub, step = (ex.uniform(op, v) for v in op.operands[:3])
     carried = [ex[v] for v in op.operands[3:]]
     body = op.regions[0].block
+    if step > 0 and (problem := ex.work.charge(trip_count(lb, ub, step))) is not None:
+        raise NvvmExecutionError(op, problem)
     for i in range(lb, ub, step):
         ex.values[body.args[0]] = np.full(ex.threads, i, np.int64)
         for arg, value in zip(body.args[1:], carried):

@@ -48,6 +48,7 @@ from tilepipe.semantics.nvvm.execution import (  # noqa: F401  (NvvmExecutionErr
     is_bf16_memref,
 )
 from tilepipe.semantics.nvvm.races import GlobalRaceDetector, RaceFound, written_arguments
+from tilepipe.semantics.work_limit import WorkLimit
 
 # ---------------------------------------------------------------------- entry point
 
@@ -84,6 +85,7 @@ def run_nvvm_kernel(
     check_races: bool = False,
     count_bank_conflicts: bool = False,
     stop_at_first_race: bool = False,
+    max_steps: int | None = None,
 ) -> NvvmRun:
     """Run a lowered kernel on copies of ``args`` (in argument order) over its grid
     (or ``blocks``); return the arguments' final contents, the races found and, with
@@ -92,7 +94,8 @@ def run_nvvm_kernel(
     launch grid (``evaluate_grid``) comes as ``grid``, unless ``blocks`` are given.
     With ``stop_at_first_race`` the run ends at the first race the detector reports
     (``races`` holds it; the arrays are as far as the run got): what a mutation test
-    needs to know, at a fraction of the run."""
+    needs to know, at a fraction of the run.  ``max_steps``: the loop iterations the
+    run may execute, all blocks together (``semantics/work_limit.py``)."""
     func = gpu_kernel(module, kernel)
     known = func.properties.get("known_grid_size")
     if grid is None and known is not None:
@@ -116,11 +119,14 @@ def run_nvvm_kernel(
         )
         for i in (written_arguments(func) if check_races else [])
     }
+    work = WorkLimit(max_steps)
     try:
         for block in chosen:
             for detector in global_races.values():
                 detector.begin_block()
-            execution = BlockExecution(func, arrays, block, check_races, banks, global_races)
+            execution = BlockExecution(
+                func, arrays, block, check_races, banks, global_races, work
+            )
             if execution.races is not None:
                 execution.races.first_race_stops = stop_at_first_race
             execution.run()

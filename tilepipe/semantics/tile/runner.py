@@ -33,6 +33,7 @@ from tilepipe.semantics.tile.machine import BlockMachine
 from tilepipe.semantics.memory import Buffer, element_format, new_buffer
 from tilepipe.semantics.tile.races import Race, RaceTracker
 from tilepipe.semantics.tile.runtime import KernelRuntime
+from tilepipe.semantics.work_limit import WorkLimit
 from tilepipe.semantics.tile.scalar import (
     ArithFunctions,
     MemRefFunctions,
@@ -228,8 +229,13 @@ def execute(
     file_name: str = "<input>",
     machine: Callable[..., BlockMachine] = BlockMachine,
     shapes: Mapping[str, Sequence[int]] | None = None,
+    max_steps: int | None = None,
 ) -> KernelRun:
     """Run a kernel; return its outputs and (with ``check_races``) its races.
+
+    ``max_steps``: the loop iterations the run may execute (default
+    :data:`~tilepipe.semantics.work_limit.DEFAULT_MAX_STEPS`); a loop that would go
+    past it is a :class:`KernelError` at the loop, before its first iteration.
 
     ``shapes`` gives the sizes of dynamically shaped memref arguments by name (or
     their ``inputs`` do).  ``machine`` builds each block's :class:`BlockMachine` (the
@@ -254,10 +260,10 @@ def execute(
     ascend_problems = None
     if check_races and is_ascend_kernel(func):
         initial = {name: b.element.from_storage(b.storage()).copy() for name, b in buffers.items()}
-        ascend_problems = ascend_races(func, initial, index_args or {})
+        ascend_problems = ascend_races(func, initial, index_args or {}, max_steps)
         check_races = False
 
-    runtime = KernelRuntime()
+    runtime = KernelRuntime(WorkLimit(max_steps))
     current = _CurrentOp()
     interpreter = Interpreter(module, index_bitwidth=64, listeners=(current,))
     interpreter.register_implementations(FuncFunctions())
@@ -297,6 +303,7 @@ def run_kernel(
     index_args: Mapping[str, int] | None = None,
     check_races: bool = False,
     shapes: Mapping[str, Sequence[int]] | None = None,
+    max_steps: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Run a kernel over its whole ``tile.grid`` (or ``blocks``) and return the final
     contents of every memref argument, by argument name.
@@ -306,7 +313,7 @@ def run_kernel(
     """
     run = execute(
         module_or_text, func_name, inputs, seed=seed, blocks=blocks,
-        index_args=index_args, check_races=check_races, shapes=shapes,
+        index_args=index_args, check_races=check_races, shapes=shapes, max_steps=max_steps,
     )
     if run.races:
         raise RaceError(run.races)
@@ -322,11 +329,12 @@ def find_races(
     blocks: Iterable[Sequence[int]] | None = None,
     index_args: Mapping[str, int] | None = None,
     shapes: Mapping[str, Sequence[int]] | None = None,
+    max_steps: int | None = None,
 ) -> list[Race]:
     """Every pair of unordered conflicting accesses of one run, in the order found."""
     return execute(
         module_or_text, func_name, inputs, seed=seed, blocks=blocks,
-        index_args=index_args, check_races=True, shapes=shapes,
+        index_args=index_args, check_races=True, shapes=shapes, max_steps=max_steps,
     ).races
 
 

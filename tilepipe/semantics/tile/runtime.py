@@ -13,12 +13,17 @@ from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics.tile.machine import BlockMachine
 from tilepipe.semantics.memory import Buffer, OutOfBounds, Region as BufferRegion, UninitializedRead
 from tilepipe.semantics.tile.races import Agents
+from tilepipe.semantics.work_limit import WorkLimit, trip_count
 
 
 class KernelRuntime:
-    """Holds the machine of the block being run (swapped per block)."""
+    """Holds the machine of the block being run (swapped per block) and the run's
+    work limit."""
 
     machine: BlockMachine
+
+    def __init__(self, work: WorkLimit | None = None):
+        self.work = work or WorkLimit()
 
 
 def value_name(value: SSAValue) -> str:
@@ -85,6 +90,8 @@ class RuntimeFunctions(InterpreterFunctions):
         step: int,
         carried: tuple = (),
     ) -> tuple:
+        if (problem := self.runtime.work.charge(trip_count(lb, ub, step))) is not None:
+            raise KernelError(body.parent_op(), problem)
         induction_var = body.block.args[0]
         name = induction_var.name_hint or "iv"
         iteration = self.machine.iteration
