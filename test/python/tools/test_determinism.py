@@ -32,7 +32,7 @@ def _cuda_example(text: str, name: str, target: str) -> str:
     from tilepipe.drivers.compile import CompileError, compile_kernel
 
     try:
-        return compile_kernel(text, name, target, emit="nvvm", run_ptxas=False).output
+        return compile_kernel(text, name, target, level="nvvm", run_ptxas=False).output
     except CompileError as err:
         return f"error: {err}"
 
