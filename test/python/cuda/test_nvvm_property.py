@@ -23,10 +23,10 @@ steps):
 * ``elementwise_kernels``: chains of ``tile.fill/add/sub/mul/max/div/exp/cast``
   over f32 and f16 buffers in shared memory (padded, at random offsets) and in
   register fragments, loaded from and stored to global arrays.
-* ``reduction_kernels``: ``tile.reduce`` sum/max along either axis of a shared tile
-  or a register fragment (warp shuffles), into shared memory or registers,
-  optionally broadcast back (``tile.broadcast``) and combined; the fragment
-  reductions the lowering does not take must be located diagnostics.
+* ``reduction_kernels``: ``tile.reduce`` sum/max along either axis of an f32, f16 or
+  bf16 shared tile or register fragment, into shared memory or registers,
+  optionally broadcast back (``tile.broadcast``) and combined; each fragment
+  reduction must take its documented path: warp shuffles, or a shared scratch.
 * ``gemm_kernels``: a tensor-core ``tile.gemm`` (f16/bf16, M, N, K in 16/32/64,
   optional ``transpose_a``/``transpose_b``, optionally a two-step ``pipeline.for``
   k loop), A and B moved from global memory at random offsets into shared tiles
@@ -38,9 +38,9 @@ steps):
   ``sub`` / ``exp`` / ``reduce sum`` / ``div``), optionally cast to f16, and copied
   to global memory at a random row and (even or odd) column offset: register pairs
   exactly where the columns are provably even.  A tile that does not split over the
-  warps, an operand at a column ldmatrix cannot read (no multiple of 16 bytes), and
-  a row reduction of an accumulator whose rows span warps must be located
-  diagnostics that say why.  The same kernels lowered with ``swizzle_shared=False``
+  warps and an operand at a column ldmatrix cannot read (no multiple of 16 bytes)
+  must be located diagnostics that say why; the row statistics of an accumulator
+  whose rows span warps go through shared memory.  The same kernels lowered with ``swizzle_shared=False``
   give bit-identical results.
 
 The two regular tests at the end keep the minimal kernels of the two bugs these
@@ -59,6 +59,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from mlir import ir
 
+from tilepipe.lowering.nvvm.reduce_scratch import SCRATCH_BARRIER_ATTR
 from tilepipe.lowering.nvvm.upstream import generic_text
 from tilepipe.semantics import run_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
@@ -139,14 +140,13 @@ def _gemm_line(text: str) -> int:
 def expected_gemm_error(case: Case) -> tuple[str, str] | None:
     """(text the diagnostic contains, the op it is located at) for kernels the
     lowering must reject: a tile that does not split into m16n8 blocks over the
-    warps, an operand whose rows ldmatrix cannot read (16-byte rows), or a row
-    reduction of an accumulator whose rows are spread over warps."""
+    warps, or an operand whose rows ldmatrix cannot read (16-byte rows).  (A row
+    reduction of an accumulator whose rows are spread over warps goes through shared
+    memory.)"""
     if case.notes["grid"] is None:
         return "tensor cores", "tile.gemm"
     if not all(provably_aligned(case.notes[s], 8) for s in ("a_s", "b_s")):
         return "ldmatrix reads 16-byte rows", "tile.gemm"
-    if case.notes["softmax"] and case.notes["grid"].warps_n != 1:
-        return "spread over several warps", "tile.reduce"
     return None
 
 
@@ -181,7 +181,12 @@ def test_tensor_core_gemms_match_the_tile_level_run(case: Case):
     event(f"gemm: {'pair' if paired else 'scalar'} stores out")
     nvvm = run_nvvm(module, kernel, inputs)
     # Bit-exact: the tile level sums each K step in the tensor cores' order
-    # (numerics.gemm_accumulate) and row sums in tile.reduce's (numerics.reduce_sum).
+    # (numerics.gemm_accumulate) and row sums in tile.reduce's (numerics.reduce_sum),
+    # with warp shuffles or, rows spread over warps, through shared memory.
+    if case.notes["softmax"]:
+        staged = any(SCRATCH_BARRIER_ATTR in op.attributes for op in module.walk())
+        assert staged == (case.notes["grid"].warps_n != 1), text
+        event(f"gemm: row statistics {'through shared memory' if staged else 'by shuffles'}")
     assert_same(nvvm, tile, text)
 
 
@@ -206,19 +211,18 @@ def test_swizzling_does_not_change_gemm_results(case: Case):
 def test_reductions_and_broadcasts_match_the_tile_level_run(case: Case):
     text, kernel = case.text, case.kernel
     note(text)
-    if case.notes["rejected"]:
-        with pytest.raises(DiagnosticException) as error:
-            lower(text)
-        message = str(error.value)
-        assert "register fragment" in message or "f32 fragments" in message, message
-        assert f"{FILE}:{line_of(text, 'tile.reduce')}:" in message, message
-        event("reduce: diagnosed")
-        return
     # Not dyadic: values whose sums round, so a sum in another order than the op's
     # (tile_reduce_order) differs in the last bits.
     inputs = random_inputs(kernel, case.seed)
     tile = run_tile(text, inputs)
-    nvvm = run_nvvm(lower(text), kernel, inputs)
+    module = lower(text)
+    # Each fragment reduction takes the path the docs give it.
+    path = case.notes["path"]
+    names = [op.name for op in module.walk()]
+    staged = any(SCRATCH_BARRIER_ATTR in op.attributes for op in module.walk())
+    assert ("nvvm.shfl.sync" in names, staged) == (path == "shuffles", path == "scratch"), text
+    event(f"reduce: {path}")
+    nvvm = run_nvvm(module, kernel, inputs)
     assert_same(nvvm, tile, text)
 
 
