@@ -363,9 +363,10 @@ class ReduceOp(AlongAxisOp):
     """Reduce a tile along one axis: ``dst[...] = reduce(src, axis)``.
 
     The destination tile is the source tile with ``axis`` removed; its previous
-    contents are overwritten (``clear`` semantics, as TileLang's default).  A sum adds
-    in f32 (f64 for f64) in one defined order, numpy's pairwise order along the axis
-    (``tile_reduce_order``), in every interpreter and lowering alike.
+    contents are overwritten (``clear`` semantics, as TileLang's default).  A float sum
+    adds in f32 (f64 for f64) in one defined order, numpy's pairwise order along the
+    axis (``tile_reduce_order``), in every interpreter and lowering alike; an integer
+    sum adds in its own type, wrapping (exact in any order); max is signed.
 
     A source in shared memory is read by the threads that own the destination's
     elements, each reading its elements' whole lines along ``axis``: not the source's
@@ -415,6 +416,12 @@ class ReduceOp(AlongAxisOp):
                 f"unknown reduction '{self.kind.data}' (expected sum or max)"
             )
         super().verify_()
+        element = self.element_type("src")
+        if not isinstance(element, AnyFloat | IntegerType) or element == IntegerType(1):
+            # i1 is stored in a byte: neither its sum nor its (signed) max has one meaning.
+            raise VerifyException(
+                f"tile.reduce reduces float or integer tiles of 8 to 64 bits, not {element}"
+            )
 
     def print_keyword(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data}")

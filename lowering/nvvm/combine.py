@@ -4,7 +4,7 @@ the binary op of a tile op class and the identity of a reduction."""
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, VectorType
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, VectorType
 from xdsl.ir import Attribute, SSAValue
 
 from tilepipe.dialects.tile import AddOp, DivOp, MaxOp, MulOp, ReduceKind, SubOp
@@ -33,7 +33,9 @@ def combine(kind: type, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
 
 
 def reduction_identity(kind: ReduceKind, element_type: Attribute) -> SSAValue:
-    if not is_float(element_type):
-        raise ValueError(element_type)
+    if isinstance(element_type, IntegerType):  # max is signed (arith.maxsi)
+        width = element_type.width.data
+        value = 0 if kind is ReduceKind.SUM else -(1 << (width - 1))
+        return arith.ConstantOp(IntegerAttr(value, element_type)).result
     value = 0.0 if kind is ReduceKind.SUM else float("-inf")
     return arith.ConstantOp(FloatAttr(value, element_type)).result

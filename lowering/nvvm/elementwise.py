@@ -7,7 +7,8 @@ gives each thread the destination elements it owns and loops over the reduced ax
 (in f32 for f16/bf16 tiles, as the tile semantics reduce; a sum in the op's order, 8
 accumulators per run: ``reduce.sum_in_order``);
 row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
-their results in shared memory; ``tile.broadcast`` reads them back into the threads
+their results in shared memory, and the other fragment reductions stage the fragment
+in a shared scratch and reduce it there (``nvvm_reduce_scratch``); ``tile.broadcast`` reads them back into the threads
 owning each row of a fragment.  Each op with a global region that may leave its array
 is lowered unpredicated in blocks whose regions lie inside, predicated at the edges
 (``with_interior_fast_path``).
@@ -38,6 +39,7 @@ from tilepipe.core.diagnostics import op_error
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.access import (
     Operands,
+    TileOperand,
     for_each_element,
     for_each_run,
     tile_operands,
@@ -46,8 +48,8 @@ from tilepipe.lowering.nvvm.access import (
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.combine import combine, is_float, reduction_identity, scalar_type
 from tilepipe.lowering.nvvm.reduce import (
-    check_fragment_reduction,
     lower_fragment_reduction,
+    reduce_through_scratch,
     sum_in_order,
 )
 
@@ -163,44 +165,54 @@ class LowerReduce(RewritePattern):
     def match_and_rewrite(self, op: ReduceOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
         src, dst = operands["src"], operands["dst"]
-        if not is_float(src.element_type):
-            raise op_error(op, "lower-to-nvvm reduces float tiles only")
-        if src.is_fragment:
-            check_fragment_reduction(op, src, dst)
-            with emit.emitting(rewriter, op):
-                lower_fragment_reduction(op, self.context, src, dst)
-            rewriter.erase(op)
-            return
-        axis = op.reduce_axis
-        extent = op.tile_shape[axis]
-        kind = op.reduce_kind
-        step = AddOp if kind is ReduceKind.SUM else MaxOp
+        context = self.context
 
-        # As the tile semantics: f16/bf16 tiles are reduced in f32, rounded once.
-        accumulator_type = f32 if src.element_type.bitwidth < 32 else src.element_type
-
-        dst_shape = op.operand_tile_shape("dst")
-
-        def lower(operands: Operands) -> None:
-            src, dst = operands["src"], operands["dst"]
-
-            def reduce_one(coords: list[SSAValue], register: SSAValue | None) -> None:
-                def element(index: SSAValue) -> SSAValue:
-                    at = [*coords[:axis], index, *coords[axis:]]
-                    return convert(src.load(at, None), accumulator_type)
-
-                def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
-                    return combine(step, acc, element(index))
-
-                init = reduction_identity(kind, accumulator_type)
-                if kind is ReduceKind.SUM:  # in the order the op defines
-                    total = sum_in_order(extent, element, init)
-                else:
-                    total = emit.for_range_carrying(extent, init, accumulate)
-                dst.store(convert(total, dst.element_type), coords, register)
-
-            for_each_element(op, self.context, [dst], dst_shape, dst.element_type, reduce_one)
+        def in_memory(src: TileOperand, dst: TileOperand) -> None:
+            _reduce_in_memory(op, context, src, dst)
 
         with emit.emitting(rewriter, op):
-            with_interior_fast_path(operands, lower)
+            if not src.is_fragment:
+                with_interior_fast_path(operands, lambda o: in_memory(o["src"], o["dst"]))
+            elif op in context.scratch_reductions:  # chosen with the kernel's shared layout
+                reduce_through_scratch(op, context, src, dst, in_memory)
+            else:
+                lower_fragment_reduction(op, context, src, dst)
         rewriter.erase(op)
+
+
+def _reduce_in_memory(
+    op: ReduceOp, context: KernelContext, src: TileOperand, dst: TileOperand
+) -> None:
+    """Each thread reduces the destination elements it owns over a source in memory,
+    looping over the reduced axis: in the op's order for a sum (``sum_in_order``), in
+    f32 for f16/bf16 tiles, rounded once -- as the tile semantics reduce; integers in
+    their type (``arith.addi`` wraps, ``arith.maxsi``)."""
+    axis = op.reduce_axis
+    extent = op.tile_shape[axis]
+    kind = op.reduce_kind
+    step = AddOp if kind is ReduceKind.SUM else MaxOp
+    element_type = src.element_type
+    narrow_float = is_float(element_type) and element_type.bitwidth < 32
+    accumulator_type = f32 if narrow_float else element_type
+
+    def reduce_one(coords: list[SSAValue], register: SSAValue | None) -> None:
+        def element(index: SSAValue) -> SSAValue:
+            at = [*coords[:axis], index, *coords[axis:]]
+            return convert(src.load(at, None), accumulator_type)
+
+        def accumulate(index: SSAValue, acc: SSAValue) -> SSAValue:
+            return combine(step, acc, element(index))
+
+        init = reduction_identity(kind, accumulator_type)
+        if kind is ReduceKind.SUM:  # in the order the op defines
+            total = sum_in_order(extent, element, init)
+        else:
+            total = emit.for_range_carrying(extent, init, accumulate)
+        dst.store(convert(total, dst.element_type), coords, register)
+
+    dst_shape = op.operand_tile_shape("dst")
+    if not dst_shape:  # a 1-d tile's one result: the first thread's, as a 1-element tile's
+        first = arith.CmpiOp(context.ids.thread, emit.const(0), "eq").result
+        emit.if_then(first, lambda: reduce_one([], emit.const(0) if dst.is_fragment else None))
+        return
+    for_each_element(op, context, [dst], dst_shape, dst.element_type, reduce_one)

@@ -11,7 +11,9 @@ What moves where:
   buffer is a static workgroup attribution (``ptxas -v`` reports it as smem); beyond
   that -- CUDA's static shared memory limit -- it is the dynamic shared memory
   (``gpu.dynamic_shared_memory``) and the kernel records the bytes to launch with in
-  ``tilepipe.dynamic_shared_memory``;
+  ``tilepipe.dynamic_shared_memory``.  The scratch of the register-fragment
+  reductions that go through shared memory (``nvvm_reduce_scratch``) is one more
+  shared buffer, after the others;
 * register fragments become per-thread ``memref.alloca``s holding the elements the
   thread owns under the fragment's layout (``nvvm_layout``): a gemm accumulator's mma
   layout, propagated to the fragments combined with it elementwise; a kernel whose
@@ -79,6 +81,12 @@ from tilepipe.lowering.nvvm.layout import (
     choose_warp_grid,
     tensor_core_shape,
 )
+from tilepipe.lowering.nvvm.reduce_scratch import (
+    add_scratch,
+    read_barriers,
+    scratch_bytes,
+    scratch_reductions,
+)
 from tilepipe.lowering.nvvm.registers import check_register_budget
 from tilepipe.lowering.nvvm.staging import add_staging_buffers
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
@@ -104,20 +112,26 @@ class KernelContext:
     shared_arena: SSAValue | None = None  # the static workgroup buffer, if any
     swizzles: dict[SSAValue, SharedSwizzle] = field(default_factory=dict)
     # The shared tile (byte offset, type) each register fragment operand of a gemm is
-    # staged in (nvvm_staging).
+    # staged in (``staging``).
     gemm_staging: dict[GemmOp, dict[str, tuple[int, MemRefType]]] = field(default_factory=dict)
+    # Where the scratch of the fragment reductions staged through shared memory
+    # lies (``reduce_scratch``); those reductions, each with whether a barrier
+    # must follow its reads.
+    scratch_offset: int | None = None
+    scratch_reductions: dict[ReduceOp, bool] = field(default_factory=dict)
+
+    def shared_memory(self) -> SSAValue:
+        """The kernel's shared memory (i8), emitted where it is used: an op that does
+        not use it, as the views of an unused buffer, would not survive the rewrite
+        walkers' dead-code elimination (upstream CSE merges the dynamic copies)."""
+        if self.shared_arena is not None:
+            return self.shared_arena
+        assert self.dynamic_shared
+        return _dynamic_shared_memory()
 
     def shared_view(self, offset: int, view_type: MemRefType) -> SSAValue:
         """A view of the kernel's shared memory at ``offset``, emitted here."""
-        if self.dynamic_shared:
-            base = memref.MemorySpaceCastOp(
-                DynamicSharedMemoryOp().resultMemref,
-                MemRefType(i8, [DYNAMIC_INDEX], memory_space=SHARED_ADDRESS_SPACE),
-            ).dest
-        else:
-            base = self.shared_arena
-        assert base is not None
-        return memref.ViewOp(base, emit.const(offset), [], view_type).results[0]
+        return memref.ViewOp(self.shared_memory(), emit.const(offset), [], view_type).results[0]
 
     @property
     def threads(self) -> int:
@@ -354,8 +368,18 @@ def build_kernel(
     staging = add_staging_buffers(kernel)
     layouts = fragment_layouts(kernel, threads, target)
     check_register_budget(kernel, layouts, target)
+    reductions = scratch_reductions(kernel, layouts)
+    scratch = add_scratch(kernel, reductions)
     offsets, shared_bytes, base_alignment = shared_offsets(kernel)
     if shared_bytes > target.shared_memory_bytes:
+        if scratch is not None and shared_bytes - offsets[scratch] <= target.shared_memory_bytes:
+            scratch_size = scratch.memref.type.get_shape()[0]
+            raise op_error(
+                max(reductions, key=scratch_bytes),  # the one the scratch is sized for
+                f"needs {shared_bytes} bytes of shared memory with the {scratch_size}-byte "
+                f"shared-memory scratch of this register-fragment reduction, "
+                f"{target.name} has {target.shared_memory_bytes} per block",
+            )
         raise op_error(
             kernel,
             f"needs {shared_bytes} bytes of shared memory, {target.name} has "
@@ -396,15 +420,10 @@ def build_kernel(
         if workgroup:
             shared_base = entry.args[len(inputs)]
         elif dynamic:
-            dynamic_memory = DynamicSharedMemoryOp().resultMemref
-            cast = memref.MemorySpaceCastOp(
-                dynamic_memory,
-                MemRefType(i8, [DYNAMIC_INDEX], memory_space=SHARED_ADDRESS_SPACE),
-            )
+            shared_base = _dynamic_shared_memory()
             # The kernel's shared memory as a whole: located at the kernel.
-            _located(dynamic_memory.owner, kernel)
-            _located(cast, kernel)
-            shared_base = cast.dest
+            _located(shared_base.owner, kernel)
+            _located(shared_base.owner.source.owner, kernel)
 
     context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
     context.shared_arena = entry.args[len(inputs)] if workgroup else None
@@ -418,12 +437,23 @@ def build_kernel(
     # The gpu.func itself already has global arguments (_convert_global_type).
     PatternRewriteWalker(ConvertMemorySpaces()).rewrite_region(gpu_func.body)
     _rewrite_structure(gpu_func)
+    if scratch is not None:
+        context.scratch_offset = offsets[scratch]
+        context.scratch_reductions = read_barriers(reductions)
     if swizzle:
         context.swizzles = swizzled_buffers(_shared_views(gpu_func), context.on_tensor_cores)
         for view, permutation in context.swizzles.items():
             assert isinstance(view.owner, Operation)
             view.owner.attributes[SWIZZLE_ATTR] = StringAttr(permutation.describe())
     return context
+
+
+def _dynamic_shared_memory() -> SSAValue:
+    dynamic_memory = DynamicSharedMemoryOp().resultMemref
+    cast = memref.MemorySpaceCastOp(
+        dynamic_memory, MemRefType(i8, [DYNAMIC_INDEX], memory_space=SHARED_ADDRESS_SPACE)
+    )
+    return cast.dest
 
 
 def _shared_views(gpu_func: KernelFuncOp) -> list[SSAValue]:

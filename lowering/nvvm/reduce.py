@@ -17,55 +17,32 @@ A sum adds in the op's order (``tilepipe.dialects.tile_reduce_order``: 8 strided
 partials, their butterfly, the rest one by one), which the two layouts give at the
 cost of the plain butterfly or one shuffle more: the interpreters and the lowered
 kernel agree to the bit.  Lane ``0`` of each group then writes the row's result to the
-destination in shared or global memory.  Other shapes are rejected with a diagnostic.
+destination in shared memory.  Every other fragment reduction (other axes, element
+types, layouts, a destination in registers) goes through shared memory
+(``nvvm_reduce_scratch``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import MemRefType, StringAttr
 from xdsl.ir import SSAValue
 
 from tilepipe.dialects import nvvm
 from tilepipe.dialects.tile import AddOp, MaxOp, ReduceKind, ReduceOp
 from tilepipe.dialects.tile_reduce_order import LANES, Run, Split, SumTree, butterfly_pairs, sum_tree
-from tilepipe.core.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
-from tilepipe.lowering.nvvm.access import TileOperand
+from tilepipe.lowering.nvvm.access import TileOperand, for_each_run
 from tilepipe.lowering.nvvm.combine import combine, reduction_identity
-from tilepipe.lowering.nvvm.kernel import KernelContext
+from tilepipe.lowering.nvvm.kernel import SHARED_ADDRESS_SPACE, KernelContext
 from tilepipe.lowering.nvvm.layout import WARP_SIZE, CooperativeLayout, MmaAccumulatorLayout
+from tilepipe.lowering.nvvm.reduce_scratch import SCRATCH_BARRIER_ATTR, staged_shape
 
 FULL_WARP = -1  # shfl.sync member mask: all 32 lanes
 CLAMP = WARP_SIZE - 1  # shfl.sync c operand for a 32-lane segment
-
-
-def check_fragment_reduction(op: ReduceOp, src: TileOperand, dst: TileOperand) -> None:
-    """Raise the diagnostic for fragment reductions the shuffles cannot do."""
-    shape = op.tile_shape
-    if dst.is_fragment or len(shape) != 2 or op.reduce_axis != 1:
-        raise op_error(
-            op,
-            "a register fragment is reduced along its rows into shared or global "
-            "memory only; copy the tile to shared memory first",
-        )
-    if not isinstance(src.element_type, Float32Type):
-        raise op_error(op, "warp-shuffle reductions need f32 fragments")
-    layout = src.layout
-    if isinstance(layout, MmaAccumulatorLayout) and layout.grid.warps_n == 1:
-        return
-    if isinstance(layout, CooperativeLayout):
-        rows, cols = shape
-        if cols <= WARP_SIZE and cols & (cols - 1) == 0 and (rows * cols) % layout.threads == 0:
-            return
-    raise op_error(
-        op,
-        "the rows of this register fragment are spread over several warps; "
-        "copy the tile to shared memory first",
-    )
 
 
 def _combine(kind: ReduceKind, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
@@ -216,3 +193,49 @@ def lower_fragment_reduction(
             value = _butterfly(kind, value, offsets)
         row = emit.div(emit.add(thread, register * layout.threads), cols)
         _store_from_lane_zero(group_lane, dst, value, row)
+
+
+def reduce_through_scratch(
+    op: ReduceOp,
+    context: KernelContext,
+    src: TileOperand,
+    dst: TileOperand,
+    reduce_in_memory: Callable[[TileOperand, TileOperand], None],
+) -> None:
+    """A fragment reduction the shuffles cannot do (``nvvm_reduce_scratch``): every
+    thread stores the elements it holds into the kernel's shared scratch, and
+    ``reduce_in_memory`` reduces the staged tile into ``dst`` as a tile in shared
+    memory is reduced -- each destination element by its owner, in the op's order.
+
+    ``bar.sync`` between the stores and the reads (another thread's elements), and
+    after the reads where the scratch may be staged again (a later iteration or
+    reduction) with no barrier of the kernel's between (``read_barriers``)."""
+    assert context.scratch_offset is not None
+    shape = op.tile_shape
+    staged_type = MemRefType(
+        src.element_type, staged_shape(op), memory_space=SHARED_ADDRESS_SPACE
+    )
+    staged_buffer = memref.ViewOp(
+        context.shared_memory(), emit.const(context.scratch_offset), [], staged_type
+    )
+    staged = TileOperand("src", staged_buffer.results[0], (), shape, None)
+    for_each_run(
+        op,
+        context,
+        [src, staged],
+        shape,
+        src.element_type,
+        lambda coords, register, width: staged.store_run(
+            src.load_run(coords, register, width), coords, register
+        ),
+    )
+    _scratch_barrier("staged")  # the staged tile is whole before any thread reads it
+    reduce_in_memory(staged, dst)
+    if context.scratch_reductions[op]:
+        _scratch_barrier("read")  # every thread has read it before it is overwritten
+
+
+def _scratch_barrier(purpose: str) -> None:
+    """``bar.sync 0``, marked (``SCRATCH_BARRIER_ATTR``) for the tests that delete it."""
+    barrier = nvvm.Barrier0Op()
+    barrier.attributes[SCRATCH_BARRIER_ATTR] = StringAttr(purpose)

@@ -551,20 +551,21 @@ def gemm_kernels(draw, tensor_cores_only: bool = False) -> Case:
 def reduction_kernels(draw) -> Case:
     """A tile (optionally squared or doubled in place) reduced along a random axis
     into a vector in shared memory or registers, optionally broadcast back and
-    subtracted; inputs are multiples of 1/16 in [-1, 1], so every sum is exact in
-    any order, in f32 or rounded once to f16 (test_f16_sums_accumulate_in_f32)."""
-    in_registers = draw(st.booleans())
-    # Mostly the register reductions the lowering takes (f32 rows of at most 32),
-    # sometimes one it must reject.
-    valid = in_registers and draw(st.sampled_from([True, True, True, False]))
+    subtracted; f32, f16 or bf16 (summed in f32, rounded once:
+    test_f16_sums_accumulate_in_f32)."""
+    in_registers = draw(st.sampled_from([True, True, False]))
+    # A third of the register reductions the warp shuffles take (f32 rows of at most
+    # 32 into shared memory), the others any the tile level admits (most through a
+    # shared scratch).
+    shuffled = in_registers and draw(st.sampled_from([True, False, False]))
     tile = (
-        draw(st.sampled_from((8, 16, 32))),
-        draw(st.sampled_from((8, 16, 32) if valid else SIZES)),
+        draw(st.sampled_from(SIZES)),
+        draw(st.sampled_from((8, 16, 32) if shuffled else SIZES)),
     )
     threads = draw(st.sampled_from(THREADS))
-    dtype = "f32" if valid else draw(st.sampled_from(["f32", "f32", "f16"]))
+    dtype = "f32" if shuffled else draw(st.sampled_from(["f32", "f32", "f16", "bf16"]))
     kind = draw(st.sampled_from(["sum", "max"]))
-    axis = 1 if valid else draw(st.integers(0, 1))
+    axis = 1 if shuffled else draw(st.integers(0, 1))
     kernel = Kernel("reduction", threads)
     shape, offsets = draw(placement(tile))
     x = kernel.arg("X", shape, dtype, offsets)
@@ -584,7 +585,7 @@ def reduction_kernels(draw) -> Case:
         )
     kernel.barrier()
     extent = tile[1 - axis]
-    if src.space == "fragment" or draw(st.booleans()):
+    if shuffled or draw(st.booleans()):
         shape, offsets = draw(placement((extent, 1), pads=(0,)))
         vec = kernel.alloc("V", (shape[0],), dtype, "shared", (offsets[0],))
     else:
@@ -615,13 +616,20 @@ def reduction_kernels(draw) -> Case:
         kernel.copy(tile, spread, kernel.arg("OB", shape, dtype, offsets))
     shape, offsets = draw(placement((extent, 1), pads=(0, 1, 3)))
     kernel.copy((extent,), vec, kernel.arg("OV", (shape[0],), dtype, (offsets[0],)))
-    # Register fragments are reduced with shuffles: along rows, f32, cooperative
-    # layout with C <= 32 a power of two filling every thread's registers (docs).
+    # Register fragments are reduced with shuffles along rows, f32, cooperative layout
+    # with C <= 32 a power of two filling every thread's registers, into shared memory;
+    # any other way through the shared scratch (docs).
     rows, cols = tile
-    rejected = src.space == "fragment" and not (
+    if src.space != "fragment":
+        path = "memory"
+    elif (
         axis == 1 and dtype == "f32" and cols <= 32 and (rows * cols) % threads == 0
-    )
-    return Case(kernel, draw(st.integers(0, 2**32 - 1)), {"rejected": rejected})
+        and vec.space == "shared"
+    ):
+        path = "shuffles"
+    else:
+        path = "scratch"
+    return Case(kernel, draw(st.integers(0, 2**32 - 1)), {"path": path})
 
 
 # --------------------------------------------------------------------- properties

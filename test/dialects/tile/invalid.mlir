@@ -290,3 +290,13 @@ func.func @signature_mismatch(%A: memref<64x64xf16>) {
   tile.copy<32x32> %A -> %s : memref<64x64xf32> -> memref<32x32xf16, "shared">
   func.return
 }
+
+// -----
+
+func.func @reduce_i1() {
+  %x = memref.alloc() : memref<64x32xi1, "fragment">
+  %r = memref.alloc() : memref<64xi1, "fragment">
+  // expected-error @+1 {{tile.reduce reduces float or integer tiles of 8 to 64 bits, not i1}}
+  tile.reduce<64x32> max %x -> %r axis 1 : memref<64x32xi1, "fragment"> -> memref<64xi1, "fragment">
+  func.return
+}

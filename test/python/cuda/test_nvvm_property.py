@@ -23,10 +23,10 @@ steps):
 * ``elementwise_kernels``: chains of ``tile.fill/add/sub/mul/max/div/exp/cast``
   over f32 and f16 buffers in shared memory (padded, at random offsets) and in
   register fragments, loaded from and stored to global arrays.
-* ``reduction_kernels``: ``tile.reduce`` sum/max along either axis of a shared tile
-  or a register fragment (warp shuffles), into shared memory or registers,
-  optionally broadcast back (``tile.broadcast``) and combined; the fragment
-  reductions the lowering does not take must be located diagnostics.
+* ``reduction_kernels``: ``tile.reduce`` sum/max along either axis of an f32, f16 or
+  bf16 shared tile or register fragment, into shared memory or registers,
+  optionally broadcast back (``tile.broadcast``) and combined; each fragment
+  reduction must take its documented path: warp shuffles, or a shared scratch.
 * ``gemm_kernels``: a ``tile.gemm`` (f16/bf16/f32; M, N, K mostly in 16/32/64, now
   and then 8, 24 or odd, K not a multiple of 16; optional
   ``transpose_a``/``transpose_b``, optionally a two-step ``pipeline.for`` k loop),
@@ -43,8 +43,8 @@ steps):
   Every gemm lowers: on tensor cores (``ldmatrix``) exactly where the inputs are
   f16/bf16, the tile is whole 16x8 blocks over some of the warps, K has a whole
   16-wide step and the operands are 16-byte rows at 16-byte columns; on the scalar
-  path otherwise.  A row reduction of an accumulator whose rows span warps must be
-  a located diagnostic that says why.  The tensor-core kernels lowered with
+  path otherwise.  The row statistics of an accumulator whose rows span warps go
+  through shared memory.  The tensor-core kernels lowered with
   ``swizzle_shared=False`` give bit-identical results.
 
 The two regular tests at the end keep the minimal kernels of the two bugs these
@@ -57,12 +57,12 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from xdsl.utils.exceptions import DiagnosticException
 
 from mlir import ir
 
+from tilepipe.lowering.nvvm.reduce_scratch import SCRATCH_BARRIER_ATTR
 from tilepipe.lowering.nvvm.upstream import generic_text
 from tilepipe.semantics import run_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
@@ -140,19 +140,15 @@ def _gemm_line(text: str) -> int:
     return line_of(text, "tile.gemm")
 
 
-def expected_gemm_error(case: Case) -> tuple[str, str] | None:
-    """(text the diagnostic contains, the op it is located at) for the gemm kernels
-    the lowering must reject: a row reduction of an accumulator whose rows are spread
-    over warps (nvvm_reduce's shuffles).  Every gemm itself lowers."""
-    if not case.notes["softmax"]:
-        return None
+def row_statistics_by_shuffles(case: Case) -> bool:
+    """Whether the lowering reduces the accumulator's rows with warp shuffles (whole
+    rows per warp: nvvm's reduce.py) rather than through the shared scratch."""
     grid = case.notes["grid"]
     if grid is not None:
-        reducible = grid.warps_n == 1
-    else:  # dealt out cooperatively: rows of a power of two up to a warp, whole rounds
-        m, n, _ = case.notes["mnk"]
-        reducible = n <= 32 and n & (n - 1) == 0 and (m * n) % case.notes["threads"] == 0
-    return None if reducible else ("spread over several warps", "tile.reduce")
+        return grid.warps_n == 1
+    # Dealt out cooperatively: rows of a power of two up to a warp, whole rounds.
+    m, n, _ = case.notes["mnk"]
+    return n <= 32 and n & (n - 1) == 0 and (m * n) % case.notes["threads"] == 0
 
 
 @SETTINGS
@@ -160,16 +156,6 @@ def expected_gemm_error(case: Case) -> tuple[str, str] | None:
 def test_gemms_match_the_tile_level_run(case: Case):
     text, kernel = case.text, case.kernel
     note(text)
-    expected_error = expected_gemm_error(case)
-    if expected_error is not None:
-        words, op = expected_error
-        with pytest.raises(DiagnosticException) as error:
-            lower(text)
-        message = str(error.value)
-        assert words in message, message
-        assert f"{FILE}:{line_of(text, op)}:" in message, message
-        event(f"gemm: diagnosed ({words})")
-        return
     inputs = random_inputs(kernel, case.seed)
     tile = run_tile(text, inputs)
     module = lower(text)
@@ -199,7 +185,12 @@ def test_gemms_match_the_tile_level_run(case: Case):
     event(f"gemm: {'pair' if paired else 'scalar'} stores out")
     nvvm = run_nvvm(module, kernel, inputs)
     # Bit-exact: the tile level sums each K step in the order both paths compute it
-    # (numerics.gemm_accumulate) and row sums in tile.reduce's (numerics.reduce_sum).
+    # (numerics.gemm_accumulate) and row sums in tile.reduce's (numerics.reduce_sum),
+    # with warp shuffles or, rows spread over warps, through shared memory.
+    if case.notes["softmax"]:
+        staged = any(SCRATCH_BARRIER_ATTR in op.attributes for op in module.walk())
+        assert staged == (not row_statistics_by_shuffles(case)), text
+        event(f"gemm: row statistics {'through shared memory' if staged else 'by shuffles'}")
     assert_same(nvvm, tile, text)
 
 
@@ -208,8 +199,6 @@ def test_gemms_match_the_tile_level_run(case: Case):
 def test_swizzling_does_not_change_gemm_results(case: Case):
     text, kernel = case.text, case.kernel
     note(text)
-    if expected_gemm_error(case) is not None:
-        return  # the previous property checks the diagnostics
     inputs = random_inputs(kernel, case.seed)
     plain = lower(text, swizzle_shared=False)
     assert not any(op.name == "arith.xori" for op in plain.walk())
@@ -224,19 +213,18 @@ def test_swizzling_does_not_change_gemm_results(case: Case):
 def test_reductions_and_broadcasts_match_the_tile_level_run(case: Case):
     text, kernel = case.text, case.kernel
     note(text)
-    if case.notes["rejected"]:
-        with pytest.raises(DiagnosticException) as error:
-            lower(text)
-        message = str(error.value)
-        assert "register fragment" in message or "f32 fragments" in message, message
-        assert f"{FILE}:{line_of(text, 'tile.reduce')}:" in message, message
-        event("reduce: diagnosed")
-        return
     # Not dyadic: values whose sums round, so a sum in another order than the op's
     # (tile_reduce_order) differs in the last bits.
     inputs = random_inputs(kernel, case.seed)
     tile = run_tile(text, inputs)
-    nvvm = run_nvvm(lower(text), kernel, inputs)
+    module = lower(text)
+    # Each fragment reduction takes the path the docs give it.
+    path = case.notes["path"]
+    names = [op.name for op in module.walk()]
+    staged = any(SCRATCH_BARRIER_ATTR in op.attributes for op in module.walk())
+    assert ("nvvm.shfl.sync" in names, staged) == (path == "shuffles", path == "scratch"), text
+    event(f"reduce: {path}")
+    nvvm = run_nvvm(module, kernel, inputs)
     assert_same(nvvm, tile, text)
 
 

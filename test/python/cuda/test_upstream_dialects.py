@@ -51,7 +51,7 @@ func.func @k(%x: memref<16xf32>) attributes {{tile.grid = array<i64: 1>, tile.th
 )
 def test_op_of_a_dialect_upstream_lacks_is_located(op, dialect):
     with pytest.raises(CompileError) as info:
-        compile_kernel(KERNEL.format(op=op), "k.mlir", "sm_80", emit="nvvm", run_ptxas=False)
+        compile_kernel(KERNEL.format(op=op), "k.mlir", "sm_80", level="nvvm", run_ptxas=False)
     [diagnostic] = info.value.diagnostics
     assert str(diagnostic).startswith(f"k.mlir:4:3: error: '{dialect}.")
     assert f"is of dialect '{dialect}', which upstream MLIR does not have" in str(diagnostic)

@@ -12,6 +12,7 @@ tile whole.  Numerics (documented in docs/semantics.md):
   one K at a time, a rounded product then a rounded sum (the scalar path's order);
 * ``tile.reduce``: sum in f32 (f64 for f64) in the order the op defines (``numerics.reduce_sum``:
   numpy's pairwise order along every axis, ``tilepipe.dialects.tile_reduce_order``);
+  integers in their own type, wrapping;
 * ``tile.cast``: round to nearest even;
 * ``tile.broadcast``: exact (copies the source element into each repetition).
 
@@ -185,7 +186,10 @@ class TileFunctions(RuntimeFunctions):
         operands = self._start(interpreter, op)
         source = operands.read("src")
         wide = np.float64 if source.dtype == np.float64 else np.float32
-        if op.reduce_kind is tile.ReduceKind.SUM:
+        if op.reduce_kind is tile.ReduceKind.SUM and source.dtype.kind == "i":
+            # Integers add in their type, wrapping: the same in any order.
+            result = np.add.reduce(source, axis=op.reduce_axis, dtype=source.dtype)
+        elif op.reduce_kind is tile.ReduceKind.SUM:
             result = numerics.reduce_sum(source.astype(wide), op.reduce_axis)
         else:
             result = np.max(source, axis=op.reduce_axis)
