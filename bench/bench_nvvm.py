@@ -42,7 +42,7 @@ GEMMS = {
     "dynamic (?x?)": GEMM.replace("memref<1024x1024x", "memref<?x?x"),
 }
 # The static GEMM's PTX instruction count (num_stages 1-4) on its fast path, as
-# recorded in docs/nvvm.md; the bench flags a drift of more than 5% (issue #16: boundary
+# recorded in docs/nvvm.md; the bench flags a drift of more than 5% (boundary
 # handling must add nothing to a kernel whose blocks are proven interior).  A lowering
 # change that moves it on purpose records the new figures in both places.
 FAST_PATH = {"sm_80": (455, 445, 502, 559), "sm_90": (448, 457, 537, 617)}

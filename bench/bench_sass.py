@@ -13,7 +13,7 @@ as often as makes the HMMA count of an iteration what the kernel's gemms need
 (``KernelCase.hmma_per_iteration``), which the table marks with ``*``.
 
 The ``TileLang`` column is TileLang 0.1.15's figure for the same kernel (nvcc 13, sm_80)
-as reported in issue 18 -- not measured here: TileLang is not installed.
+as reported to the project -- not measured here: TileLang is not installed.
 
 Both ptxas and nvdisasm are pinned registry wheels (the ``ptx`` extra:
 ``nvidia-cuda-nvcc``, ``nvidia-cuda-nvdisasm``).  The figures are instruction counts,
@@ -141,7 +141,7 @@ class KernelCase:
     text: str
     num_stages: int
     hmma_per_iteration: int  # per thread: the gemms' m16n8k16 blocks per warp
-    reference: str = ""  # TileLang 0.1.15's figure (issue 18), where known
+    reference: str = ""  # TileLang 0.1.15's figure, where known
 
 
 TILELANG_BLOCK_K32 = {1: "115", 2: "150", 3: "143", 4: "148"}

@@ -3,7 +3,7 @@
 // `pipeline.commit_group %t` made the parser swallow the `%x` of the next line:
 // tile-opt could not read its own output ("error:  in block definition", with an
 // empty message).  The tokens are bracketed now, and the output reads back unchanged.
-// (Since issue 14 the pre-loop copy of B joins that group, so the commit after the
+// (Since the async-proxy change the pre-loop copy of B joins that group, so the commit after the
 // guard carries B's token; the operand-less form is in
 // test/dialects/pipeline_sync/roundtrip.mlir.)
 

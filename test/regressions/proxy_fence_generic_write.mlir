@@ -5,7 +5,7 @@
 // RUN: not tile-run %t.nofence.mlir --check-races --quiet 2>&1 | filecheck %s --check-prefix=RACE
 // RUN: tile-opt %t.mlir -p thread-sync | filecheck %s --check-prefix=AGAIN
 
-// Issue 14 (async proxy): %s is zero-filled and read back by every thread (generic
+// The async proxy: %s is zero-filled and read back by every thread (generic
 // proxy), then overwritten by a bulk copy (async proxy).  A barrier alone does not
 // order the two proxies: thread-sync puts fence.proxy.async before the barrier (every
 // thread fences its own accesses, the barrier orders the fences before thread 0

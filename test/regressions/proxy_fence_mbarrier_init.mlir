@@ -3,7 +3,7 @@
 // (Line numbers below are those of %t.mlir: the fence line is gone.)
 // RUN: not tile-run %t.mlir --check-races --quiet 2>&1 | filecheck %s
 
-// Issue 14 (async proxy): mbarrier.init is a generic-proxy write and a bulk copy's
+// The async proxy: mbarrier.init is a generic-proxy write and a bulk copy's
 // complete_tx reaches the mbarrier through the async proxy; PTX orders the two only
 // through fence.proxy.async by the initializing thread.  Without the fence (tma-copy
 // emitted none before) the tile-level detector reports it, even though the barrier

@@ -1,7 +1,7 @@
 // RUN: tile-opt %s --split-input-file | filecheck %s
 // RUN: %roundtrip
 
-// The forms of issue #16 print and survive custom -> generic -> custom: dynamic global
+// The dynamic-shape forms print and survive custom -> generic -> custom: dynamic global
 // arrays, the tile.divisibility argument attribute and a grid stated by tile.grid_dims.
 
 // CHECK-LABEL: func.func @grid_from_shapes

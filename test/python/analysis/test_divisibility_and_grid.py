@@ -1,5 +1,5 @@
 """The divisibility analysis (passes/analysis/divisibility.py) and the grid evaluation
-(passes/analysis/grid.py) of issue #16."""
+(passes/analysis/grid.py) of dynamic shapes."""
 
 from __future__ import annotations
 

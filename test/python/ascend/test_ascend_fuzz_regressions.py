@@ -1,4 +1,4 @@
-"""Ascend findings of the differential fuzzer (issue #12; kernels in
+"""Ascend findings of the differential fuzzer (kernels in
 test/ascend/Inputs/fuzz/): after the Ascend pipeline, in both index modes, the pipe
 simulator finds no race, deadlock or flag misuse and computes bit for bit what the
 tile interpreter computes on the source, at every trip count the kernel allows."""

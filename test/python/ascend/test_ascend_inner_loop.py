@@ -1,5 +1,4 @@
-"""An inner ``scf.for`` in a pipelined loop body that may run zero times (issue 15,
-item 8), with m - i trips in outer iteration i: compiled in both index modes, it is
+"""An inner ``scf.for`` in a pipelined loop body that may run zero times, with m - i trips in outer iteration i: compiled in both index modes, it is
 race-free, leaves nothing set and computes what the tile program computes for m = 0,
 1, 2, 3 and 5; deleting any of its sync ops is reported (for m = 0, 1 or 3); its
 AscendC passes the syntax check."""

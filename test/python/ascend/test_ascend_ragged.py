@@ -1,4 +1,4 @@
-"""Ascend kernels with dynamic sizes and ragged tails (issue #16): a vector add and a
+"""Ascend kernels with dynamic sizes and ragged tails: a vector add and a
 cube matmul, compiled by the Ascend pipeline and run in the pipe simulator, equal bit
 for bit to the tile-level interpreter and free of races, deadlocks and flag misuse;
 their AscendC passes the syntax check; the static examples keep their fast path."""

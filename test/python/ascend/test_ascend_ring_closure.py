@@ -1,4 +1,4 @@
-"""A flag ring whose set could come before its wait (issue #12; fuzz seeds 300032,
+"""A flag ring whose set could come before its wait (fuzz seeds 300032,
 300113, 300191 had the shape): ``ascend-insert-sync`` replaces it by a
 ``pipe_barrier[ALL]`` before its consumer.  The kernel below zeroes its UB tile in a
 branch taken only by the ragged last tile, as ``ascend-zero-boundary-tiles`` once did

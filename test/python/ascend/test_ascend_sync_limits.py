@@ -1,4 +1,4 @@
-"""Ascend sync against the real hardware limits (issue 15, items 5-7).
+"""Ascend sync against the real hardware limits.
 
 * A cube -> vector hand-over every iteration with no flag back: the cross-core flag is
   a counter of 16, so ascend-insert-sync adds a credit ring back; the simulator checks

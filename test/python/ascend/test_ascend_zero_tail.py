@@ -1,4 +1,4 @@
-"""``ascend.zero_tail`` (issue #16, Ascend boundary tiles with the flags of the static
+"""``ascend.zero_tail`` (Ascend boundary tiles with the flags of the static
 kernel): what it zeroes on the tile level and in the pipe simulator, that a ragged
 kernel needs it, and that the kernels zeroing their tails keep their static flags."""
 

@@ -1,6 +1,5 @@
 """The syntax-check header declares the AscendC API as the real headers do: the forms
-tilepipe used to print, which CANN rejects, are rejected here too (issue 15, items 1
-and 2), and the forms it prints now are accepted."""
+tilepipe used to print, which CANN rejects, are rejected here too, and the forms it prints now are accepted."""
 
 from __future__ import annotations
 

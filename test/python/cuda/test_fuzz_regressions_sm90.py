@@ -92,7 +92,7 @@ def test_ptxas_accepts(path):
 
 @pytest.mark.parametrize("pipelined", [True, False], ids=["3-stages", "1-stage"])
 def test_nvvm_gemm_accumulates_like_the_tile_level(pipelined):
-    """Issue #12: a K = 32 tensor-core gemm must be bit-identical after lower-to-nvvm
+    """a K = 32 tensor-core gemm must be bit-identical after lower-to-nvvm
     (mma.sync adds each 16-wide K step to C in turn; the tile level has to sum in that
     order, ``numerics.gemm_accumulate``) after the sm_90 flow, pipelined or not."""
     from tilepipe.fuzz.check import Options, check_text

@@ -4,7 +4,7 @@ reported, and the lowering obeys them.
 
 Partial barriers: ``bar.sync id, N`` counts arriving warps.  The kernel below gets
 ``bar.sync 1, 64`` and ``bar.sync 2, 96`` in a 128-thread block (test/cuda/sync/partial.mlir).
-Executed by all four warps -- the lowering before issue 14 -- the first barrier is
+Executed by all four warps -- the lowering before barriers were issued by one warp -- the first barrier is
 completed by whichever two warps arrive first (threads 0-63 are not ordered: a race)
 and the second leaves the fourth warp waiting forever (a hang)."""
 
@@ -86,7 +86,7 @@ def test_a_partial_barrier_whose_warps_do_not_divide_hangs():
         run(unguarded(lowered(PARTIAL), 96))
 
 
-# An arena laid out by hand with data over the mbarrier, the overlay issue 14 found
+# An arena laid out by hand with data over the mbarrier, the overlay the fuzzer found
 # (merge-shared-memory itself keeps mbarrier storage live for the whole kernel).
 OVERLAY = """
 func.func @overlay(%O: memref<64xf32>) attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {

@@ -1,4 +1,4 @@
-"""The machine code of the lowered GEMM stays lean (issue 18), as structural facts
+"""The machine code of the lowered GEMM stays lean, as structural facts
 only -- no timing: the steady-state loop of the example GEMM's PTX has no 64-bit
 multiply (the version slots are rotating counters) and a 32-bit exit test (the
 k-loop counts in i32), both operands load with

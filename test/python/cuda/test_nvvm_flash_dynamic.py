@@ -1,4 +1,4 @@
-"""examples/flash_attention_dynamic.mlir after lower-to-nvvm (issue #16): the lowered
+"""examples/flash_attention_dynamic.mlir after lower-to-nvvm: the lowered
 kernel, run per thread in the NVVM interpreter at sequence lengths no K/V block
 divides, on sm_80 and sm_90, is race free and equal to the tile level (up to the
 order of the mma sums) and to attention; ptxas accepts it.

@@ -1,4 +1,4 @@
-"""How deep each cp.async wait is (docs/sync.md, "How deep a wait is"; issue #18).
+"""How deep each cp.async wait is (docs/sync.md, "How deep a wait is").
 
 thread-sync gives every ``wait_group`` the largest count that still lands each copy
 it serves before that copy's readers: the number of groups committed after the

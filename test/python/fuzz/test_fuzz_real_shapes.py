@@ -1,4 +1,4 @@
-"""Real shapes in the CUDA fuzzer (issue #16 through issue #12's generator): ragged
+"""Real shapes in the CUDA fuzzer (through the fuzzer's generator): ragged
 static arrays, dynamic ``?`` dimensions checked at several drawn sizes, loop bounds and
 grids computed from the sizes, true ``tile.divisibility`` facts; reproducers that carry
 their sizes; and the per-thread NVVM check on kernels with ``%n`` or a grid expression."""

@@ -1,4 +1,4 @@
-"""Kernels and checks shared by the dynamic-shape tests (issue #16): the GEMM and
+"""Kernels and checks shared by the dynamic-shape tests: the GEMM and
 flash attention of examples/ with dynamic or static shapes, compiled by the tile-level
 CUDA pipelines, run against numpy and against their source."""
 

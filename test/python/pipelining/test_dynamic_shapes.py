@@ -1,4 +1,4 @@
-"""Dynamic shapes and boundary tiles through the tile-level pipelines (issue #16).
+"""Dynamic shapes and boundary tiles through the tile-level pipelines.
 
 examples/gemm_dynamic.mlir at M, N, K in {1, 15, 127, 129, 1000} with dynamic and
 static shapes, num_stages 1-4, the sm_80 and sm_90 tile-level pipelines: the source

@@ -22,7 +22,7 @@ from tilepipe.core.flows import FLOWS
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 P80 = P90 = FLOWS["cuda"].spec("scheduled")
 
-# The chapter's §5.2 (issue 1, latency 30, compute 20, barrier 8, 16 iterations).
+# The chapter's §5.2 (latency 30, compute 20, barrier 8, 16 iterations).
 CHAPTER_TOTALS = {
     3: {"none": 350, "war": 350, "war+raw": 388, "+cb": 478, "sync-copy": 628},
     6: {"none": 350, "war": 350, "war+raw": 358, "+cb": 478, "sync-copy": 628},

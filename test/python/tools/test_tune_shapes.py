@@ -1,4 +1,4 @@
-"""``tilepipe tune`` on kernels over dynamic shapes (issue #16): ``--shape`` gives the
+"""``tilepipe tune`` on kernels over dynamic shapes: ``--shape`` gives the
 problem size the grid, the trip counts and both simulators are evaluated at, so
 configurations are ranked for that problem; without it the kernel is rejected with
 the argument that needs a size."""
