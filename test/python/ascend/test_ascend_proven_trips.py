@@ -1,4 +1,4 @@
-"""Ring elision from proven trip counts (item 7): a loop whose trip count is
+"""Ring elision from proven trip counts: a loop whose trip count is
 not a constant but provably at most a ring's distance -- under ``scf.if %n <= 2``, or
 with the bound ``min(%n, 2)`` (an ``arith.select``) -- gets no ring, in both index modes.  The pipe
 simulator checks the result at every trip count the kernel allows: race-free,
