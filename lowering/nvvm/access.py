@@ -178,7 +178,16 @@ class TileOperand:
 def tile_operands(op: TileOp, context: KernelContext) -> dict[str, TileOperand]:
     operands: dict[str, TileOperand] = {}
     for role, buffer, offsets in op.tile_regions():
-        layout = context.fragments.get(buffer)
+        slotted = context.slotted.get(buffer)
+        if slotted is not None:  # the slot's own registers; its offsets pick the slot
+            lead = len(slotted.slots)
+            staged = context.staged.get((op, role))
+            if staged is not None:  # picked at run time: nvvm_fragment_slots
+                buffer = staged
+            else:
+                buffer = slotted.slot_storage(offsets[:lead], op) if offsets else slotted.storage[0]
+            offsets = offsets[lead:]
+        layout = slotted.layout if slotted is not None else context.fragments.get(buffer)
         if layout is not None and any(emit.constant_index(o) != 0 for o in offsets):
             raise op_error(
                 op, f"{role}: register fragments are accessed as a whole (no offsets)"

@@ -67,6 +67,12 @@ from tilepipe.diagnostics import op_error
 from tilepipe.targets import CudaTarget, target_of
 
 from tilepipe.lowering.nvvm import emit
+from tilepipe.lowering.nvvm.fragment_slots import (
+    SlottedFragment,
+    slot_count,
+    slot_rank,
+    tile_shape_of,
+)
 from tilepipe.lowering.nvvm.layout import (
     WARP_SIZE,
     CooperativeLayout,
@@ -98,6 +104,11 @@ class KernelContext:
     shared_bytes: int = 0
     dynamic_shared: bool = False
     swizzles: dict[SSAValue, SharedSwizzle] = field(default_factory=dict)
+    slotted: dict[SSAValue, SlottedFragment] = field(default_factory=dict)
+    """The tile-level fragments with slot dimensions (``nvvm_fragment_slots``), until
+    their tile ops are lowered: one alloca per slot, each in ``fragments``."""
+    staged: dict[tuple[Operation, str], SSAValue] = field(default_factory=dict)
+    """The staging fragment of each (tile op, role) that picks a slot at run time."""
 
     @property
     def threads(self) -> int:
@@ -107,9 +118,14 @@ class KernelContext:
     def warps(self) -> int:
         return self.threads // WARP_SIZE
 
+    def layout_of(self, buffer: SSAValue) -> FragmentLayout | None:
+        """The layout of register fragment ``buffer`` (of each slot, if it has any)."""
+        slotted = self.slotted.get(buffer)
+        return slotted.layout if slotted is not None else self.fragments.get(buffer)
+
     def on_tensor_cores(self, gemm: GemmOp) -> bool:
         """Does ``gemm`` run on tensor cores (its accumulator has the mma layout)?"""
-        return isinstance(self.fragments.get(gemm.c), MmaAccumulatorLayout)
+        return isinstance(self.layout_of(gemm.c), MmaAccumulatorLayout)
 
 
 def _is_alloc_in(op: Operation, spaces: tuple[MemorySpace, ...]) -> bool:
@@ -127,7 +143,9 @@ def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, Fragme
         buffer = op.memref
         buffer_type = buffer.type
         assert isinstance(buffer_type, MemRefType)
-        layout: FragmentLayout = CooperativeLayout(tuple(buffer_type.get_shape()), threads)
+        # The layout of one slot (nvvm_fragment_slots): the shape the tiles touch.
+        shape = tile_shape_of(buffer)
+        layout: FragmentLayout = CooperativeLayout(shape, threads)
         for use in buffer.uses:
             gemm = use.operation
             if not isinstance(gemm, GemmOp) or gemm.c != buffer:
@@ -135,7 +153,7 @@ def fragment_layouts(kernel: func.FuncOp, threads: int) -> dict[SSAValue, Fragme
             m, n, k = gemm.mnk
             if not is_tensor_core_gemm(gemm.element_type("a"), m, n, k, warps):
                 continue
-            if tuple(buffer_type.get_shape()) != (m, n):
+            if shape != (m, n):
                 raise op_error(
                     gemm,
                     f"a tensor-core accumulator must be exactly the {m}x{n} tile, "
@@ -198,13 +216,13 @@ def _combined_with(links: list[list[SSAValue]], accumulator: SSAValue) -> set[SS
     """The fragments that will share ``accumulator``'s layout: those of its shape that
     a tile op combines with it, transitively (``P = exp(S - m)`` for ``S``), itself
     included -- the reach of ``_propagate_accumulator_layouts``."""
-    shape = accumulator.type.get_shape()
+    shape = tile_shape_of(accumulator)
     group = {accumulator}
     changed = True
     while changed:
         changed = False
         for fragments in links:
-            same_shape = {b for b in fragments if b.type.get_shape() == shape}
+            same_shape = {b for b in fragments if tile_shape_of(b) == shape}
             if same_shape & group and not same_shape <= group:
                 group |= same_shape
                 changed = True
@@ -402,16 +420,23 @@ def _rewrite_buffers(
     for buffer, layout in layouts.items():
         alloc = buffer.owner
         assert isinstance(alloc, memref.AllocOp)
-        storage = memref.AllocaOp.get(
-            alloc.memref.type.element_type,
-            alignment=emit.BASE_ALIGNMENT,  # runs of registers are vector accesses
-            shape=[layout.registers],
-        )
-        storage.location = alloc.location
-        Rewriter.insert_op(storage, InsertPoint.before(alloc))
-        alloc.memref.replace_all_uses_with(storage.memref)
+        storage = []
+        for _ in range(slot_count(buffer)):
+            alloca = memref.AllocaOp.get(
+                alloc.memref.type.element_type,
+                alignment=emit.BASE_ALIGNMENT,  # runs of registers are vector accesses
+                shape=[layout.registers],
+            )
+            alloca.location = alloc.location
+            Rewriter.insert_op(alloca, InsertPoint.before(alloc))
+            context.fragments[alloca.memref] = layout
+            storage.append(alloca.memref)
+        slots = tuple(alloc.memref.type.get_shape())[: slot_rank(buffer)]
+        if slots:  # the tile ops pick their slot's alloca (nvvm_fragment_slots)
+            context.slotted[buffer] = SlottedFragment(slots, layout, tuple(storage))
+            continue
+        alloc.memref.replace_all_uses_with(storage[0])
         Rewriter.erase_op(alloc)
-        context.fragments[storage.memref] = layout
 
 
 def _replace_value_and_retype_views(alloc: memref.AllocOp, new_value: SSAValue) -> None:

@@ -42,6 +42,7 @@ from tilepipe.diagnostics import op_error
 
 from tilepipe.lowering.nvvm.copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
 from tilepipe.lowering.nvvm.elementwise import LowerBroadcast, LowerElementwise, LowerReduce
+from tilepipe.lowering.nvvm.fragment_slots import erase_slotted, stage_dynamic_slots
 from tilepipe.lowering.nvvm.gemm import LowerGemm
 from tilepipe.lowering.nvvm.induction import NarrowInductionVariable
 from tilepipe.lowering.nvvm.kernel import KernelContext, lower_kernels
@@ -112,10 +113,12 @@ class LowerToNVVM(ModulePass):
         assert gpu_module is not None
         for kernel, context in zip(gpu_module.regions[0].block.ops, contexts):
             _walk(kernel, sync_patterns(context))
+            stage_dynamic_slots(kernel.regions[0], context.slotted, context.staged)
             _walk(kernel, tile_patterns(context))
             # Every access width is chosen: the tile.* argument facts are done with.
             kernel.properties.pop("arg_attrs", None)
             _reject_leftovers(kernel)
+            erase_slotted(context.slotted)
             _walk(kernel, [RotateSlotCounters()])
             _walk(kernel, [NarrowInductionVariable()])
         region_dce(gpu_module.regions[0])
