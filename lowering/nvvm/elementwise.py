@@ -132,13 +132,9 @@ class LowerBroadcast(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BroadcastOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
-        src = operands["src"]
-        if src.is_fragment:
-            raise op_error(
-                op,
-                "lower-to-nvvm broadcasts from shared or global memory only (a thread "
-                "cannot read another thread's registers)",
-            )
+        # Every thread reads source elements others own: a fragment source comes
+        # through a scratch tile in shared memory (nvvm_relayout).
+        assert not operands["src"].is_fragment
         axis = op.along_axis
 
         def lower(operands: Operands) -> None:

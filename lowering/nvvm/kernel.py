@@ -83,6 +83,7 @@ from tilepipe.lowering.nvvm.layout import (
     is_tensor_core_gemm,
 )
 from tilepipe.lowering.nvvm.registers import check_register_budget
+from tilepipe.lowering.nvvm.relayout import Relayout, plan_relayouts
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
@@ -109,6 +110,11 @@ class KernelContext:
     their tile ops are lowered: one alloca per slot, each in ``fragments``."""
     staged: dict[tuple[Operation, str], SSAValue] = field(default_factory=dict)
     """The staging fragment of each (tile op, role) that picks a slot at run time."""
+    relayouts: list[Relayout] = field(default_factory=list)
+    """Fragment operands of another layout than their op's (``nvvm_relayout``)."""
+    relaid: dict[tuple[Operation, str], SSAValue] = field(default_factory=dict)
+    """The shared scratch tile each of them is read from, once staged."""
+    shared_base: SSAValue | None = None
 
     @property
     def threads(self) -> int:
@@ -330,6 +336,7 @@ def build_kernel(
     layouts = fragment_layouts(kernel, threads)
     check_register_budget(kernel, layouts, target)
     offsets, shared_bytes, base_alignment = shared_offsets(kernel)
+    relayouts, shared_bytes = plan_relayouts(kernel, layouts, shared_bytes, threads)
     if shared_bytes > target.shared_memory_bytes:
         raise op_error(
             kernel,
@@ -382,6 +389,7 @@ def build_kernel(
             shared_base = cast.dest
 
     context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
+    context.relayouts, context.shared_base = relayouts, shared_base
     _rewrite_buffers(offsets, shared_base, layouts, context)
     # The gpu.func itself already has global arguments (_convert_global_type).
     PatternRewriteWalker(ConvertMemorySpaces()).rewrite_region(gpu_func.body)

@@ -81,16 +81,6 @@ func.func @bulk_copy_unaligned_rows(%A: memref<1024x1024xf16>) attributes {tile.
 
 // -----
 
-func.func @broadcast_from_registers() attributes {tile.target = "sm_80"} {
-  %v = memref.alloc() : memref<64xf32, "fragment">
-  %x = memref.alloc() : memref<64x32xf32, "fragment">
-  // expected-error @+1 {{lower-to-nvvm broadcasts from shared or global memory only (a thread cannot read another thread's registers)}}
-  tile.broadcast<64x32> %v -> %x axis 1 : memref<64xf32, "fragment"> -> memref<64x32xf32, "fragment">
-  func.return
-}
-
-// -----
-
 // f16/bf16 gemms run on tensor cores only; a tile that does not split into
 // m16n8k16 blocks over the warps is an error, not a silent scalar path.
 func.func @tile_does_not_split() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
