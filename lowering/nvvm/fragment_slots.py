@@ -110,7 +110,8 @@ def stage_dynamic_slots(
     """Give every tile op operand that picks its slot at run time a staging fragment
     of its own (``staged[op, role]``, an alloca in the slot's layout): the op reads
     the selected slot's registers from it, copied in just before the op (a
-    ``select`` chain over the slots, register by register), and writes its result
+    ``select`` chain over the slots, register by register; also before a write of a
+    part of the slot, whose other registers must stay), and writes its result
     there, copied out just after (each slot's register keeps its value unless it is
     the selected slot).  Every register index stays static, so LLVM keeps the slots
     and the staging fragments in registers (an op split into one copy per slot
@@ -135,7 +136,13 @@ def stage_dynamic_slots(
                 stage = stages[(buffer, role)] = _staging_alloca(buffer, fragment)
             staged[(op, role)] = stage
             reads, writes = op.reads_and_writes(role)
-            if reads:
+            lead = len(fragment.slots)
+            whole = tuple(fragment.layout.shape) == op.operand_tile_shape(role) and all(
+                constant_index(o) == 0 for o in offsets[lead:]
+            )
+            # A part of the slot written (nvvm_relayout) leaves the rest as it was:
+            # the staging registers must start as the slot's own.
+            if reads or not whole:
                 with ImplicitBuilder(Builder(InsertPoint.before(op))), emit.located_before(op):
                     _copy_in(fragment, slot, stage)
             if writes:

@@ -185,3 +185,36 @@ def test_versioned_fragments_match_per_thread(kernel, num_stages, trips):
 @pytest.mark.parametrize("kernel", [ELEMENTWISE, GEMM], ids=["elementwise", "gemm"])
 def test_versioned_fragments_compile_in_registers(kernel, target, ptxas_available):
     assert_compiles_in_registers(_staged(kernel, 3).replace("sm_80", target), target)
+
+
+# A part of a versioned fragment written at a run-time version, in a later stage than
+# the whole version was: the version's other elements must survive (the staging
+# registers start as the version's own, not as the last version staged).
+PART_OF_A_VERSION = """
+func.func @k(%X: memref<272x32xf32>, %O: memref<272x32xf32>, %n: index)
+    attributes {tile.grid = array<i64: 1>, tile.threads = 64 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %S = memref.alloc() : memref<16x32xf32, "shared">
+  %F = memref.alloc() : memref<16x32xf32, "fragment">
+  %G = memref.alloc() : memref<8x32xf32, "fragment">
+  pipeline.for %k = %c0 to %n step %c1 stage = [0, 0, MID, MID, LAST] order = [0, 1, 2, 3, 4] {
+    %r = arith.muli %k, %c16 : index
+    tile.copy<16x32> %X[%r, %c0] -> %S : memref<272x32xf32> -> memref<16x32xf32, "shared">
+    tile.copy<16x32> %S -> %F : memref<16x32xf32, "shared"> -> memref<16x32xf32, "fragment">
+    tile.copy<8x32> %F[%c8, %c0] -> %G : memref<16x32xf32, "fragment"> -> memref<8x32xf32, "fragment">
+    tile.exp<8x32> %G -> %F[%c0, %c0] : memref<8x32xf32, "fragment"> -> memref<16x32xf32, "fragment">
+    tile.copy<16x32> %F -> %O[%r, %c0] : memref<16x32xf32, "fragment"> -> memref<272x32xf32>
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("num_stages", [2, 3])
+@pytest.mark.parametrize("trips", [1, 2, 5])
+def test_a_part_of_a_version_keeps_the_rest(num_stages, trips):
+    text = _staged(PART_OF_A_VERSION, num_stages).replace("MID", "1")
+    assert_lowered_matches(text, {"n": trips})
