@@ -34,8 +34,18 @@ def versioned_fragment_kernels(draw) -> Case:
         f"tile.copy<{dims}> %X[%r, {kernel.index(0)}] -> %S : {x.type} -> {shared.type}",
         f"tile.copy<{dims}> %S -> %F0 : {shared.type} -> {f_type}",
     ]
-    # Each fragment is written by one statement (a buffer written at two stages would
-    # be a loop-carried dependence the schedule inverts: pipeline-validate refuses it).
+    part = draw(st.booleans())
+    if part:
+        # The lower half of F0 replaced by the exp of its upper half: a part of a
+        # (versioned) fragment read and written through shared memory.
+        half = rows // 2
+        statements.append(
+            f"tile.exp<{half}x{cols}> %F0[{kernel.index(0)}, {kernel.index(0)}] -> "
+            f"%F0[{kernel.index(half)}, {kernel.index(0)}] : {f_type} -> {f_type}"
+        )
+    # Otherwise each fragment is written by one statement (a buffer written at two
+    # stages and never read later is a loop-carried dependence the schedule inverts:
+    # pipeline-validate refuses it; the property skips such draws).
     written = ["F0"]
     for step in range(1, draw(st.integers(2, 5))):
         dst = f"F{step}"
@@ -73,7 +83,9 @@ def versioned_fragment_kernels(draw) -> Case:
     kernel.indent = ""
     kernel.line("}")
     trips = draw(st.sampled_from(TRIP_COUNTS))
-    return Case(kernel, draw(st.integers(0, 2**32 - 1)), {"n": trips, "stages": stages})
+    return Case(
+        kernel, draw(st.integers(0, 2**32 - 1)), {"n": trips, "stages": stages, "part": part}
+    )
 
 
 @st.composite

@@ -63,7 +63,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import HealthCheck, event, given, note, reject, settings
 from xdsl.utils.exceptions import DiagnosticException
 
 from mlir import ir
@@ -252,7 +252,13 @@ def test_versioned_fragments_match_the_tile_level_run(case: Case):
     n = case.notes["n"]
     inputs = random_inputs(kernel, case.seed)
     expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args={"n": n})
-    module = apply_passes(text, CUDA_FLOW)
+    try:
+        module = apply_passes(text, CUDA_FLOW)
+    except DiagnosticException as error:
+        if "depends on" not in str(error):
+            raise
+        reject()  # a schedule pipeline-validate refuses (a loop-carried inversion)
+    event(f"part of a fragment rewritten: {case.notes['part']}")
     versioned = any(
         op.name == "memref.alloc" and len(op.memref.type.get_shape()) == 3 for op in module.walk()
     )
