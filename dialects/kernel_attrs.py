@@ -10,6 +10,7 @@ for every op.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     IntegerAttr,
     MemRefType,
@@ -23,6 +24,7 @@ from tilepipe.dialects.kernel_errors import KernelAttributeError
 from tilepipe.dialects.tile_params import PARAMETER_ATTRS, verify_parameter_attribute
 
 KERNEL_ATTRS = ("tile.grid", "tile.threads", "tile.target", "tile.kernel")
+REGISTER_SPACES = ("fragment", "local")  # per-thread registers
 
 
 def is_kernel(op: Operation) -> bool:
@@ -44,7 +46,7 @@ def is_kernel(op: Operation) -> bool:
 def verify_memory_spaces(kernel: Operation, target) -> None:
     """Every memref of ``kernel`` lives in a memory space ``target`` admits: an Ascend
     buffer in a CUDA kernel (or the reverse) would reach the lowering, or upstream MLIR,
-    with no memory to map it to."""
+    with no memory to map it to.  Register fragments have static shapes."""
     from tilepipe.core.targets import admitted_spaces
 
     def space_of(value: SSAValue) -> str | None:
@@ -60,6 +62,13 @@ def verify_memory_spaces(kernel: Operation, target) -> None:
                 op,
                 f"{what} is in memory space \"{space}\", which target '{target.name}' "
                 f"does not have (it has {admitted_spaces(target)})",
+            )
+        # Registers are allocated when the kernel is compiled, per thread.
+        if space in REGISTER_SPACES and DYNAMIC_INDEX in value.type.get_shape():
+            raise KernelAttributeError(
+                op,
+                f"{what} is a register fragment of dynamic shape {value.type}; "
+                "registers need a static shape (allocate the largest tile instead)",
             )
 
     for region in kernel.regions:

@@ -239,7 +239,9 @@ class ExpOp(UnaryElementwiseOp):
 
 @irdl_op_definition
 class CastOp(UnaryElementwiseOp):
-    """Convert element types (float <-> float, rounding to nearest even)."""
+    """Convert element types: to a float rounding to nearest even; float to (signed)
+    integer toward zero, saturating, NaN to 0; integer to integer by sign extension or
+    truncation (docs/semantics.md)."""
 
     name = "tile.cast"
     SAME_ELEMENT_TYPES: ClassVar = False

@@ -175,15 +175,37 @@ class TileOperand:
         return edges_allow and self.vector_aligned(width)
 
 
+def fragment_storage(
+    op: TileOp, role: str, buffer: SSAValue, offsets: Sequence[SSAValue], context: KernelContext
+) -> tuple[SSAValue, tuple[SSAValue, ...], FragmentLayout | None]:
+    """The registers ``op`` touches as ``role`` (a fragment's alloca, the alloca of the
+    slot its offsets pick, or a staging alloca: ``nvvm_fragment_slots``), the offsets
+    left, and the layout (None: not a fragment)."""
+    slotted = context.slotted.get(buffer)
+    if slotted is None:
+        return buffer, tuple(offsets), context.fragments.get(buffer)
+    lead = len(slotted.slots)
+    staged = context.staged.get((op, role))
+    if staged is not None:  # picked at run time
+        buffer = staged
+    else:
+        buffer = slotted.slot_storage(offsets[:lead], op) if offsets else slotted.storage[0]
+    return buffer, tuple(offsets[lead:]), slotted.layout
+
+
 def tile_operands(op: TileOp, context: KernelContext) -> dict[str, TileOperand]:
     operands: dict[str, TileOperand] = {}
     for role, buffer, offsets in op.tile_regions():
-        layout = context.fragments.get(buffer)
+        shape = op.operand_tile_shape(role)
+        scratch = context.relaid.get((op, role))
+        if scratch is not None:  # a fragment of another layout, through shared memory
+            operands[role] = TileOperand(role, scratch, (), shape, None)
+            continue
+        buffer, offsets, layout = fragment_storage(op, role, buffer, offsets, context)
         if layout is not None and any(emit.constant_index(o) != 0 for o in offsets):
             raise op_error(
                 op, f"{role}: register fragments are accessed as a whole (no offsets)"
             )
-        shape = op.operand_tile_shape(role)
         global_region = layout is None and isinstance(buffer.type.memory_space, NoneAttr)
         operands[role] = TileOperand(
             role,

@@ -16,9 +16,9 @@ is lowered unpredicated in blocks whose regions lie inside, predicated at the ed
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import VectorType, f32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects import math
+from xdsl.dialects.builtin import f32
+from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tilepipe.dialects.tile import (
@@ -46,31 +46,13 @@ from tilepipe.lowering.nvvm.access import (
     with_interior_fast_path,
 )
 from tilepipe.lowering.nvvm.kernel import KernelContext
-from tilepipe.lowering.nvvm.combine import combine, is_float, reduction_identity, scalar_type
+from tilepipe.lowering.nvvm.combine import combine, is_float, reduction_identity
+from tilepipe.lowering.nvvm.conversions import convert, vectorizable
 from tilepipe.lowering.nvvm.reduce import (
     lower_fragment_reduction,
     reduce_through_scratch,
     sum_in_order,
 )
-
-
-def convert(value: SSAValue, to: Attribute) -> SSAValue:
-    """Float conversion for ``tile.cast`` (round to nearest even when narrowing) of a
-    scalar or, element by element, a vector."""
-    source = scalar_type(value.type)
-    if source == to:
-        return value
-    if to.bitwidth == source.bitwidth:
-        # f16 <-> bf16: no arith op converts between two formats of one width; the
-        # f32 step is exact, so the one rounding is the final truncation's.
-        return convert(convert(value, f32), to)
-    if isinstance(value.type, VectorType):
-        result_type: Attribute = VectorType(to, value.type.get_shape())
-    else:
-        result_type = to
-    if to.bitwidth > source.bitwidth:
-        return arith.ExtFOp(value, result_type).result
-    return arith.TruncFOp(value, result_type).result
 
 
 class LowerElementwise(RewritePattern):
@@ -86,10 +68,6 @@ class LowerElementwise(RewritePattern):
         rewriter: PatternRewriter,
     ) -> None:
         operands = tile_operands(op, self.context)
-        if isinstance(op, CastOp) and not (
-            is_float(operands["dst"].element_type) and is_float(operands["src"].element_type)
-        ):
-            raise op_error(op, "lower-to-nvvm casts between float types only")
 
         def compute(
             operands: Operands, coords: list[SSAValue], register: SSAValue | None, width: int
@@ -105,6 +83,10 @@ class LowerElementwise(RewritePattern):
             rhs = operands["rhs"].load_run(coords, register, width)
             return combine(type(op), lhs, rhs)
 
+        scalar_cast = isinstance(op, CastOp) and not vectorizable(
+            operands["src"].element_type, operands["dst"].element_type
+        )
+
         def lower(operands: Operands) -> None:
             dst = operands["dst"]
             for_each_run(
@@ -116,6 +98,7 @@ class LowerElementwise(RewritePattern):
                 lambda coords, register, width: dst.store_run(
                     compute(operands, coords, register, width), coords, register
                 ),
+                max_width=1 if scalar_cast else 16,
             )
 
         with emit.emitting(rewriter, op):
@@ -134,13 +117,9 @@ class LowerBroadcast(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BroadcastOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
-        src = operands["src"]
-        if src.is_fragment:
-            raise op_error(
-                op,
-                "lower-to-nvvm broadcasts from shared or global memory only (a thread "
-                "cannot read another thread's registers)",
-            )
+        # Every thread reads source elements others own: a fragment source comes
+        # through a scratch tile in shared memory (nvvm_relayout).
+        assert not operands["src"].is_fragment
         axis = op.along_axis
 
         def lower(operands: Operands) -> None:

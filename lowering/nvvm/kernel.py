@@ -69,6 +69,12 @@ from tilepipe.core.diagnostics import op_error
 from tilepipe.core.targets import CudaTarget, target_of
 
 from tilepipe.lowering.nvvm import emit
+from tilepipe.lowering.nvvm.fragment_slots import (
+    SlottedFragment,
+    slot_count,
+    slot_rank,
+    tile_shape_of,
+)
 from tilepipe.lowering.nvvm.layout import (
     MMA_K,
     WARP_SIZE,
@@ -89,6 +95,7 @@ from tilepipe.lowering.nvvm.reduce_scratch import (
 )
 from tilepipe.lowering.nvvm.registers import check_register_budget
 from tilepipe.lowering.nvvm.staging import add_staging_buffers
+from tilepipe.lowering.nvvm.relayout import Relayout, plan_relayouts
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
@@ -132,6 +139,16 @@ class KernelContext:
     def shared_view(self, offset: int, view_type: MemRefType) -> SSAValue:
         """A view of the kernel's shared memory at ``offset``, emitted here."""
         return memref.ViewOp(self.shared_memory(), emit.const(offset), [], view_type).results[0]
+    slotted: dict[SSAValue, SlottedFragment] = field(default_factory=dict)
+    """The tile-level fragments with slot dimensions (``nvvm_fragment_slots``), until
+    their tile ops are lowered: one alloca per slot, each in ``fragments``."""
+    staged: dict[tuple[Operation, str], SSAValue] = field(default_factory=dict)
+    """The staging fragment of each (tile op, role) that picks a slot at run time."""
+    relayouts: list[Relayout] = field(default_factory=list)
+    """Fragment operands of another layout than their op's (``nvvm_relayout``)."""
+    relaid: dict[tuple[Operation, str], SSAValue] = field(default_factory=dict)
+    """The shared scratch tile each of them is read from, once staged."""
+    shared_base: SSAValue | None = None
 
     @property
     def threads(self) -> int:
@@ -141,12 +158,17 @@ class KernelContext:
     def warps(self) -> int:
         return self.threads // WARP_SIZE
 
+    def layout_of(self, buffer: SSAValue) -> FragmentLayout | None:
+        """The layout of register fragment ``buffer`` (of each slot, if it has any)."""
+        slotted = self.slotted.get(buffer)
+        return slotted.layout if slotted is not None else self.fragments.get(buffer)
+
     def on_tensor_cores(self, gemm: GemmOp) -> bool:
         """Does ``gemm`` run on tensor cores: its accumulator has the mma layout, the
         target an mma for its inputs, and K a whole 16-wide step at least?  (Its
-        operands' alignment is the lowering's last word: ``nvvm_gemm``.)"""
+        operands' alignment is the lowering's last word: ``gemm.py``.)"""
         return (
-            isinstance(self.fragments.get(gemm.c), MmaAccumulatorLayout)
+            isinstance(self.layout_of(gemm.c), MmaAccumulatorLayout)
             and tensor_core_shape(self.target, gemm.element_type("a")) is not None
             and gemm.mnk[2] >= MMA_K
         )
@@ -166,25 +188,29 @@ def fragment_layouts(
         if not _is_alloc_in(op, (MemorySpace.FRAGMENT, MemorySpace.LOCAL)):
             continue
         buffer = op.memref
-        grid = _accumulator_grid(buffer, links, threads // WARP_SIZE, target)
+        # The layout of one slot (fragment_slots.py): the shape the tiles touch.
+        shape = tile_shape_of(buffer)
+        grid = _accumulator_grid(buffer, shape, links, threads // WARP_SIZE, target)
         layouts[buffer] = (
-            MmaAccumulatorLayout(grid)
-            if grid is not None
-            else CooperativeLayout(tuple(buffer.type.get_shape()), threads)
+            MmaAccumulatorLayout(grid) if grid is not None else CooperativeLayout(shape, threads)
         )
     _propagate_accumulator_layouts(links, layouts)
     return layouts
 
 
 def _accumulator_grid(
-    buffer: SSAValue, links: list[list[SSAValue]], warps: int, target: CudaTarget
+    buffer: SSAValue,
+    shape: tuple[int, ...],
+    links: list[list[SSAValue]],
+    warps: int,
+    target: CudaTarget,
 ) -> WarpGrid | None:
     """The warp grid of the mma accumulator layout ``buffer`` gets, when a gemm into it
     has tensor-core inputs on ``target`` and an accumulator of whole m16n8 blocks.
 
     Every gemm into the buffer then runs over that one layout: on tensor cores where
-    its K and operands allow, on the scalar path otherwise (``nvvm_gemm``)."""
-    shape = tuple(buffer.type.get_shape())
+    its K and operands allow, on the scalar path otherwise (``gemm.py``).  ``shape`` is
+    the shape of one slot of a versioned fragment."""
     for use in buffer.uses:
         gemm = use.operation
         if not isinstance(gemm, GemmOp) or gemm.c != buffer:
@@ -254,13 +280,13 @@ def _combined_with(links: list[list[SSAValue]], accumulator: SSAValue) -> set[SS
     """The fragments that will share ``accumulator``'s layout: those of its shape that
     a tile op combines with it, transitively (``P = exp(S - m)`` for ``S``), itself
     included -- the reach of ``_propagate_accumulator_layouts``."""
-    shape = accumulator.type.get_shape()
+    shape = tile_shape_of(accumulator)
     group = {accumulator}
     changed = True
     while changed:
         changed = False
         for fragments in links:
-            same_shape = {b for b in fragments if b.type.get_shape() == shape}
+            same_shape = {b for b in fragments if tile_shape_of(b) == shape}
             if same_shape & group and not same_shape <= group:
                 group |= same_shape
                 changed = True
@@ -371,6 +397,7 @@ def build_kernel(
     reductions = scratch_reductions(kernel, layouts)
     scratch = add_scratch(kernel, reductions)
     offsets, shared_bytes, base_alignment = shared_offsets(kernel)
+    relayouts, shared_bytes = plan_relayouts(kernel, layouts, shared_bytes, threads)
     if shared_bytes > target.shared_memory_bytes:
         if scratch is not None and shared_bytes - offsets[scratch] <= target.shared_memory_bytes:
             scratch_size = scratch.memref.type.get_shape()[0]
@@ -427,6 +454,7 @@ def build_kernel(
 
     context = KernelContext(kernel.sym_name.data, target, ThreadIds(threads), {}, shared_bytes, dynamic)
     context.shared_arena = entry.args[len(inputs)] if workgroup else None
+    context.relayouts, context.shared_base = relayouts, shared_base
     _rewrite_buffers(offsets, shared_base, layouts, context)
     # Views of the staging tiles are made where the gemm is lowered: one made here
     # would have no use yet, and the rewrite walkers erase unused pure ops.
@@ -482,16 +510,23 @@ def _rewrite_buffers(
     for buffer, layout in layouts.items():
         alloc = buffer.owner
         assert isinstance(alloc, memref.AllocOp)
-        storage = memref.AllocaOp.get(
-            alloc.memref.type.element_type,
-            alignment=emit.BASE_ALIGNMENT,  # runs of registers are vector accesses
-            shape=[layout.registers],
-        )
-        storage.location = alloc.location
-        Rewriter.insert_op(storage, InsertPoint.before(alloc))
-        alloc.memref.replace_all_uses_with(storage.memref)
+        storage = []
+        for _ in range(slot_count(buffer)):
+            alloca = memref.AllocaOp.get(
+                alloc.memref.type.element_type,
+                alignment=emit.BASE_ALIGNMENT,  # runs of registers are vector accesses
+                shape=[layout.registers],
+            )
+            alloca.location = alloc.location
+            Rewriter.insert_op(alloca, InsertPoint.before(alloc))
+            context.fragments[alloca.memref] = layout
+            storage.append(alloca.memref)
+        slots = tuple(alloc.memref.type.get_shape())[: slot_rank(buffer)]
+        if slots:  # the tile ops pick their slot's alloca (nvvm_fragment_slots)
+            context.slotted[buffer] = SlottedFragment(slots, layout, tuple(storage))
+            continue
+        alloc.memref.replace_all_uses_with(storage[0])
         Rewriter.erase_op(alloc)
-        context.fragments[storage.memref] = layout
 
 
 def _replace_value_and_retype_views(alloc: memref.AllocOp, new_value: SSAValue) -> None:

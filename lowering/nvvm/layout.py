@@ -23,6 +23,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from xdsl.dialects import gpu
 from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from xdsl.ir import Attribute, SSAValue
@@ -148,6 +150,11 @@ class FragmentLayout:
     def for_each(self, ids: ThreadIds, body: ElementBody) -> None:
         self.for_each_run(ids, lambda register, coords, width: body(register, coords), 1)
 
+    def owners(self) -> np.ndarray:
+        """The thread holding each element (an array of ``shape``): what the
+        lowering decides at compile time about who must talk to whom."""
+        raise NotImplementedError
+
 
 @dataclass(frozen=True)
 class CooperativeLayout(FragmentLayout):
@@ -157,6 +164,9 @@ class CooperativeLayout(FragmentLayout):
     @property
     def registers(self) -> int:
         return -(-math.prod(self.shape) // self.threads)
+
+    def owners(self) -> np.ndarray:
+        return (np.arange(math.prod(self.shape)) % self.threads).reshape(self.shape)
 
     def for_each_run(self, ids: ThreadIds, body: RunBody, max_width: int) -> None:
         """Neighbouring elements belong to neighbouring threads: runs of one."""
@@ -263,6 +273,12 @@ class MmaAccumulatorLayout(FragmentLayout):
     @property
     def registers(self) -> int:
         return self.grid.tiles_m * self.grid.tiles_n * 4
+
+    def owners(self) -> np.ndarray:
+        rows, cols = np.indices(self.shape)
+        warp = (rows // self.grid.warp_m) * self.grid.warps_n + cols // self.grid.warp_n
+        lane = (rows % MMA_M % 8) * 4 + (cols % MMA_N) // 2
+        return warp * WARP_SIZE + lane
 
     def register_index(self, tile_m: int, tile_n: int, element: int) -> int:
         return (tile_m * self.grid.tiles_n + tile_n) * 4 + element

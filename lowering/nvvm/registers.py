@@ -24,6 +24,7 @@ from tilepipe.dialects.tile import GemmOp
 from tilepipe.core.diagnostics import emit_warning
 from tilepipe.core.targets import CudaTarget
 
+from tilepipe.lowering.nvvm.fragment_slots import slot_count
 from tilepipe.lowering.nvvm.layout import FragmentLayout, MmaAccumulatorLayout
 
 REGISTER_BITS = 32
@@ -33,7 +34,7 @@ def _words(layout: FragmentLayout, buffer: SSAValue) -> int:
     """32-bit registers of a thread's part of ``buffer`` (narrow elements packed)."""
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
-    bits = buffer_type.element_type.bitwidth * layout.registers
+    bits = buffer_type.element_type.bitwidth * layout.registers * slot_count(buffer)
     return -(-bits // REGISTER_BITS)
 
 

@@ -40,11 +40,14 @@ from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
 from tilepipe.dialects.tile import TileOp
 from tilepipe.core.diagnostics import OpDiagnosticError, op_error
 
+from tilepipe.lowering.nvvm.access import fragment_storage
 from tilepipe.lowering.nvvm.copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
 from tilepipe.lowering.nvvm.elementwise import LowerBroadcast, LowerElementwise, LowerReduce
+from tilepipe.lowering.nvvm.fragment_slots import erase_slotted, stage_dynamic_slots
 from tilepipe.lowering.nvvm.gemm import LowerGemm
 from tilepipe.lowering.nvvm.induction import NarrowInductionVariable
 from tilepipe.lowering.nvvm.kernel import KernelContext, lower_kernels
+from tilepipe.lowering.nvvm.relayout import stage_relayouts
 from tilepipe.lowering.nvvm.slots import RotateSlotCounters
 from tilepipe.lowering.nvvm.sync import (
     LowerBarrier,
@@ -86,6 +89,14 @@ def _walk(op: Operation, patterns: list[RewritePattern]) -> None:
     ).rewrite_region(op.regions[0])
 
 
+def _fragment_of(op: TileOp, role: str, context: KernelContext):
+    """The registers and layout of fragment operand ``role`` of ``op``."""
+    (buffer, offsets), = [(b, o) for r, b, o in op.tile_regions() if r == role]
+    storage, offsets, layout = fragment_storage(op, role, buffer, offsets, context)
+    assert layout is not None
+    return storage, offsets, layout
+
+
 def _reject_leftovers(op: Operation) -> None:
     for inner in op.walk():
         if isinstance(inner, TileOp) or type(inner) in PIPELINE_SYNC_OPS:
@@ -116,10 +127,16 @@ class LowerToNVVM(ModulePass):
         assert gpu_module is not None
         for kernel, context in zip(gpu_module.regions[0].block.ops, contexts):
             _walk(kernel, sync_patterns(context))
+            stage_dynamic_slots(kernel.regions[0], context.slotted, context.staged)
+            stage_relayouts(
+                context.relayouts, context.shared_base, context.ids,
+                lambda op, role: _fragment_of(op, role, context), context.relaid,
+            )
             _walk(kernel, tile_patterns(context))
             # Every access width is chosen: the tile.* argument facts are done with.
             kernel.properties.pop("arg_attrs", None)
             _reject_leftovers(kernel)
+            erase_slotted(context.slotted)
             _walk(kernel, [RotateSlotCounters()])
             _walk(kernel, [NarrowInductionVariable()])
         region_dce(gpu_module.regions[0])

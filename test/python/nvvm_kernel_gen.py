@@ -58,6 +58,7 @@ class Kernel:
     floats: dict[tuple[float, str], str] = field(default_factory=dict)
     body: list[str] = field(default_factory=list)
     indent: str = ""
+    index_args: list[str] = field(default_factory=list)  # trailing ``%name: index``
 
     def line(self, text: str) -> None:
         self.body.append(self.indent + text)
@@ -91,7 +92,9 @@ class Kernel:
         return f"%{buffer.name}[{', '.join(offsets)}]"
 
     def text(self) -> str:
-        args = ", ".join(f"%{b.name}: {b.type}" for b in self.args)
+        args = ", ".join(
+            [f"%{b.name}: {b.type}" for b in self.args] + [f"%{n}: index" for n in self.index_args]
+        )
         lines = [
             "",
             f"func.func @{self.name}({args})",
@@ -595,7 +598,8 @@ def reduction_kernels(draw) -> Case:
         f"{src.type} -> {vec.type}"
     )
     kernel.barrier()
-    broadcast = vec.space == "shared" and draw(st.booleans())
+    # A fragment source crosses threads through shared memory (nvvm_relayout).
+    broadcast = draw(st.booleans())
     if broadcast:
         if draw(st.booleans()):
             shape, offsets = draw(placement(tile, pads=(0, 0, 1, 4, 8)))

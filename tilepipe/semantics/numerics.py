@@ -129,3 +129,16 @@ def reduce_sum(values: np.ndarray, axis: int) -> np.ndarray:
 
     zero = np.zeros((), rows.dtype)
     return zero + total(sum_tree(rows.shape[-1]))
+
+
+def float_to_integer(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``tile.cast`` from a float to an integer type: toward zero, saturating at the
+    type's range (+inf to the maximum, -inf to the minimum), NaN to 0 -- what PTX's
+    ``cvt.rzi`` does, where numpy's own cast leaves such values undefined."""
+    info = np.iinfo(dtype)
+    wide = np.trunc(values.astype(np.float64))
+    with np.errstate(invalid="ignore"):
+        clipped = np.clip(np.nan_to_num(wide, nan=0.0), float(info.min), float(info.max))
+        result = clipped.astype(dtype)
+    # float(info.max) of an i64 rounds up to 2^63, which has no int64.
+    return np.where(wide >= float(info.max), info.max, result).astype(dtype)

@@ -72,13 +72,3 @@ func.func @bulk_copy_unaligned_rows(%A: memref<1024x1024xf16>) attributes {tile.
   pipeline.bulk_copy<64x4> %A[%c0, %c0] -> %A_s, %bars[%c0] : memref<1024x1024xf16> -> memref<64x4xf16, "shared">, memref<1xi64, "shared">
   func.return
 }
-
-// -----
-
-func.func @broadcast_from_registers() attributes {tile.target = "sm_80"} {
-  %v = memref.alloc() : memref<64xf32, "fragment">
-  %x = memref.alloc() : memref<64x32xf32, "fragment">
-  // expected-error @+1 {{lower-to-nvvm broadcasts from shared or global memory only (a thread cannot read another thread's registers)}}
-  tile.broadcast<64x32> %v -> %x axis 1 : memref<64xf32, "fragment"> -> memref<64x32xf32, "fragment">
-  func.return
-}

@@ -59,3 +59,12 @@ func.func @fragment_cast_on_ascend(%G: memref<256xf16, "gm">) attributes {tile.t
 func.func @bad_marker() attributes {tile.kernel = 1 : i64} {
   func.return
 }
+
+// -----
+
+// Registers are allocated when the kernel is compiled: a fragment's shape is static.
+func.func @dynamic_fragment(%X: memref<?xf32>, %n: index) attributes {tile.target = "sm_80"} {
+  // expected-error @+1 {{'memref.alloc' op result #0 is a register fragment of dynamic shape memref<?xf32, "fragment">; registers need a static shape (allocate the largest tile instead)}}
+  %F = memref.alloc(%n) : memref<?xf32, "fragment">
+  func.return
+}

@@ -41,6 +41,7 @@ from xdsl.ir import Operation
 
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm import collectives  # noqa: F401  (registers its handlers)
+from tilepipe.semantics.nvvm import conversions  # noqa: F401  (registers its handlers)
 from tilepipe.semantics.nvvm.banks import BankCounter, total_wavefronts
 from tilepipe.semantics.nvvm.execution import (  # noqa: F401  (NvvmExecutionError: public)
     BlockExecution,

@@ -13,7 +13,8 @@ tile whole.  Numerics (documented in docs/semantics.md):
 * ``tile.reduce``: sum in f32 (f64 for f64) in the order the op defines (``numerics.reduce_sum``:
   numpy's pairwise order along every axis, ``tilepipe.dialects.tile_reduce_order``);
   integers in their own type, wrapping;
-* ``tile.cast``: round to nearest even;
+* ``tile.cast``: round to nearest even; integers are signed, float to integer rounds
+  toward zero and saturates, NaN to 0 (``numerics.float_to_integer``);
 * ``tile.broadcast``: exact (copies the source element into each repetition).
 
 ``pipeline.for`` runs its iterations in order: the reference semantics every
@@ -23,6 +24,7 @@ pipelined schedule must reproduce.
 from __future__ import annotations
 
 import numpy as np
+from xdsl.dialects.builtin import IntegerType
 from xdsl.interpreter import Interpreter, ReturnedValues, impl, impl_terminator, register_impls
 
 from tilepipe.dialects import ascend, pipeline, tile
@@ -178,7 +180,12 @@ class TileFunctions(RuntimeFunctions):
     @impl(tile.CastOp)
     def run_cast(self, interpreter, op: tile.CastOp, args):
         operands = self._start(interpreter, op)
-        operands.write("dst", operands.read("src"))  # the store rounds
+        source = operands.read("src")
+        target = op.dst.type.element_type
+        if isinstance(target, IntegerType) and source.dtype.kind == "f":
+            bits = target.width.data
+            source = numerics.float_to_integer(source, np.dtype(f"int{max(8, bits)}"))
+        operands.write("dst", source)  # the store rounds (to a float) or wraps (to an integer)
         return ()
 
     @impl(tile.ReduceOp)
