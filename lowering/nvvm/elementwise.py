@@ -16,7 +16,7 @@ is lowered unpredicated in blocks whose regions lie inside, predicated at the ed
 
 from __future__ import annotations
 
-from xdsl.dialects import math
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
