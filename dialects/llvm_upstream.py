@@ -9,7 +9,7 @@ whose ``loop_annotation`` property it becomes under that name (not under
 ``llvm.loop_annotation``, which would stay a discardable attribute that the LLVM IR
 translation ignores), and LLVM unrolls the loop (``llvm.loop.unroll.full``).  Keeping the loop in the IR keeps
 tilepipe's and upstream's MLIR passes as fast as one copy of the body allows.  The
-pipelined loops whose counter ``nvvm_induction`` hides carry ``<disable = true>``
+pipelined loops whose counter ``lowering/nvvm/induction.py`` hides carry ``<disable = true>``
 instead: neither LLVM nor ptxas unrolls them.
 :data:`LLVM` is xDSL's ``llvm`` dialect plus these two attributes, registered in its
 place (``registry.OVERRIDES``), so that the lowered level reads back.

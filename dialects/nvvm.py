@@ -405,7 +405,7 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
 class MBarrierCompleteTxOp(IRDLOperation):
     """``mbarrier.complete_tx`` (sm_90): complete ``txcount`` expected bytes without
     a copy -- the guarded path of a bulk copy at an array's edge, which copies its
-    tile with plain loads and stores instead (``nvvm_boundary``)."""
+    tile with plain loads and stores instead (``lowering/nvvm/boundary.py``)."""
 
     name = "nvvm.mbarrier.complete_tx"
     addr = operand_def(LLVMPointerType)

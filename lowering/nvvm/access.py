@@ -168,7 +168,7 @@ class TileOperand:
     def vector_accessible(self, width: int) -> bool:
         """May ``width`` consecutive elements be one ``vector.load``/``store``?
         Aligned, and in a global region that may leave its array, wholly inside or
-        wholly outside it, under one predicate (``nvvm_boundary``)."""
+        wholly outside it, under one predicate (``boundary.py``)."""
         if width == 1:
             return True
         edges_allow = self.edges is None or self.edges.whole_runs(width)
@@ -179,7 +179,7 @@ def fragment_storage(
     op: TileOp, role: str, buffer: SSAValue, offsets: Sequence[SSAValue], context: KernelContext
 ) -> tuple[SSAValue, tuple[SSAValue, ...], FragmentLayout | None]:
     """The registers ``op`` touches as ``role`` (a fragment's alloca, the alloca of the
-    slot its offsets pick, or a staging alloca: ``nvvm_fragment_slots``), the offsets
+    slot its offsets pick, or a staging alloca: ``fragment_slots.py``), the offsets
     left, and the layout (None: not a fragment)."""
     slotted = context.slotted.get(buffer)
     if slotted is None:

@@ -1,4 +1,4 @@
-"""Boundary tiles: predicated global accesses of ``lower-to-nvvm`` (``nvvm_boundary``).
+"""Boundary tiles: predicated global accesses of ``lower-to-nvvm``.
 
 A tile op's region may reach past a global array (docs/semantics.md): elements read
 outside are 0, elements written outside are dropped.  On-chip buffers stay strict.

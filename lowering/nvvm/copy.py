@@ -94,7 +94,7 @@ class LowerAsyncCopy(RewritePattern):
     """Each thread issues ``cp.async`` for its chunks, as wide as both sides provably
     allow (16 bytes when aligned).  At an edge of the global array a chunk reads only
     its elements inside the array and zero-fills the rest (``srcElements``,
-    ``nvvm_boundary``).  A copy no 4-byte piece of which is provably aligned (hand
+    ``boundary.py``).  A copy no 4-byte piece of which is provably aligned (hand
     written: ``async-copy`` keeps those synchronous) is copied synchronously, element
     by element -- landing early is a legal completion of an asynchronous copy."""
 

@@ -6,9 +6,9 @@ owns where every operand allows the aligned vector access.  ``tile.reduce`` of a
 gives each thread the destination elements it owns and loops over the reduced axis
 (in f32 for f16/bf16 tiles, as the tile semantics reduce; a sum in the op's order, 8
 accumulators per run: ``reduce.sum_in_order``);
-row reductions of register fragments use warp shuffles (``nvvm_reduce``), which leave
+row reductions of register fragments use warp shuffles (``reduce.py``), which leave
 their results in shared memory, and the other fragment reductions stage the fragment
-in a shared scratch and reduce it there (``nvvm_reduce_scratch``); ``tile.broadcast`` reads them back into the threads
+in a shared scratch and reduce it there (``reduce_scratch.py``); ``tile.broadcast`` reads them back into the threads
 owning each row of a fragment.  Each op with a global region that may leave its array
 is lowered unpredicated in blocks whose regions lie inside, predicated at the edges
 (``with_interior_fast_path``).
@@ -118,7 +118,7 @@ class LowerBroadcast(RewritePattern):
     def match_and_rewrite(self, op: BroadcastOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
         # Every thread reads source elements others own: a fragment source comes
-        # through a scratch tile in shared memory (nvvm_relayout).
+        # through a scratch tile in shared memory (relayout.py).
         assert not operands["src"].is_fragment
         axis = op.along_axis
 

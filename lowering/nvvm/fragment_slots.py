@@ -140,7 +140,7 @@ def stage_dynamic_slots(
             whole = tuple(fragment.layout.shape) == op.operand_tile_shape(role) and all(
                 constant_index(o) == 0 for o in offsets[lead:]
             )
-            # A part of the slot written (nvvm_relayout) leaves the rest as it was:
+            # A part of the slot written (relayout.py) leaves the rest as it was:
             # the staging registers must start as the slot's own.
             if reads or not whole:
                 with ImplicitBuilder(Builder(InsertPoint.before(op))), emit.located_before(op):

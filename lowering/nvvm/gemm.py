@@ -3,7 +3,7 @@ with a scalar path for whatever tensor cores cannot take.
 
 Which path a gemm takes is data: the target's ``mma_shapes`` (``CudaTarget``) say
 which input types have an m16n8k16 instruction, and the accumulator's layout
-(``nvvm_layout``: an mma accumulator layout when its tile is whole 16x8 blocks over
+(``layout.py``: an mma accumulator layout when its tile is whole 16x8 blocks over
 some of the block's warps) says whether the gemm's C is held the way mma.sync
 needs it.  Tensor cores then run every whole 16-wide step of K whose operands
 ldmatrix can read (16-byte rows); the scalar path runs the rest: the K tail, or the

@@ -12,15 +12,15 @@ What moves where:
   that -- CUDA's static shared memory limit -- it is the dynamic shared memory
   (``gpu.dynamic_shared_memory``) and the kernel records the bytes to launch with in
   ``tilepipe.dynamic_shared_memory``.  The scratch of the register-fragment
-  reductions that go through shared memory (``nvvm_reduce_scratch``) is one more
+  reductions that go through shared memory (``reduce_scratch.py``) is one more
   shared buffer, after the others;
 * register fragments become per-thread ``memref.alloca``s holding the elements the
-  thread owns under the fragment's layout (``nvvm_layout``): a gemm accumulator's mma
+  thread owns under the fragment's layout (``layout.py``): a gemm accumulator's mma
   layout, propagated to the fragments combined with it elementwise; a kernel whose
   fragments cannot fit in the target's registers per thread gets a warning
-  (``nvvm_registers``);
+  (``registers.py``);
 * the shared tiles tensor cores read get an XOR swizzle of their 16-byte units
-  (``nvvm_swizzle``), which every access of theirs applies;
+  (``swizzle.py``), which every access of theirs applies;
 * ``tile.block_id`` -> ``gpu.block_id``, ``pipeline.for`` -> ``scf.for``.
 """
 
@@ -140,12 +140,12 @@ class KernelContext:
         """A view of the kernel's shared memory at ``offset``, emitted here."""
         return memref.ViewOp(self.shared_memory(), emit.const(offset), [], view_type).results[0]
     slotted: dict[SSAValue, SlottedFragment] = field(default_factory=dict)
-    """The tile-level fragments with slot dimensions (``nvvm_fragment_slots``), until
+    """The tile-level fragments with slot dimensions (``fragment_slots.py``), until
     their tile ops are lowered: one alloca per slot, each in ``fragments``."""
     staged: dict[tuple[Operation, str], SSAValue] = field(default_factory=dict)
     """The staging fragment of each (tile op, role) that picks a slot at run time."""
     relayouts: list[Relayout] = field(default_factory=list)
-    """Fragment operands of another layout than their op's (``nvvm_relayout``)."""
+    """Fragment operands of another layout than their op's (``relayout.py``)."""
     relaid: dict[tuple[Operation, str], SSAValue] = field(default_factory=dict)
     """The shared scratch tile each of them is read from, once staged."""
     shared_base: SSAValue | None = None
@@ -181,7 +181,7 @@ def _is_alloc_in(op: Operation, spaces: tuple[MemorySpace, ...]) -> bool:
 def fragment_layouts(
     kernel: func.FuncOp, threads: int, target: CudaTarget
 ) -> dict[SSAValue, FragmentLayout]:
-    """The layout of every register fragment of ``kernel`` (see ``nvvm_layout``)."""
+    """The layout of every register fragment of ``kernel`` (see ``layout.py``)."""
     layouts: dict[SSAValue, FragmentLayout] = {}
     links = _fragment_links(kernel)
     for op in kernel.walk():
@@ -219,7 +219,7 @@ def _accumulator_grid(
             continue
         m, n, _ = gemm.mnk
         if any(_reduced_along_rows(f) for f in _combined_with(links, buffer)):
-            # The shuffle reductions (nvvm_reduce) want whole rows per warp, and every
+            # The shuffle reductions (reduce.py) want whole rows per warp, and every
             # warp of the block in the grid.
             grid = choose_warp_grid(m, n, warps, True) or choose_warp_grid(m, n, warps)
         else:
@@ -522,7 +522,7 @@ def _rewrite_buffers(
             context.fragments[alloca.memref] = layout
             storage.append(alloca.memref)
         slots = tuple(alloc.memref.type.get_shape())[: slot_rank(buffer)]
-        if slots:  # the tile ops pick their slot's alloca (nvvm_fragment_slots)
+        if slots:  # the tile ops pick their slot's alloca (fragment_slots.py)
             context.slotted[buffer] = SlottedFragment(slots, layout, tuple(storage))
             continue
         alloc.memref.replace_all_uses_with(storage[0])
@@ -581,7 +581,7 @@ def lower_kernels(
 ) -> list[KernelContext]:
     """Move every kernel of ``module`` into one ``gpu.module``; host functions
     (:func:`is_kernel`) stay where they are, untouched.  With ``host_launch`` each
-    kernel leaves a host launcher of the same name in its place (``nvvm_launch``)."""
+    kernel leaves a host launcher of the same name in its place (``launch.py``)."""
     from tilepipe.lowering.nvvm.launch import host_launcher
 
     kernels = [op for op in module.ops if is_kernel(op)]

@@ -36,7 +36,7 @@ from tilepipe.lowering.nvvm import emit
 WARP_SIZE = 32
 MMA_M, MMA_N, MMA_K = 16, 8, 16
 # f16 goes through nvgpu.mma.sync; bf16 through nvvm.mma.sync directly, because upstream
-# 22.1.8's convert-nvgpu-to-nvvm cannot lower a bf16 nvgpu.mma.sync (see nvvm_gemm).
+# 22.1.8's convert-nvgpu-to-nvvm cannot lower a bf16 nvgpu.mma.sync (see gemm.py).
 TENSOR_CORE_INPUTS = (Float16Type, BFloat16Type)
 
 ElementBody = Callable[[SSAValue, list[SSAValue]], None]

@@ -19,7 +19,7 @@ cost of the plain butterfly or one shuffle more: the interpreters and the lowere
 kernel agree to the bit.  Lane ``0`` of each group then writes the row's result to the
 destination in shared memory.  Every other fragment reduction (other axes, element
 types, layouts, a destination in registers) goes through shared memory
-(``nvvm_reduce_scratch``).
+(``reduce_scratch.py``).
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def reduce_through_scratch(
     dst: TileOperand,
     reduce_in_memory: Callable[[TileOperand, TileOperand], None],
 ) -> None:
-    """A fragment reduction the shuffles cannot do (``nvvm_reduce_scratch``): every
+    """A fragment reduction the shuffles cannot do (``reduce_scratch.py``): every
     thread stores the elements it holds into the kernel's shared scratch, and
     ``reduce_in_memory`` reduces the staged tile into ``dst`` as a tile in shared
     memory is reduced -- each destination element by its owner, in the op's order.

@@ -1,7 +1,7 @@
 """Which register-fragment reductions need shared memory, and the scratch they share.
 
 Warp shuffles reduce a fragment only where each row stays inside one warp, is f32, and
-is reduced along its rows into shared memory (``shuffle_reducible``; ``nvvm_reduce``).
+is reduced along its rows into shared memory (``shuffle_reducible``; ``reduce.py``).
 Every other ``tile.reduce`` of a fragment -- rows spread over several warps (an mma
 accumulator with ``warps_n > 1``, a cooperative fragment with long or uneven rows),
 columns, f16/bf16, integers, a destination in registers, other ranks -- is staged

@@ -72,7 +72,7 @@ def _whole(op: TileOp, role: str, buffer: SSAValue, offsets, layout: FragmentLay
 
 def _iteration_owners(op: TileOp, anchor: FragmentLayout | None, threads: int) -> np.ndarray:
     """The thread that computes each element of ``op``'s tile: the anchor layout's
-    owner, else cooperative chunks (nvvm_layout, as ``for_each_run`` deals them)."""
+    owner, else cooperative chunks (layout.py, as ``for_each_run`` deals them)."""
     if anchor is not None:
         return anchor.owners()
     shape = op.tile_shape
@@ -122,7 +122,7 @@ def plan_relayouts(
     total = shared_bytes
     for op in kernel.walk():
         # A gemm's accumulator and a fragment reduction's source have lowerings of
-        # their own (nvvm_gemm, nvvm_reduce).
+        # their own (gemm.py, reduce.py).
         if not isinstance(op, TileOp) or isinstance(op, ReduceOp):
             continue
         if op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:

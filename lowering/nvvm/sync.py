@@ -13,7 +13,7 @@
   arrive-expect-tx are performed by thread 0 (the elected thread of the semantics);
   parity waits by every thread, as ``nvvm.mbarrier.try_wait.parity`` on targets that
   have it (sm_90) and as a ``nvvm.mbarrier.test.wait`` polling loop on sm_80;
-* ``pipeline.bulk_copy`` is lowered with the copies (``nvvm_copy``).
+* ``pipeline.bulk_copy`` is lowered with the copies (``copy.py``).
 """
 
 from __future__ import annotations

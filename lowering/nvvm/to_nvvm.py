@@ -2,16 +2,16 @@
 
 The pass works in these steps:
 
-1. ``nvvm_kernel.lower_kernels`` moves each kernel into a ``gpu.func`` of one
+1. ``lower_kernels`` (kernel.py) moves each kernel into a ``gpu.func`` of one
    ``gpu.module``, places the shared buffers in one shared memory buffer, turns
    register fragments into per-thread storage and ``pipeline.for`` into ``scf.for``;
-2. the sync ops are lowered (``nvvm_sync``) -- first, so that async-copy tokens have
+2. the sync ops are lowered (``sync.py``) -- first, so that async-copy tokens have
    no users left;
-3. the tile ops are lowered to per-thread code (``nvvm_copy``, ``nvvm_gemm``,
-   ``nvvm_elementwise``);
+3. the tile ops are lowered to per-thread code (``copy.py``, ``gemm.py``,
+   ``elementwise.py``);
 4. the version slots of multi-buffered loops (``(k + c) rem n``) become rotating
-   loop-carried counters (``nvvm_slots``), and loops with constant bounds count in
-   32 bits (``nvvm_induction``);
+   loop-carried counters (``slots.py``), and loops with constant bounds count in
+   32 bits (``induction.py``);
 5. the index arithmetic no access ended up using (a fill of a register fragment
    needs no coordinates) is removed, so that neither the verifier, the printer nor
    upstream's parser pays for it.
@@ -111,12 +111,12 @@ class LowerToNVVM(ModulePass):
 
     swizzle_shared: bool = True
     """XOR-swizzle the shared tiles tensor cores read, so that ``ldmatrix`` is free of
-    bank conflicts (``nvvm_swizzle``); ``false`` keeps them row-major."""
+    bank conflicts (``swizzle.py``); ``false`` keeps them row-major."""
 
     host_launch: bool = False
     """Replace each kernel by a host function of the same name that
     ``gpu.launch_func``-s it with its grid, block and dynamic shared memory
-    (``nvvm_launch``); without it the kernels just leave the host module."""
+    (``launch.py``); without it the kernels just leave the host module."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # What this pass does not lower goes to upstream MLIR as it is.

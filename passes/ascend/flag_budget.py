@@ -1,6 +1,6 @@
 """``ascend-flag-budget``: fit every hard event's flags into its 8 event ids.
 
-The plan comes from :mod:`passes.ascend_flag_blocks` (demand per hard event, 0/1
+The plan comes from :mod:`tilepipe.passes.ascend.flag_blocks` (demand per hard event, 0/1
 knapsack when it exceeds the target's ids).  This pass applies it:
 
 * kept sync points are renumbered into ``[0, 8)`` (static ids stay static, dynamic ids

@@ -1,6 +1,6 @@
 """``ascend-insert-sync``: the completion protocol between the pipes (docs/ascend.md).
 
-Sync points come from :mod:`passes.ascend_sync_analysis`; each materializes as
+Sync points come from :mod:`tilepipe.passes.ascend.sync_analysis`; each materializes as
 
 * same pipe S/V/M: nothing (the pipe keeps its own order);
 * same MTE/FIX pipe: ``pipe_barrier[P]`` before the consumer;

@@ -1,6 +1,6 @@
 """``ascend-prepare-multi-buffer``: owners, versions and index modes of on-chip storage.
 
-For every on-chip buffer of an Ascend kernel (see :mod:`passes.ascend_multi_buffer`):
+For every on-chip buffer of an Ascend kernel (see :mod:`tilepipe.passes.ascend.multi_buffer`):
 
 * find its owner loop (one complete epoch per iteration); storage without an owner
   (accumulators, buffers used across loops) keeps one version;

@@ -86,7 +86,7 @@ def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
     are provably 16-byte aligned multiples of 16 bytes on both sides
     (``divisibility.provable_vector_width``; a dynamic row length without a
     divisibility fact is left to ``async-copy``).  A box that may reach past the
-    array is still a bulk copy: the lowering guards it (``nvvm_boundary``)."""
+    array is still a bulk copy: the lowering guards it (``lowering/nvvm/boundary.py``)."""
     if not isinstance(op, CopyOp):
         return False
     src, dst = op.src.type, op.dst.type

@@ -1,4 +1,4 @@
-"""A shared-memory bank-conflict model for the NVVM interpreter (``nvvm_interp``),
+"""A shared-memory bank-conflict model for the NVVM interpreter (``interp.py``),
 counted in *wavefronts*: the shared-memory transactions a warp-level access needs.
 
 The model (NVIDIA sm_80/sm_90 shared memory as the CUDA guide and Nsight Compute

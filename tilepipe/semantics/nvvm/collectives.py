@@ -1,8 +1,8 @@
 """The synchronizing and warp-collective ops of the NVVM interpreter
-(``nvvm_interp``): ``cp.async`` copies and groups, barriers, mbarriers, ``ldmatrix``,
-``mma.sync``; the race detectors they feed are in ``nvvm_races``.
+(``interp.py``): ``cp.async`` copies and groups, barriers, mbarriers, ``ldmatrix``,
+``mma.sync``; the race detectors they feed are in ``races.py``.
 
-The fragment layouts are the PTX ISA's (see ``nvvm_interp``'s docstring), written
+The fragment layouts are the PTX ISA's (see ``interp.py``'s docstring), written
 here independently of the lowering so that running a lowered kernel checks it.
 """
 

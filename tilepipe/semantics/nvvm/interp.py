@@ -58,7 +58,7 @@ from tilepipe.semantics.work_limit import WorkLimit
 class NvvmRun:
     outputs: list[np.ndarray]
     races: list[str]
-    # count_bank_conflicts: op name -> (wavefronts, ideal wavefronts), see nvvm_banks
+    # count_bank_conflicts: op name -> (wavefronts, ideal wavefronts), see banks.py
     shared_wavefronts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property

@@ -1,4 +1,4 @@
-"""Race detectors of the NVVM interpreter (``nvvm_interp``): which thread last wrote
+"""Race detectors of the NVVM interpreter (``interp.py``): which thread last wrote
 and which threads read each byte since the last barrier they took part in.
 
 * :class:`SharedRaceDetector` -- the block's shared memory, every reader kept (a
