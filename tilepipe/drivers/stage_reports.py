@@ -39,6 +39,13 @@ def _describe_validation(module: ModuleOp, before: dict[str, MemRefType]) -> str
     return f"{loops} pipelined loop{'s' if loops != 1 else ''}: stage/order valid"
 
 
+def _describe_bulk_copies(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    copies = sum(1 for op in module.walk() if op.name == "pipeline.bulk_copy")
+    if not copies:
+        return "no bulk copies (no kernel for a target with TMA)"
+    return _describe_syncs(module, before)
+
+
 def _describe_planning(module: ModuleOp, before: dict[str, MemRefType]) -> str:
     parts = []
     for loop in module.walk():
@@ -114,7 +121,7 @@ def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
 DESCRIBE = {
     "pipeline-validate": _describe_validation,
     "pipeline-planning": _describe_planning,
-    "tma-copy": _describe_syncs,
+    "tma-copy": _describe_bulk_copies,
     "inject-software-pipeline": _describe_versions,
     "merge-shared-memory": _describe_arena,
     "async-copy": _describe_syncs,
