@@ -86,8 +86,8 @@ def assert_compiles_in_registers(text: str, target: str) -> None:
     assert all(report.stack_bytes == 0 for report in result.ptxas)
 
 
-FILL = (REGRESSIONS / "fill_3d_fragment.mlir").read_text()
-BROADCAST = (REGRESSIONS / "broadcast_3d_fragment.mlir").read_text()
+FILL = (REGRESSIONS / "Inputs" / "fill_3d_fragment.mlir").read_text()
+BROADCAST = (REGRESSIONS / "Inputs" / "broadcast_3d_fragment.mlir").read_text()
 
 
 def _fill_with_trips(trips: int) -> str:

@@ -5,7 +5,7 @@ path (f16/bf16 summed one 16-wide K step at a time, the tile level's order) wher
 tile has no whole 16x8 blocks or ldmatrix cannot read an operand.  Each kernel runs
 per thread in the NVVM interpreter, race free and bit-exact against the tile level.
 
-The regression: test/regressions/gemm_warp_grid.mlir (an independent fuzzer, sm_80):
+The regression: test/regressions/Inputs/gemm_warp_grid.mlir (an independent fuzzer, sm_80):
 a 16x16x32 f16 gemm in a 4-warp block, which no grid of 4 warps tiles in 16x8 blocks,
 had no lowering at all.
 """
@@ -27,7 +27,7 @@ from tilepipe.core.flows import FLOWS
 from tilepipe.semantics.tile.runner import random_array
 
 CUDA = FLOWS["cuda"].spec("scheduled")
-WARP_GRID = (ROOT / "test" / "regressions" / "gemm_warp_grid.mlir").read_text()
+WARP_GRID = (ROOT / "test" / "regressions" / "Inputs" / "gemm_warp_grid.mlir").read_text()
 
 
 def _lowered(module):
