@@ -40,7 +40,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
-from tilepipe.semantics.nvvm import collectives  # noqa: F401  (registers its handlers)
+# Imported for their side effect: each registers its op handlers with ``execution``.
+from tilepipe.semantics.nvvm import collectives, control_flow, memory_ops, scalar_ops  # noqa: F401
 from tilepipe.semantics.nvvm.banks import BankCounter, total_wavefronts
 from tilepipe.semantics.nvvm.execution import (  # noqa: F401  (NvvmExecutionError: public)
     BlockExecution,
