@@ -1,21 +1,9 @@
-"""Access and dependence analysis of a pipelined loop body.
-
-Every statement (side-effecting direct child) of a ``pipeline.for`` body touches buffer
-*regions*: a box ``offsets[d] .. offsets[d] + sizes[d]`` per buffer dimension.  This
-module turns the offsets into affine forms over the loop's induction variable and
-loop-invariant symbols, decides whether two regions can intersect when the second one
-is executed ``distance`` iterations after the first, proves that a region covers
-another, and derives the dependence edges producer -> consumer with their distance
-(0: same iteration, >= 1: loop-carried, ``None``: unresolved).
-
-Intersection is decided exactly when the symbols cancel (the common case: offsets that
-differ by constants), otherwise with Z3 over integer symbols; anything the analysis
-cannot model is treated conservatively (may intersect, does not cover).  Distinct SSA
-buffers are assumed not to alias (global arguments are distinct tensors, allocations
-are distinct storage), as in TileLang's region analysis.
-
-The analysis is reused by ``pipeline-validate``, ``pipeline-planning`` and
-``inject-software-pipeline`` and is meant for the arena and sync passes too::
+"""Dependences of a pipelined loop body: ``LoopAccessAnalysis`` derives the edges
+producer -> consumer between its statements with their distance (0: same iteration,
+>= 1: loop-carried, ``None``: unresolved), deciding whether two access regions meet
+``distance`` iterations apart exactly when the symbols cancel and with Z3 otherwise
+(an unknown answer counts as may-intersect).  See docs/pipelining.md, "The analyses,
+for other passes"::
 
     analysis = LoopAccessAnalysis(loop)
     analysis.accesses(op)                      # list[RegionAccess]
@@ -31,199 +19,13 @@ from enum import Enum
 from functools import cached_property
 
 import z3
-from xdsl.dialects import arith, memref
 from xdsl.ir import Operation, SSAValue
 
 from tilepipe.dialects.pipeline import ForOp
-from tilepipe.dialects.pipeline_sync import ARRIVING_OPS, mbarrier_operands
-from tilepipe.dialects.tile import TileOp, constant_index
+from tilepipe.dialects.tile import constant_index
+from tilepipe.passes.analysis.access_regions import RegionAccess, exact_intersection, op_accesses
+from tilepipe.passes.analysis.affine_forms import IV, AffineExpr, VariantSymbol, affine_form
 from tilepipe.passes.analysis.symbolic_index import satisfiable
-
-
-# --------------------------------------------------------------------------- affine forms
-
-
-class InductionVariable:
-    """The symbol standing for the loop's induction variable in affine forms."""
-
-    def __repr__(self) -> str:
-        return "iv"
-
-
-IV = InductionVariable()
-
-
-@dataclass(frozen=True)
-class VariantSymbol:
-    """An offset computed inside the loop in a way the analysis cannot decompose: a
-    different unknown in every iteration."""
-
-    value: SSAValue
-
-
-Symbol = SSAValue | InductionVariable | VariantSymbol
-
-
-@dataclass(frozen=True)
-class AffineExpr:
-    """``constant + sum(coefficient * symbol)`` with integer coefficients."""
-
-    constant: int = 0
-    terms: tuple[tuple[Symbol, int], ...] = ()
-
-    @staticmethod
-    def of_symbol(symbol: Symbol) -> AffineExpr:
-        return AffineExpr(0, ((symbol, 1),))
-
-    def _term_dict(self) -> dict[Symbol, int]:
-        return dict(self.terms)
-
-    @staticmethod
-    def _from_dict(constant: int, terms: dict[Symbol, int]) -> AffineExpr:
-        return AffineExpr(constant, tuple((s, c) for s, c in terms.items() if c != 0))
-
-    def __add__(self, other: AffineExpr) -> AffineExpr:
-        terms = self._term_dict()
-        for symbol, coefficient in other.terms:
-            terms[symbol] = terms.get(symbol, 0) + coefficient
-        return self._from_dict(self.constant + other.constant, terms)
-
-    def scale(self, factor: int) -> AffineExpr:
-        return self._from_dict(
-            self.constant * factor, {s: c * factor for s, c in self.terms}
-        )
-
-    def __sub__(self, other: AffineExpr) -> AffineExpr:
-        return self + other.scale(-1)
-
-    def coefficient(self, symbol: Symbol) -> int:
-        return self._term_dict().get(symbol, 0)
-
-    def shift_iteration(self, delta: int) -> AffineExpr:
-        """The same expression ``delta`` induction-variable units later."""
-        return AffineExpr(self.constant + self.coefficient(IV) * delta, self.terms)
-
-    @property
-    def is_constant(self) -> bool:
-        return not self.terms
-
-
-def affine_form(value: SSAValue, loop: ForOp | None = None) -> AffineExpr:
-    """``value`` as an affine form; the loop's induction variable becomes ``IV``,
-    undecomposable values defined outside the loop are invariant symbols, those
-    defined inside it are per-iteration unknowns."""
-    if loop is not None and value is loop.induction_var:
-        return AffineExpr.of_symbol(IV)
-    if (constant := constant_index(value)) is not None:
-        return AffineExpr(constant)
-    owner = value.owner
-    if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
-        lhs, rhs = affine_form(owner.lhs, loop), affine_form(owner.rhs, loop)
-        if isinstance(owner, arith.AddiOp):
-            return lhs + rhs
-        if isinstance(owner, arith.SubiOp):
-            return lhs - rhs
-        if rhs.is_constant:
-            return lhs.scale(rhs.constant)
-        if lhs.is_constant:
-            return rhs.scale(lhs.constant)
-    if loop is not None and _defined_inside(value, loop):
-        return AffineExpr.of_symbol(VariantSymbol(value))
-    return AffineExpr.of_symbol(value)
-
-
-def _defined_inside(value: SSAValue, loop: ForOp) -> bool:
-    owner = value.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    return op is not None and loop.is_ancestor(op)
-
-
-# --------------------------------------------------------------------------- accesses
-
-
-@dataclass(frozen=True, eq=False)
-class RegionAccess:
-    """One region of one buffer read and/or written by a statement.
-
-    ``buffer is None`` marks an op the analysis cannot see into: it may touch any
-    buffer, so it conflicts with everything.
-
-    ``arrival`` marks an mbarrier arrival (``mbarrier_arrive``,
-    ``mbarrier_arrive_expect_tx``, a bulk copy's complete-tx): it reads and writes the
-    slot, but arrivals on one phase are commutative counter updates, so two of them
-    never depend on each other -- only a wait (or init) orders them."""
-
-    op: Operation
-    buffer: SSAValue | None
-    offsets: tuple[AffineExpr, ...]
-    sizes: tuple[int, ...]
-    reads: bool
-    writes: bool
-    # The SSA offset values (one per dimension, or () for the origin), for rewriting.
-    offset_values: tuple[SSAValue, ...] = ()
-    role: str = ""
-    arrival: bool = False
-
-    @property
-    def is_opaque(self) -> bool:
-        return self.buffer is None
-
-    def conflicts_with(self, other: RegionAccess) -> bool:
-        """Would the two accesses depend on each other if they touched a common
-        element (one writes, and they are not two commuting mbarrier arrivals)?"""
-        return (self.writes or other.writes) and not (self.arrival and other.arrival)
-
-
-def op_accesses(op: Operation, loop: ForOp | None = None) -> list[RegionAccess]:
-    """The regions ``op`` touches: tile ops through ``buffer_accesses()``,
-    ``memref.load``/``store`` as one element, mbarrier ops (and bulk copies) one
-    barrier slot, read and written (arrivals and waits update its phase; arrivals are
-    marked as such, since they commute with each other); anything
-    else with effects is one opaque access."""
-    accesses: list[RegionAccess] = []
-    if isinstance(op, TileOp):
-        accesses = [
-            RegionAccess(
-                op,
-                access.buffer,
-                tuple(affine_form(v, loop) for v in access.offsets)
-                or (AffineExpr(),) * len(access.sizes),
-                access.sizes,
-                access.reads,
-                access.writes,
-                access.offsets,
-                access.operand_name,
-            )
-            for access in op.buffer_accesses()
-        ]
-    elif isinstance(op, memref.LoadOp | memref.StoreOp):
-        indices = tuple(op.indices)
-        accesses = [
-            RegionAccess(
-                op,
-                op.memref,
-                tuple(affine_form(v, loop) for v in indices),
-                (1,) * len(indices),
-                isinstance(op, memref.LoadOp),
-                isinstance(op, memref.StoreOp),
-                indices,
-                "memref",
-            )
-        ]
-    if (barrier := mbarrier_operands(op)) is not None:
-        bars, index = barrier
-        accesses.append(
-            RegionAccess(
-                op, bars, (affine_form(index, loop),), (1,), True, True, (index,),
-                "barriers", arrival=isinstance(op, ARRIVING_OPS),
-            )
-        )
-    if accesses or isinstance(op, TileOp):
-        return accesses
-    return [RegionAccess(op, None, (), (), True, True)]
-
-
-# --------------------------------------------------------------------------- dependences
 
 
 class DependenceKind(Enum):
@@ -324,7 +126,7 @@ class LoopAccessAnalysis:
     ) -> bool:
         step = self.step_value
         if distance is not None and step is not None:
-            exact = _exact_intersection(first, second, distance * step)
+            exact = exact_intersection(first, second, distance * step)
             if exact is not None:
                 return exact
         encoder = _Z3Encoder(self.loop, step)
@@ -396,40 +198,6 @@ class LoopAccessAnalysis:
 _NONE = object()  # sentinel: no dependence at any distance
 
 
-def provably_disjoint(first: RegionAccess, second: RegionAccess) -> bool:
-    """Do two accesses of straight-line code (one instance each) never share an
-    element?  Decided exactly where their offsets differ by constants; otherwise
-    (and for opaque accesses) they may meet."""
-    if first.is_opaque or second.is_opaque:
-        return False
-    if first.buffer is not second.buffer:
-        return True
-    return _exact_intersection(first, second, 0) is False
-
-
-def _exact_intersection(
-    first: RegionAccess, second: RegionAccess, iv_delta: int
-) -> bool | None:
-    """Decide intersection without a solver when every offset difference is a
-    constant once the second access is shifted ``iv_delta`` units; None otherwise.
-    A per-iteration unknown only cancels against itself within one iteration."""
-    undecided = False
-    for off_a, size_a, off_b, size_b in zip(
-        first.offsets, first.sizes, second.offsets, second.sizes
-    ):
-        if iv_delta != 0 and any(isinstance(s, VariantSymbol) for s, _ in off_b.terms):
-            undecided = True
-            continue
-        delta = off_b.shift_iteration(iv_delta) - off_a
-        if not delta.is_constant:
-            undecided = True
-            continue
-        # Intervals [0, size_a) and [delta, delta + size_b) are disjoint.
-        if delta.constant >= size_a or delta.constant + size_b <= 0:
-            return False
-    return None if undecided else True
-
-
 class _Z3Encoder:
     """Integer encoding of affine forms for two loop iterations k and k + lag."""
 
@@ -484,4 +252,3 @@ def _unique(values: Iterable[SSAValue]) -> list[SSAValue]:
         if not any(value is s for s in seen):
             seen.append(value)
     return seen
-

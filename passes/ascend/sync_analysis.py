@@ -48,12 +48,8 @@ from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
 from tilepipe.core.targets import AscendTarget, target_of
 
-from tilepipe.passes.analysis.access_analysis import (
-    LoopAccessAnalysis,
-    RegionAccess,
-    op_accesses,
-    provably_disjoint,
-)
+from tilepipe.passes.analysis.access_regions import RegionAccess, op_accesses, provably_disjoint
+from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
 from tilepipe.passes.ascend.multi_buffer import EpochClock, MultiBuffer, epoch_clock
 from tilepipe.passes.ascend.resolve_core import op_core, op_pipe
 from tilepipe.passes.analysis.symbolic_index import enclosing_conditions

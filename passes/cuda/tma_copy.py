@@ -71,7 +71,7 @@ from tilepipe.dialects.tile import CopyOp
 from tilepipe.core.diagnostics import op_error
 from tilepipe.core.targets import CudaTarget, UnknownTarget, target_of
 
-from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
+from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
 from tilepipe.passes.analysis.divisibility import provable_vector_width
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, versions_by_buffer
 from tilepipe.passes.memory.liveness import is_loop_like

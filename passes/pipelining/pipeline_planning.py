@@ -51,7 +51,7 @@ from tilepipe.dialects.pipeline import (
 from tilepipe.dialects.pipeline_sync import AsyncTileCopy
 from tilepipe.dialects.tile import CopyOp
 from tilepipe.core.diagnostics import op_error
-from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
+from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, pipeline_depth, read_schedule
 from tilepipe.passes.pipelining.pipeline_validate import schedule_violations
