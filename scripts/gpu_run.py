@@ -14,7 +14,7 @@ from tilepipe.drivers.compile import CompileError, compile_kernel
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.semantics import argument_names, execute
 from tilepipe.semantics.memory import element_format
-from tilepipe.semantics.tile.runner import random_array
+from tilepipe.semantics.tile.grid_runner import random_array
 
 from kernel_abi import argument_shapes, check_abi, kernel_arguments, ptx_parameters
 from cuda_driver import (

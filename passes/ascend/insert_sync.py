@@ -60,7 +60,7 @@ from tilepipe.dialects.ascend_sync import (
 )
 
 from tilepipe.passes.ascend.flag_blocks import SYNC_POINT_ATTR
-from tilepipe.passes.ascend.multi_buffer import EpochSlots, read_plan
+from tilepipe.passes.ascend.buffer_ownership import EpochSlots, read_plan
 from tilepipe.passes.ascend.resolve_core import is_ascend_kernel
 from tilepipe.passes.ascend.sync_analysis import SyncKind, SyncPoint, sync_points
 from tilepipe.passes.rewrite.index_arith import Index, IndexBuilder

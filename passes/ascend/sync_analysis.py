@@ -50,7 +50,7 @@ from tilepipe.core.targets import AscendTarget, target_of
 
 from tilepipe.passes.analysis.access_regions import RegionAccess, op_accesses, provably_disjoint
 from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
-from tilepipe.passes.ascend.multi_buffer import EpochClock, MultiBuffer, epoch_clock
+from tilepipe.passes.ascend.buffer_ownership import EpochClock, MultiBuffer, epoch_clock
 from tilepipe.passes.ascend.resolve_core import op_core, op_pipe
 from tilepipe.passes.analysis.symbolic_index import enclosing_conditions
 from tilepipe.passes.analysis.trip_counts import trips_at_least, trips_at_most

@@ -224,7 +224,7 @@ def _commit_after(run: list[Operation]) -> int:
 
 
 @dataclass(frozen=True)
-class AsyncCopyPass(ModulePass):
+class AsyncCopy(ModulePass):
     """Turn global->shared tile copies into cp.async copies, one commit group per run."""
 
     name = "async-copy"

@@ -67,7 +67,7 @@ from tilepipe.passes.cuda.sync_report import SyncPoint, SyncReport
 
 
 @dataclass(frozen=True)
-class ThreadSyncPass(ModulePass):
+class ThreadSync(ModulePass):
     """Insert the fewest barriers and cp.async waits that cover every block-level hazard."""
 
     name = "thread-sync"

@@ -293,7 +293,7 @@ def _runs_more_than_once(loop: ForOp, function: func.FuncOp) -> bool:
 
 
 @dataclass(frozen=True)
-class TmaCopyPass(ModulePass):
+class TmaCopy(ModulePass):
     """Turn pipelined global->shared copies into TMA bulk copies with mbarrier phases (sm_90)."""
 
     name = "tma-copy"

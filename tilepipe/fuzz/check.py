@@ -235,7 +235,7 @@ class _Run:
         """Seeded random arrays for the memref arguments, of the case's sizes (the
         arrays carry the dynamic shapes into every interpreter)."""
         from tilepipe.semantics import select_kernel
-        from tilepipe.semantics.tile.runner import random_array
+        from tilepipe.semantics.tile.grid_runner import random_array
 
         func = select_kernel(module, None)
         rng = np.random.default_rng(0)
@@ -283,7 +283,7 @@ class _Run:
 
     def execute_ascend(self, module: ModuleOp) -> None:
         from tilepipe.semantics import KernelError
-        from tilepipe.semantics.ascend.sim import simulate
+        from tilepipe.semantics.ascend.sim import run_ascend_kernel
         from tilepipe.semantics.compare import first_difference
 
         for case in self.cases:
@@ -291,7 +291,7 @@ class _Run:
             expected = self.reference(inputs, case)
             index_args = case.index_args
             try:
-                report = simulate(module, {k: v.copy() for k, v in inputs.items()}, index_args)
+                report = run_ascend_kernel(module, {k: v.copy() for k, v in inputs.items()}, index_args)
             except KernelError as err:
                 # Races, deadlocks and flag misuse come in the report; an error means
                 # the simulator cannot run what the compiler made of a valid kernel.

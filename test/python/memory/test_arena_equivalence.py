@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLES, ROOT
 from test_arena_chapter import scheduled_gemm
 
-run_kernel = pytest.importorskip("tilepipe.semantics.tile.runner").run_kernel
+run_tile_kernel = pytest.importorskip("tilepipe.semantics.tile.grid_runner").run_tile_kernel
 
 TILE_OPT = [sys.executable, "-m", "tilepipe"]
 BLOCKS = [(0, 0), (3, 5)]
@@ -28,8 +28,8 @@ def tile_opt(text: str, passes: str) -> str:
 
 
 def assert_same_outputs(original: str, transformed: str, blocks=BLOCKS) -> None:
-    expected = run_kernel(original, blocks=blocks)
-    actual = run_kernel(transformed, blocks=blocks)
+    expected = run_tile_kernel(original, blocks=blocks)
+    actual = run_tile_kernel(transformed, blocks=blocks)
     assert expected.keys() == actual.keys()
     for name in expected:
         np.testing.assert_array_equal(actual[name], expected[name], err_msg=name)
@@ -85,7 +85,7 @@ def test_race_detector_sees_the_hazard_reuse_creates():
     # races of C_shared's first write (tile.cast, in its fragment's layout) against the
     # last read (the epilogue gemm) and the last write (the copy) of A_shared's bytes.
     # Sync insertion must order these.
-    find_races = pytest.importorskip("tilepipe.semantics.tile.runner").find_races
+    find_races = pytest.importorskip("tilepipe.semantics.tile.grid_runner").find_races
     scheduled = scheduled_gemm(2, "epilogue")
     merged = tile_opt(scheduled, "merge-shared-memory")
 

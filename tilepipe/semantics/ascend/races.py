@@ -21,7 +21,7 @@ from xdsl.dialects.func import FuncOp
 from tilepipe.core.diagnostics import OpDiagnosticError
 from tilepipe.lowering.ascend.pipeline import compile_ascend
 
-from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
 from tilepipe.semantics.errors import KernelError
 
 
@@ -49,5 +49,5 @@ def ascend_races(
             "is unsynchronized Ascend source: its races are decided after "
             f"ascend-insert-sync, and the Ascend pipeline cannot compile it ({err.diagnostic})",
         ) from None
-    report = simulate(module, inputs, index_args)
+    report = run_ascend_kernel(module, inputs, index_args)
     return [AscendProblem(problem) for problem in report.problems()]

@@ -366,7 +366,7 @@ def _cross_block_races(
     return races
 
 
-def simulate(
+def run_ascend_kernel(
     module_or_kernel: ModuleOp | FuncOp,
     inputs: Mapping[str, np.ndarray],
     scalar_args: Mapping[str, int] | None = None,
