@@ -73,7 +73,7 @@ def test_overlapping_live_buffers_would_be_caught():
 
 
 def test_ascend_arenas_compute_the_same():
-    text = (ROOT / "test" / "memory" / "ascend.mlir").read_text()
+    text = (ROOT / "test" / "memory" / "merge-shared-memory-ascend.mlir").read_text()
     kernel = text.split("// -----")[0]
     merged = tile_opt(kernel, "merge-shared-memory")
     assert merged.count("arena.layout") == 5
