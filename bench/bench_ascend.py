@@ -34,7 +34,7 @@ from xdsl.passes import PassPipeline
 from tilepipe.core.flows import FLOWS, run_flow
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import load_module
-from tilepipe.semantics.ascend.sim import numpy_dtype, simulate
+from tilepipe.semantics.ascend.sim import numpy_dtype, run_ascend_kernel
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 KERNELS = ("ascend_vadd.mlir", "ascend_matmul.mlir")
@@ -66,7 +66,7 @@ def inputs_for(module: ModuleOp) -> dict[str, np.ndarray]:
 def cycles(text: str, budget: str) -> tuple[int, int]:
     """(cycles, lock-pool requests) of one simulated run."""
     module = run_flow(load_module(text), "ascend", options={"ascend-flag-budget": budget})
-    report = simulate(module, inputs_for(load_module(text)))
+    report = run_ascend_kernel(module, inputs_for(load_module(text)))
     assert report.ok, report.problems()
     locks = sum(1 for op in module.walk() if op.name == "ascend.get_buf")
     return report.cycles, locks

@@ -1,35 +1,7 @@
-"""Scheduled-level async/sync ops of the ``pipeline`` dialect.
-
-Target-neutral synchronization that the pipelining and sync-insertion passes emit and
-the lowerings consume: async copies with tokens, commit/wait groups, block barriers
-(full or partial), mbarriers with expected transaction bytes and parity waits, and
-bulk (TMA-style) copies, and the proxy fence that orders generic accesses of shared
-memory before bulk copies::
-
-    %t = pipeline.async_copy<128x64> %A[%m, %k] -> %A_s[%slot, %c0, %c0] : memref<1024x1024xf16> -> memref<3x128x64xf16, "shared">
-    pipeline.commit_group [%t]
-    pipeline.wait_group 1
-    pipeline.barrier
-    pipeline.barrier id = 1, threads = 64
-    pipeline.fence_proxy_async
-    pipeline.mbarrier_init %bars[%i], arrivals = 1 : memref<3xi64, "shared">
-    pipeline.mbarrier_arrive %bars[%i] : memref<3xi64, "shared">
-    pipeline.mbarrier_arrive_expect_tx %bars[%i], bytes = 16384 : memref<3xi64, "shared">
-    pipeline.mbarrier_wait_parity %bars[%i], %parity : memref<3xi64, "shared">
-    pipeline.mbarrier_test_wait %bars[%i], %parity : memref<3xi64, "shared">
-    pipeline.bulk_copy<128x64> %A[%m, %k] -> %A_s[%slot, %c0, %c0], %bars[%i] : memref<...> -> memref<...>, memref<3xi64, "shared">
-
-Execution model (what the interpreter and the race detector implement, see
-``docs/semantics.md``): an async copy is issued cooperatively (element ``e`` by thread
-``e mod threads``) and performed by the async copy engine; its data lands when a
-``wait_group`` covering its commit group completes.  ``commit_group`` closes the group
-of all copies issued since the previous commit (as ``cp.async.commit_group``); its
-operands consume those copies' tokens.  A barrier with ``threads = N`` synchronizes
-threads ``0 .. N-1``.  mbarrier init/arrive/expect-tx are performed by one elected
-thread (thread 0), waits by every thread; a phase completes when its pending arrivals
-and transaction bytes reach zero.  A bulk copy is issued by thread 0 and completes its
-bytes on the mbarrier slot it names.
-"""
+"""Scheduled-level async/sync ops of the ``pipeline`` dialect: async copies with
+tokens, commit/wait groups, full and partial block barriers, mbarriers, bulk copies
+and the async proxy fence.  Syntax and execution model: docs/semantics.md,
+"Scheduled-level sync ops"."""
 
 from __future__ import annotations
 

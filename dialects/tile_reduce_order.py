@@ -1,27 +1,7 @@
-"""The summation order of ``tile.reduce sum``: part of the op's meaning.
-
-Floating-point addition is not associative, so a sum is defined only with its order,
-and every implementation of the op -- the tile-level interpreter, each lowering, the
-interpreters of lowered code -- must add in this one order or a transformed kernel
-differs from its source in the last bits for reasons that have nothing to do with the
-transformation.  The order is numpy's pairwise summation (``numpy.add.reduce`` over a
-contiguous row), reduced to a tree that this module computes once for every user:
-
-* a row of more than ``BLOCK`` (128) elements is split in two, the first part the
-  largest multiple of ``LANES`` (8) not above half the row, and the two sums added;
-* a row of at most ``BLOCK`` elements and at least ``LANES`` is a :class:`Run`: ``LANES``
-  partial sums, partial ``j`` adding elements ``j, j + 8, j + 16, ...`` in ascending
-  order over the whole rounds of 8, combined as ``((p0 + p1) + (p2 + p3)) + ((p4 + p5) +
-  (p6 + p7))`` -- a butterfly over the 8 partials --, then the ``count % 8`` elements
-  left added one by one;
-* a shorter run adds its elements one by one, in ascending order;
-* the row's total is ``+0.0 + tree`` (numpy starts from the identity; it only turns a
-  sum of negative zeros into +0.0).
-
-The error bound is numpy's (O(log n) ulps), the order suits the targets: a thread that
-loops over a row keeps 8 accumulators; a warp that holds a row across lanes combines the
-partials with three butterfly shuffles.
-"""
+"""The summation order of ``tile.reduce sum``, part of the op's meaning: numpy's
+pairwise order along a contiguous row, as one tree every implementation (the
+interpreters and the lowerings) computes from here.  See docs/semantics.md,
+"Execution model"."""
 
 from __future__ import annotations
 

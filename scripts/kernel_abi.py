@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import IndexType, MemRefType, NoneAttr
 from xdsl.dialects.func import FuncOp
 
 from tilepipe.semantics import KernelError, argument_names
-from tilepipe.semantics.tile.runner import argument_shape
+from tilepipe.semantics.tile.grid_runner import argument_shape
 
 from cuda_driver import CheckFailed
 

@@ -10,7 +10,7 @@ from xdsl.dialects.func import FuncOp
 from tilepipe.dialects.ascend_pipes import ascend_space, buffer_bytes
 from tilepipe.dialects.ascend_sync import GetBufOp, PipeBarrierOp
 from tilepipe.passes.ascend.flag_blocks import coalesce, plan_flag_budget
-from tilepipe.passes.ascend.multi_buffer import (
+from tilepipe.passes.ascend.buffer_ownership import (
     COUNTER_MODE,
     INDEX_MODE_ATTR,
     VERSIONS_ATTR,

@@ -1,40 +1,7 @@
-"""``ascend-insert-sync``: the completion protocol between the pipes (docs/ascend.md).
-
-Sync points come from :mod:`tilepipe.passes.ascend.sync_analysis`; each materializes as
-
-* same pipe S/V/M: nothing (the pipe keeps its own order);
-* same MTE/FIX pipe: ``pipe_barrier[P]`` before the consumer;
-* inside an inner ``scf.for`` of the loop body: ``pipe_barrier[ALL]`` before a site
-  that conflicts with a site of the same inner loop (see ``inner_loop_fences``);
-* different cores: ``cross_core_set_flag[2, P]`` after the producer and
-  ``cross_core_wait_flag[2, C]`` before the consumer;
-* otherwise ``set_flag[P, C]`` after the producer and ``wait_flag[P, C]`` before the
-  consumer, on the canonical hard event (MTE2_M -> MTE2_MTE1, ...).
-
-Inside a loop the event id is ``epoch mod versions + base`` (one id per version of
-the ring; ``base`` numbers the sync points of a hard event consecutively); the epoch
-is the iteration, or for ``counter``-mode storage the count of executed epochs of its
-guarded branch -- the same clock that picks the storage's slot.  A
-loop-carried sync point is a ring: it is primed before its loop (``versions`` sets, so
-the first iterations do not wait for iterations that never ran) and drained after it
-(``versions`` waits, so no flag is left set -- this also keeps zero-trip loops
-balanced); a cross-core ring is a counter, primed once per iteration of its distance.
-A cross-core hand-over in a loop with no flag back gets a credit ring the other way,
-so the producer never runs more than the target's ``cross_core_counter_limit`` sets
-ahead of the consumer (see ``credit_points``).  Between top-level items (a loop and the code around it) the set goes right
-after the producer's item and the wait right before the consumer's.
-
-Guarded epochs: when both ends of a sync point are in one branch of an ``scf.if`` of the
-loop body, its set and wait stay in that branch (skipped together, the ring stays
-balanced; the slot follows the iteration).  Otherwise an end inside a guard moves to the
-guard's boundary -- the set after the ``scf.if``, the wait before it -- so it runs in
-every iteration whether or not the branch did.  Sync ops on a pipe both cores have
-(MTE2) carry ``ascend.core``.
-
-Ids are emitted as ``index`` values; ``ascend-flag-budget`` proves their ranges, fits
-each hard event into its 8 ids and folds constant ids into static ones.  Every sync op
-carries ``ascend.sync_point = "<buffer>:<raw|war|waw>"``.
-"""
+"""``ascend-insert-sync``: materializes the sync points of ``sync_analysis`` as
+``pipe_barrier``, ``set_flag``/``wait_flag`` pairs or cross-core flags, with ring
+event ids (``epoch mod versions + base``), priming and draining, credit rings and
+guard placement.  See docs/ascend.md, "`ascend-insert-sync`"."""
 
 from __future__ import annotations
 
@@ -60,10 +27,10 @@ from tilepipe.dialects.ascend_sync import (
 )
 
 from tilepipe.passes.ascend.flag_blocks import SYNC_POINT_ATTR
-from tilepipe.passes.ascend.multi_buffer import EpochSlots, read_plan
+from tilepipe.passes.ascend.buffer_ownership import EpochSlots, read_plan
 from tilepipe.passes.ascend.resolve_core import is_ascend_kernel
 from tilepipe.passes.ascend.sync_analysis import SyncKind, SyncPoint, sync_points
-from tilepipe.passes.analysis.index_arith import Index, IndexBuilder
+from tilepipe.passes.rewrite.index_arith import Index, IndexBuilder
 
 CROSS_CORE_MODE = 2  # AIC <-> both AIVs
 

@@ -24,11 +24,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.tile import TileOp
 
-from tilepipe.passes.ascend.multi_buffer import EpochSlots, MultiBuffer, epoch_clock, read_plan
+from tilepipe.passes.ascend.buffer_ownership import EpochSlots, MultiBuffer, epoch_clock, read_plan
 from tilepipe.passes.ascend.resolve_core import is_ascend_kernel
-from tilepipe.passes.pipelining.multi_buffer import versioned_memref_type
-from tilepipe.passes.analysis.index_arith import IndexBuilder
-from tilepipe.passes.analysis.operand_rewrite import with_operands
+from tilepipe.passes.pipelining.version_dimension import versioned_memref_type
+from tilepipe.passes.rewrite.index_arith import IndexBuilder
+from tilepipe.passes.rewrite.operand_rewrite import with_operands
 
 
 def materialize(buffer: MultiBuffer, slots: EpochSlots) -> None:

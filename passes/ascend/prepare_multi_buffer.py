@@ -1,6 +1,6 @@
 """``ascend-prepare-multi-buffer``: owners, versions and index modes of on-chip storage.
 
-For every on-chip buffer of an Ascend kernel (see :mod:`tilepipe.passes.ascend.multi_buffer`):
+For every on-chip buffer of an Ascend kernel (see :mod:`tilepipe.passes.ascend.buffer_ownership`):
 
 * find its owner loop (one complete epoch per iteration); storage without an owner
   (accumulators, buffers used across loops) keeps one version;
@@ -36,7 +36,7 @@ from tilepipe.dialects.ascend_pipes import ascend_space, buffer_bytes
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.core.targets import AscendTarget, target_of
 
-from tilepipe.passes.ascend.multi_buffer import (
+from tilepipe.passes.ascend.buffer_ownership import (
     INDEX_MODE_ATTR,
     INDEX_MODES,
     ITERATION_MODE,

@@ -1,36 +1,6 @@
-"""InsertSync's model (docs/ascend.md): sync sites, dependence edges with distance, sync points.
-
-* A *site* is a tile op with the pipe and core ``ascend-resolve-core`` gave it, its
-  position in program order, the pipelined loop it lies in (if any) and the branch of
-  the ``scf.if`` guarding it in that loop (a guarded epoch), if any.
-* A *dependence edge* ``src -> dst`` with a distance: ``dst`` of iteration k + d must
-  follow ``src`` of iteration k.  Inside a loop the distances come from
-  :class:`LoopAccessAnalysis`; a loop-carried dependence on storage the loop owns with
-  V versions has distance V (the slot comes back after V iterations: the chapter's
-  "unresolved -> the ring width"), on other storage 1.  Between top-level items
-  (straight-line ops and whole loops) edges have distance 0.
-  Two sites in the two branches of one ``scf.if`` never run in the same iteration.
-  Edges need regions that can meet: between items, regions provably disjoint (e.g.
-  two copies into different rows of one buffer) give none; in a loop, a loop-carried
-  edge whose distance reaches the loop's trip count -- static, or an upper bound
-  proven from the IR (:mod:`~tilepipe.passes.analysis.trip_counts`) -- could never
-  fire (TileLang drops such rings in ``OptimizeFlagVersions``) and is left out.
-* Redundant edges are pruned by a transitive closure, tightest edges first (smaller
-  distance, later producer, earlier consumer; then kept edges that later ones imply
-  are dropped again): an edge is implied when a path of kept
-  edges and same-pipe issue order -- with at least one kept edge, since issue order
-  alone does not order MTE/FIX completions -- has a total distance <= its own.  A kept
-  edge whose syncs sit inside a guard only counts for edges inside that same branch, or
-  for same-iteration edges with an end in it (the branch ran in that iteration).
-  Distances add only where their clocks agree: k iterations hold at most k executed
-  epochs of a guarded branch, so a path of iteration distances bounds an edge measured
-  in that branch's epochs (the counter mode), but epoch distances bound nothing else.
-  A path never passes through a site of a loop that may run zero times (other than
-  the target's own loops): at zero trips those sites and their syncs do not run.
-* A *sync point* is a kept edge with the versions of its ring and how it
-  materializes: nothing (same S/V/M pipe), a ``pipe_barrier`` (same MTE/FIX pipe), a
-  cross-core flag (different cores) or a set/wait pair on the canonical hard event.
-"""
+"""InsertSync's model: sync sites, the dependence edges between them with their
+distances, the pruning of implied edges, and the sync points that remain.  See
+docs/ascend.md, "`ascend-insert-sync`"."""
 
 from __future__ import annotations
 
@@ -48,13 +18,9 @@ from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
 from tilepipe.core.targets import AscendTarget, target_of
 
-from tilepipe.passes.analysis.access_analysis import (
-    LoopAccessAnalysis,
-    RegionAccess,
-    op_accesses,
-    provably_disjoint,
-)
-from tilepipe.passes.ascend.multi_buffer import EpochClock, MultiBuffer, epoch_clock
+from tilepipe.passes.analysis.access_regions import RegionAccess, op_accesses, provably_disjoint
+from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
+from tilepipe.passes.ascend.buffer_ownership import EpochClock, MultiBuffer, epoch_clock
 from tilepipe.passes.ascend.resolve_core import op_core, op_pipe
 from tilepipe.passes.analysis.symbolic_index import enclosing_conditions
 from tilepipe.passes.analysis.trip_counts import trips_at_least, trips_at_most

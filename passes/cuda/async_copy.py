@@ -1,27 +1,7 @@
-"""``async-copy``: global -> shared tile copies become ``cp.async`` copies (docs/sync.md).
-
-On CUDA targets with ``cp.async`` (sm_80 and later), a ``tile.copy`` from global into
-shared memory whose rows provably split into aligned copy chunks of the target (4, 8
-or 16 bytes; ``copy_chunk_bytes``) becomes ``pipeline.async_copy``; one that does not
-(a dynamic row length no divisibility fact covers) stays a synchronous copy.  Right after every maximal run of statements that issue async
-copies (the copies of one pipeline time slot, guarded or not) the pass commits one
-group.  Commits are placed unconditionally -- outside any ``scf.if`` guard -- so that
-every thread commits the same number of groups on every path (an empty group is legal
-and completes at once); ``thread-sync`` relies on that to count the groups between a
-copy and its consumers and to choose each ``wait_group``'s pending count.
-
-A guard may hold a whole time slot in which a statement reads what an earlier copy of
-the same slot fetched (a consumer in its producer's stage).  A commit after the guard
-would come too late -- no ``wait_group`` can land a copy whose group is still open --
-so such a guard is first split, under the same condition, after its copies: the
-commit goes between the halves, outside any guard.  A run also ends at a copy into
-bytes the run already wrote, through the same buffer or another one the arena packed
-into them, so that ``thread-sync`` can order the two copies with a wait; inside a
-guard that is a split point too (the first copy's group must be committed, outside
-the guard, before a wait can land it ahead of the second copy).
-
-The waits themselves, and the barriers after them, are placed by ``thread-sync``.
-"""
+"""``async-copy``: global -> shared tile copies become ``cp.async`` copies, with one
+commit group after every run of them, outside any guard (splitting a guard where a
+reader of the same time slot follows).  The waits are ``thread-sync``'s.  See
+docs/sync.md, "`async-copy`"."""
 
 from __future__ import annotations
 
@@ -224,7 +204,7 @@ def _commit_after(run: list[Operation]) -> int:
 
 
 @dataclass(frozen=True)
-class AsyncCopyPass(ModulePass):
+class AsyncCopy(ModulePass):
     """Turn global->shared tile copies into cp.async copies, one commit group per run."""
 
     name = "async-copy"

@@ -1,46 +1,7 @@
-"""Is a bulk (TMA) copy landed by an mbarrier wait before a later access of its bytes?
-
-Only a wait on the copy's mbarrier orders a bulk copy's bytes (the copy engine writes
-them; a block barrier does not order it), and only a wait on the copy's *slot* of the
-array: a wait on another slot completes with another copy.  The hazard analysis asks
-this for a copy ``x`` and a later access ``y`` that may touch common bytes.  The
-answer is yes when, for every pair of runs of ``x`` and ``y`` that conflict, one of
-these waits runs between them on the copy's slot:
-
-* a wait at a point every path from ``x`` to ``y`` passes (``covering_points``), in
-  one of its runs between the two: in ``x``'s iteration (it follows ``x`` inside
-  ``x``'s loops), in ``y``'s (it precedes ``y`` inside ``y``'s loops), or in an
-  iteration between them of the loop whose body holds it (all of them for a loop
-  carrying the pair; the next or previous ones, as many as the ring has slots, for
-  a loop the path leaves or enters).  One that runs only deeper inside a loop the
-  path passes whole is taken on any slot;
-* a wait nested in ``scf.if``/loop statements that every such path passes whole,
-  when the conditions of the ``scf.if`` statements on the way hold, and a loop on
-  the way runs the wait in one of its first ``SEARCHED_ITERATIONS``;
-* when the access is after a loop around the copy, a wait nested in that loop that a
-  later iteration (one of the next ``SEARCHED_ITERATIONS``) runs: every path to the
-  access runs the loop's remaining iterations whole.  A steady-state copy is landed
-  by the next iteration's wait, and in the last iteration by the epilogue's.
-
-With static loop bounds the conflicting pairs of runs are enumerated and the waits
-on every path evaluated on each; what that does not settle goes to Z3.
-
-Software pipelining issues the prologue's copies under ``k < n`` guards and lands them
-in the steady-state loop or the epilogue under *correlated* guards: the same guard,
-or a trip count the conflict forces (a prologue copy and the epilogue's rewrite of its
-ring slot conflict only when the loop between them runs), and which wait lands a copy
-depends on ``n``.  Treating every ``scf.if`` and loop as independent rejects those
-race-free kernels.  The question is one Z3 query over the symbolic indices, like the
-rest of the hazard analysis: the conflict's constraints (both accesses' loop bounds
-and guards, their common bytes) imply the disjunction over the candidate waits; a
-condition Z3 does not model proves nothing.
-
-A nested statement is used only when its first run after ``x`` is in ``x``'s
-iteration of every loop around it (it follows ``x`` in program order, inside loops
-that all enclose ``x``), so that its conditions and slots are those of ``x``'s
-instance.  The phase a wait observes is not compared: the race detector checks that
-at run time.
-"""
+"""Is a bulk (TMA) copy landed by an mbarrier wait on its slot before a later access
+of its bytes?  The hazard analysis asks this for every conflicting pair of runs;
+static loops are enumerated, the rest is one Z3 query over the candidate waits.
+The rules are in docs/sync.md, "`thread-sync`" (item "Never a racy kernel")."""
 
 from __future__ import annotations
 

@@ -1,29 +1,8 @@
-"""Choosing the fewest sync points that cover every hazard (docs/sync.md).
-
-Each hazard that needs a barrier can be separated by a barrier at any program point on
-every path between its two accesses (:func:`program_points.covering_points`).  The
-barriers are the smallest-cost set of points hitting every such set -- an interval
-point cover on straight-line code and on a loop's cycle, weighted by how often a
-point runs (a barrier in the steady-state loop costs a barrier per iteration).  The
-cover is solved exactly with Z3's optimizer (0/1 variables per candidate point), with
-a greedy cover as the fallback for very large kernels.
-
-Async hazards (a ``cp.async`` copy whose data a later access needs) also need a
-``wait_group`` that lands the copy first: at a barrier point between the two (right
-before the barrier) when threads differ -- also one in a loop the path runs whole
-iterations of -- or at the latest point before the consumer otherwise.  A wait at
-point ``p`` covers the hazard when its pending count is at most the number of groups
-committed after the copy's own group on every path to ``p``'s last run before the
-consumer (in a loop the path leaves, the loop's last iteration); the wait goes where
-that number is largest and gets the smallest such count over the hazards it serves
-(docs/sync.md, "How deep a wait is").
-
-Proxy hazards (a thread's generic access of shared bytes that a later bulk copy
-overwrites through the async proxy) also need a ``fence.proxy.async`` by the accessing
-threads: right before the barrier that orders them before thread 0's issue (at a
-chosen or an existing barrier point), or at the latest point between the two when
-thread 0 does both.  A fence and a later barrier already between them cover it.
-"""
+"""Choosing the fewest sync points that cover every hazard: barriers as a weighted
+interval point cover (Z3's optimizer, greedy for very large kernels), the
+``wait_group`` that lands each ``cp.async`` before its consumer, and the proxy fences
+bulk copies need.  See docs/sync.md, "`thread-sync`" (items 4-6) and "How deep a
+wait is"."""
 
 from __future__ import annotations
 

@@ -1,37 +1,7 @@
-"""``thread-sync``: the fewest barriers and ``cp.async`` waits that cover every hazard.
-
-The pass reads like TileLang's ``ThreadSync`` (docs/sync.md), with the placement made
-minimal instead of "a barrier before each conflicting op":
-
-1. collect the shared- and global-memory access entries (``access_entries.py``) and
-   their hazards (``hazards.py``: RAW, WAR, WAW, loop-carried by comparing iteration
-   k with k + d·step, the chapter's exemptions; ``access_relations.py``: enumeration
-   or Z3 for disjointness and "same threads");
-2. choose barrier points as a weighted interval point cover (``sync_placement.py``):
-   for the pipelined GEMM one barrier at the top of the steady-state iteration covers
-   both the RAW on the slot this iteration reads and the WAR on the slot its copies
-   overwrite;
-3. put a ``wait_group N`` before every barrier that separates a ``cp.async`` copy from
-   its readers (``__syncthreads`` does not wait for async copies), and on its own
-   where the same threads read what they copied; N is the most groups that may stay
-   in flight on every path, so the epilogue counts down to 0;
-4. put a ``fence.proxy.async`` before the barrier that separates a thread's generic
-   access of shared bytes from a bulk copy (async proxy) overwriting them (the PTX
-   memory model orders the two proxies only through such a fence);
-5. narrow barriers whose hazards involve only the leading warps to partial barriers
-   (``bar.sync id, threads``) with ids from the 16 the hardware has.
-
-A point inside an ``scf.if`` whose condition is not provably uniform is never used (a
-barrier there could deadlock).  When both accesses of a hazard sit in one such guard,
-the guard is split between them under the same condition (a remark says so) and the
-barrier goes between the halves.  A hazard that no usable point separates otherwise
-(a guard that cannot be split, an async copy read before its group is committed,
-bulk-copy data read without an mbarrier wait) is a located error: the pass never
-emits a kernel it knows to be racy.  The pass runs
-after ``async-copy`` (which commits the groups) and ``merge-shared-memory`` (whose
-aliasing it sees as byte overlap).  Existing barriers and waits are kept and counted,
-so running it twice adds nothing.
-"""
+"""``thread-sync``: the fewest barriers, ``cp.async`` waits, proxy fences and partial
+barriers that cover every hazard of shared and global memory (the steps are the
+modules beside it: access entries, hazards, program points, sync placement).  See
+docs/sync.md, "`thread-sync`"."""
 
 from __future__ import annotations
 
@@ -67,7 +37,7 @@ from tilepipe.passes.cuda.sync_report import SyncPoint, SyncReport
 
 
 @dataclass(frozen=True)
-class ThreadSyncPass(ModulePass):
+class ThreadSync(ModulePass):
     """Insert the fewest barriers and cp.async waits that cover every block-level hazard."""
 
     name = "thread-sync"

@@ -1,43 +1,7 @@
-"""``tma-copy``: bulk (TMA) copies with mbarrier completion in pipelined loops (sm_90).
-
-Runs on the planned pipelined level -- after ``pipeline-planning``, before
-``inject-software-pipeline`` -- on kernels whose target has the bulk tensor copy engine
-(sm_90).  As TileLang's ``InjectSoftwarePipeline`` does for TMA copies without warp
-specialization (docs/sync.md), global -> shared copies become bulk copies completing on an
-mbarrier phase that the statements touching their data wait for.
-
-A bulk copy is asynchronous until a wait on its phase returns, so every statement that
-touches its bytes (reads or overwrites its destination, writes its source) must come
-after such a wait.  Statements of one iteration run in *time order* (stage, order).
-For each copy ``C`` the pass finds its *first consumer* ``F(C)``: the statement of the
-same iteration, after ``C`` in program order, that touches ``C``'s bytes first in time
-order.  Copies with the same first consumer form one group, and each group gets
-
-* its own mbarrier slot ``g`` of the loop's barrier array, which its
-  ``pipeline.bulk_copy ... , %bars[g]`` complete their bytes on;
-* one ``pipeline.mbarrier_arrive_expect_tx %bars[g], bytes = B`` (B = the group's
-  bytes) right after the group's last copy in time order, in that copy's stage;
-* one ``pipeline.mbarrier_wait_parity %bars[g], %c0`` right before ``F``, in ``F``'s
-  stage.  Every thread waits, so the data is visible to all of them without a block
-  barrier; later statements of the iteration come after that wait too.
-
-So each wait's phase is completed by arrivals that precede it (one arrive_expect_tx per
-wait, never after it).  A copy stays a ``tile.copy`` (``async-copy`` then makes it a
-``cp.async``, which ``thread-sync`` orders with ``wait_group``) when no wait can order
-it: nothing of its own iteration touches its data (it is only read after the loop, or
-by a later iteration), a statement of a later iteration touches its bytes before the
-wait has run, or the mbarrier ring would be re-armed before the wait ran.  A loop
-nested in another loop keeps all its copies (its mbarriers would be re-initialized).
-
-The barrier array is allocated and initialized before the loop (one arrival per
-phase), followed by an async proxy fence and a block barrier: the inits are generic
-writes, and the bulk copies' ``complete_tx`` reaches the barriers through the async
-proxy, which sees them only after a proxy fence of the initializing thread (PTX ISA,
-"Memory Consistency Model: Proxies"); the barrier then makes the initialization
-visible to every thread.  ``inject-software-pipeline`` then expands the array per stage with ring slots
-and parities (the mbarrier rings of docs/pipelining.md), and ``thread-sync`` adds the one barrier per iteration the WAR on
-a reused slot needs (the readers must be done before thread 0 issues the next copy).
-"""
+"""``tma-copy``: global -> shared copies of a planned pipelined loop become bulk (TMA)
+copies completing on mbarrier phases that their first consumer waits for (sm_90),
+grouped per first consumer; copies no wait can order stay ``tile.copy``.  See
+docs/sync.md, "`tma-copy` (sm_90)"."""
 
 from __future__ import annotations
 
@@ -71,7 +35,7 @@ from tilepipe.dialects.tile import CopyOp
 from tilepipe.core.diagnostics import op_error
 from tilepipe.core.targets import CudaTarget, UnknownTarget, target_of
 
-from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
+from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
 from tilepipe.passes.analysis.divisibility import provable_vector_width
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, versions_by_buffer
 from tilepipe.passes.memory.liveness import is_loop_like
@@ -293,7 +257,7 @@ def _runs_more_than_once(loop: ForOp, function: func.FuncOp) -> bool:
 
 
 @dataclass(frozen=True)
-class TmaCopyPass(ModulePass):
+class TmaCopy(ModulePass):
     """Turn pipelined global->shared copies into TMA bulk copies with mbarrier phases (sm_90)."""
 
     name = "tma-copy"

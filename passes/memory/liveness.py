@@ -1,27 +1,7 @@
-"""Buffer liveness: when each on-chip buffer of a kernel is live, and how big it is.
-
-Program order is the pre-order walk of the function body; every op gets a position and
-every op with regions *spans* the positions of the ops nested in it.  A buffer is
-*touched* by every op that uses its ``memref.alloc`` result or an alias of it (the
-results of ``memref.view``/``subview``/``cast``-like ops that take it and return a
-memref, followed transitively; the alias ops count as touches too).
-
-A buffer's live interval is ``[first touch, last touch]`` with one widening (docs/arena.md): a
-touch inside a loop that does not also contain the allocation stands for the whole
-loop, because the next iteration comes back to it.  Every op with regions counts as a
-loop except the ones known to run their regions at most once (``scf.if``,
-``scf.index_switch``): an unknown region op only costs reuse, never correctness.
-A buffer holding mbarriers is live for the whole kernel: mbarrier storage is never
-reused (see :func:`holds_mbarriers` and ``docs/arena.md``).
-
-Sizes are exact: ``versions x bytes per version``, one indivisible block for a
-multi-version buffer (the chapter: "a buffer already multiplied by nv is an indivisible
-block").  A buffer's versions are its leading dimension when the alloc carries
-``pipeline.versions = N``, or when a tile op indexes that dimension with a slot
-``x mod N`` (how multi-buffering indexes versions); otherwise it has one version.  The
-versions only label the buffer (reports, the num_stages advice); its bytes are the
-same either way.
-"""
+"""Buffer liveness: each on-chip buffer's live interval in program order (widened
+over the loops that come back to it; mbarrier storage lives throughout) and its
+exact footprint, versions times bytes per version.  See docs/arena.md, steps 1
+("Liveness") and 2 ("Footprint")."""
 
 from __future__ import annotations
 

@@ -28,8 +28,8 @@ from tilepipe.dialects.pipeline_sync import (
     mbarrier_operands,
 )
 from tilepipe.core.diagnostics import op_error
-from tilepipe.passes.analysis.index_arith import Index, IndexBuilder
-from tilepipe.passes.analysis.operand_rewrite import with_operands
+from tilepipe.passes.rewrite.index_arith import Index, IndexBuilder
+from tilepipe.passes.rewrite.operand_rewrite import with_operands
 
 def is_mbarrier_array(buffer: SSAValue, loop: ForOp) -> bool:
     """Does ``loop`` arrive on the allocated mbarrier array ``buffer``?"""

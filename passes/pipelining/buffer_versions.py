@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from xdsl.ir import SSAValue
 
-from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis, RegionAccess
+from tilepipe.passes.analysis.access_regions import RegionAccess
+from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
 from tilepipe.passes.pipelining.barrier_expansion import is_mbarrier_array
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule
 

@@ -31,7 +31,7 @@ from tilepipe.dialects.pipeline import ForOp
 from tilepipe.core.diagnostics import op_error
 from tilepipe.passes.pipelining.barrier_expansion import BarrierExpansion
 from tilepipe.passes.pipelining.modulo_schedule import ModuloScheduler
-from tilepipe.passes.pipelining.multi_buffer import MultiBuffering
+from tilepipe.passes.pipelining.version_dimension import MultiBuffering
 from tilepipe.passes.pipelining.pipeline_report import REPORT_FORMATS, describe_loop, format_report
 from tilepipe.passes.pipelining.pipeline_schedule_svg import schedule_svg
 from tilepipe.passes.pipelining.pipeline_validate import (

@@ -31,10 +31,10 @@ from xdsl.traits import is_side_effect_free
 from tilepipe.dialects.pipeline import ORDER_ATTR, STAGE_ATTR, ForOp
 from tilepipe.dialects.pipeline_sync import MBarrierWaitOp
 from tilepipe.core.diagnostics import op_error
-from tilepipe.passes.analysis.access_analysis import IV, VariantSymbol, affine_form
+from tilepipe.passes.analysis.affine_forms import IV, VariantSymbol, affine_form
 from tilepipe.passes.pipelining.barrier_expansion import BarrierExpansion
-from tilepipe.passes.analysis.index_arith import Index, IndexBuilder, static_value
-from tilepipe.passes.pipelining.multi_buffer import MultiBuffering
+from tilepipe.passes.rewrite.index_arith import Index, IndexBuilder, static_value
+from tilepipe.passes.pipelining.version_dimension import MultiBuffering
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule
 
 ValueMap = dict[SSAValue, SSAValue]

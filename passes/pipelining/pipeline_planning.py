@@ -1,27 +1,7 @@
-"""``pipeline-planning``: give every statement of a pipelined loop its stage and order.
-
-From ``num_stages`` the plan is TileLang's ``PipelinePlanning`` (docs/pipelining.md):
-
-1. copies from global into a staging memory (shared; L1/UB on Ascend) are *copy
-   stages*, and so is every earlier statement producing data or values they read;
-2. in source order, each other statement gets the next order and stage
-   ``num_stages``, immediately followed by the copy stages whose last consumer it is
-   (stage 0);
-3. when every copy ends up ordered after every other statement and
-   ``num_stages >= 2``, orders rotate so the copies come first and the other
-   statements move to stage ``num_stages - 1``;
-4. a copy hoisted against its dependences (its buffer still read or written by an
-   earlier statement, or overwritten before the next iteration's copy) is planned as
-   an ordinary statement instead, until the plan passes pipeline-validate's rules.
-
-So copy, copy, gemm plans to stage [0, 0, 2], order [0, 1, 2] at 3 stages and to
-stage [0, 0, 1], order [1, 2, 0] at 1 stage.  Explicit ``stage``/``order`` arrays pass
-through.  Either way the result is the canonical form: per-op ``pipeline.stage`` /
-``pipeline.order`` attributes and a ``depth`` on the loop (``num_stages``, else the
-recorded depth, else max(stage) + 1); ``num_stages`` itself is dropped, as TileLang
-drops it for ``tl_pipelined_num_stages``.  ``num_stages = 0`` means "do not pipeline":
-the loop becomes a plain ``scf.for``.
-"""
+"""``pipeline-planning``: give every statement of a pipelined loop its stage and order
+-- TileLang's ``PipelinePlanning`` from ``num_stages``, or explicit arrays passed
+through -- and write the canonical form (per-op attributes, ``depth`` on the loop).
+See docs/pipelining.md, "Planning (`pipeline-planning`)"."""
 
 from __future__ import annotations
 
@@ -51,7 +31,7 @@ from tilepipe.dialects.pipeline import (
 from tilepipe.dialects.pipeline_sync import AsyncTileCopy
 from tilepipe.dialects.tile import CopyOp
 from tilepipe.core.diagnostics import op_error
-from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis
+from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, pipeline_depth, read_schedule
 from tilepipe.passes.pipelining.pipeline_validate import schedule_violations

@@ -33,7 +33,8 @@ from xdsl.passes import ModulePass
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp, constant_index
 from tilepipe.core.diagnostics import op_error
-from tilepipe.passes.analysis.access_analysis import LoopAccessAnalysis, RegionAccess
+from tilepipe.passes.analysis.access_regions import RegionAccess
+from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
 from tilepipe.passes.pipelining.barrier_expansion import is_mbarrier_array
 from tilepipe.passes.pipelining.buffer_versions import BufferVersions, compute_buffer_versions
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, read_schedule

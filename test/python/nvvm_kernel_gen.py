@@ -14,7 +14,7 @@ from tilepipe.core.diagnostics import op_location
 from tilepipe.lowering.nvvm.layout import choose_mma_grid, choose_warp_grid
 from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import find_races, run_kernel
+from tilepipe.semantics import find_races, run_tile_kernel
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
@@ -173,7 +173,7 @@ def run_tile(text: str, inputs) -> dict[str, np.ndarray]:
     """The tile-level run: strict (reading memory never written is an error), and
     race free at tile level too."""
     assert find_races(text, inputs={k: v.copy() for k, v in inputs.items()}) == []
-    return run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()})
+    return run_tile_kernel(text, inputs={k: v.copy() for k, v in inputs.items()})
 
 
 def assert_same(nvvm, tile, text: str, *, exact: bool = True, rtol=0.0, atol=0.0) -> None:

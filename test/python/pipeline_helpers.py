@@ -75,14 +75,14 @@ def first_difference_of_runs(
 ) -> str | None:
     """Run both kernels on the same seeded inputs; None when all outputs are
     bit-identical, else what differs first."""
-    from tilepipe.semantics import run_kernel
+    from tilepipe.semantics import run_tile_kernel
     from tilepipe.semantics.compare import first_difference
 
     options = dict(
         index_args=index_args, inputs=inputs, blocks=blocks, seed=seed, shapes=shapes
     )
-    expected = run_kernel(original, **options)
-    actual = run_kernel(transformed, **options)
+    expected = run_tile_kernel(original, **options)
+    actual = run_tile_kernel(transformed, **options)
     return first_difference(expected, actual)
 
 

@@ -44,9 +44,9 @@ PASSES: dict[str, tuple[str, str]] = {
     # on-chip memory arenas (docs/arena.md)
     "merge-shared-memory": ("tilepipe.passes.memory.merge_shared_memory", "MergeSharedMemory"),
     # CUDA synchronization (docs/sync.md) and lowering (docs/nvvm.md)
-    "tma-copy": ("tilepipe.passes.cuda.tma_copy", "TmaCopyPass"),
-    "async-copy": ("tilepipe.passes.cuda.async_copy", "AsyncCopyPass"),
-    "thread-sync": ("tilepipe.passes.cuda.thread_sync", "ThreadSyncPass"),
+    "tma-copy": ("tilepipe.passes.cuda.tma_copy", "TmaCopy"),
+    "async-copy": ("tilepipe.passes.cuda.async_copy", "AsyncCopy"),
+    "thread-sync": ("tilepipe.passes.cuda.thread_sync", "ThreadSync"),
     "lower-to-nvvm": ("tilepipe.lowering.nvvm.to_nvvm", "LowerToNVVM"),
     # tile-size candidates of `tilepipe tune` (docs/schedule_sim.md)
     "instantiate-tile-params": (
@@ -54,7 +54,7 @@ PASSES: dict[str, tuple[str, str]] = {
         "InstantiateTileParams",
     ),
     # the cycle model of the scheduled level (docs/schedule_sim.md)
-    "schedule-sim": ("tilepipe.schedule_sim.flow", "ScheduleSimPass"),
+    "schedule-sim": ("tilepipe.schedule_sim.flow", "ScheduleSim"),
     # Ascend (docs/ascend.md)
     "ascend-zero-boundary-tiles": (
         "tilepipe.passes.ascend.zero_boundary_tiles",

@@ -135,10 +135,10 @@ def _evaluate_ascend(outcome: Outcome, module, target, index_args, shapes) -> No
     from tilepipe.dialects.ascend_pipes import buffer_bytes
     from tilepipe.dialects.ascend_sync import GetBufOp
     from tilepipe.drivers.compile import compile_module
-    from tilepipe.passes.ascend.multi_buffer import on_chip_allocs
+    from tilepipe.passes.ascend.buffer_ownership import on_chip_allocs
     from tilepipe.passes.ascend.flag_blocks import coalesce, plan_flag_budget
-    from tilepipe.semantics.ascend.sim import numpy_dtype, simulate
-    from tilepipe.semantics.tile.runner import argument_names, argument_shape
+    from tilepipe.semantics.ascend.sim import numpy_dtype, run_ascend_kernel
+    from tilepipe.semantics.tile.grid_runner import argument_names, argument_shape
 
     # Over-capacity buffers and a lock pool too small for the spilled flags are
     # diagnostics of the pipeline itself.
@@ -164,7 +164,7 @@ def _evaluate_ascend(outcome: Outcome, module, target, index_args, shapes) -> No
         for name, arg in zip(argument_names(kernel), kernel.body.block.args)
         if hasattr(arg.type, "get_shape")
     }
-    report = simulate(module, inputs, index_args)
+    report = run_ascend_kernel(module, inputs, index_args)
     if not report.ok:
         outcome.rejected = "pipe simulator: " + report.problems()[0]
     outcome.cycles = report.cycles

@@ -197,7 +197,7 @@ class CheckRun:
         """Seeded random arrays for the memref arguments, of the case's sizes (the
         arrays carry the dynamic shapes into every interpreter)."""
         from tilepipe.semantics import select_kernel
-        from tilepipe.semantics.tile.runner import random_array
+        from tilepipe.semantics.tile.grid_runner import random_array
 
         func = select_kernel(module, None)
         rng = np.random.default_rng(0)

@@ -31,7 +31,7 @@ class AscendRun(CheckRun):
 
     def execute(self, module: ModuleOp) -> None:
         from tilepipe.semantics import KernelError
-        from tilepipe.semantics.ascend.sim import simulate
+        from tilepipe.semantics.ascend.sim import run_ascend_kernel
         from tilepipe.semantics.compare import first_difference
 
         for case in self.cases:
@@ -39,7 +39,7 @@ class AscendRun(CheckRun):
             expected = self.reference(inputs, case)
             index_args = case.index_args
             try:
-                report = simulate(module, {k: v.copy() for k, v in inputs.items()}, index_args)
+                report = run_ascend_kernel(module, {k: v.copy() for k, v in inputs.items()}, index_args)
             except KernelError as err:
                 # Races, deadlocks and flag misuse come in the report; an error means
                 # the simulator cannot run what the compiler made of a valid kernel.

@@ -1,33 +1,7 @@
-"""Seeded random *valid* tile kernels over the surface the dialect admits.
-
-``generate(seed, target)`` returns a :class:`~tilepipe.fuzz.program.Program`; the same
-seed and target always give the same kernel.  Validity is by construction:
-
-* every statement covers whole on-chip buffers, and a statement only reads on-chip
-  buffers that are certainly written before it (in program order; what a loop writes
-  does not count after the loop, whose trip count may be 0) -- the interpreter is
-  strict about uninitialized reads;
-* every global output is written by exactly one statement, at the slot of its block
-  and iteration (program.py), so global regions never overlap;
-* explicit stage/order arrays are drawn TileLang-style (nondecreasing stages, orders in
-  program order or rotated) and kept only when ``pipeline-validate``'s rules accept
-  them, else the loop says ``num_stages``;
-* shapes and ops stay within what each flow documents (Ascend: no reduce/cast/div, no
-  transposed gemm, L0C zero-filled right before its accumulation loop, which runs at
-  least once).
-
-CUDA kernels draw copies between global/shared/fragment/local, f16/bf16/f32 gemms
-with transpose flags, fills, elementwise ops, casts, reductions and broadcasts, one
-to three loops with prologue/epilogue code around them, lb != 0, step > 1, static trip
-counts 0, 1, 2, < depth, large, or the dynamic ``%n``, and grids > 1 with block_id
-offsets.  About a third of them get real shapes (:func:`_real_shapes`): ragged static
-arrays, or dynamic ``?`` dimensions checked at several drawn sizes, with loop bounds
-and grids computed from the sizes and true ``tile.divisibility`` facts.  Ascend
-kernels are vector (GM->UB, vector ops, UB->GM), cube (GM->L1->L0A/B, mmad into L0C,
-L0C->GM) or mixed (a cube result handed to the vector core through GM), on grids of
-1-3 blocks, over arrays a whole number of tiles long or ragged (the last tile reaching
-past the end).
-"""
+"""Seeded random *valid* tile kernels over the surface the dialect admits:
+``generate(seed, target)`` returns a :class:`~tilepipe.fuzz.program.Program`, the
+same for the same seed and target.  What is drawn, and why it is valid by
+construction: docs/fuzzing.md, "What is generated"."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """Schedule simulation of scheduled-level kernels: a greedy cycle model (docs/schedule_sim.md) run
 on the real IR, its Gantt chart, and what ``tilepipe tune`` ranks configurations by.
 
-:func:`simulate` runs one block of a kernel in the interpreter, records the trace of
+:func:`estimate_cycles` runs one block of a kernel in the interpreter, records the trace of
 its op instances with the orderings the race detector knows (:mod:`.trace`), and
 times it on the target's units (:mod:`.model`, on the lane engine shared with the
 Ascend pipe simulator).
 """
 
-from tilepipe.schedule_sim.simulate import simulate
+from tilepipe.schedule_sim.simulate import estimate_cycles
 from tilepipe.schedule_sim.model import ScheduleReport
 
-__all__ = ["ScheduleReport", "simulate"]
+__all__ = ["ScheduleReport", "estimate_cycles"]

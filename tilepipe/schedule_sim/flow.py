@@ -18,7 +18,7 @@ from tilepipe.semantics.errors import KernelError
 from tilepipe.core.source import parse_assignments
 
 from tilepipe.schedule_sim.model import ScheduleReport
-from tilepipe.schedule_sim.simulate import simulate
+from tilepipe.schedule_sim.simulate import estimate_cycles
 from tilepipe.schedule_sim.svg import schedule_svg
 
 def parse_index_args(spec: str | None) -> dict[str, int]:
@@ -35,7 +35,7 @@ def simulate_kernels(
     reports = []
     for func in [op for op in module.ops if isinstance(op, FuncOp) and op.body.blocks]:
         try:
-            report = simulate(module, func.sym_name.data, index_args=index_args, shapes=shapes)
+            report = estimate_cycles(module, func.sym_name.data, index_args=index_args, shapes=shapes)
         except KernelError as err:  # already located at the op that failed
             raise OpDiagnosticError(err.diagnostic) from None
         if report.deadlock:
@@ -71,7 +71,7 @@ def draw_schedule(
 
 
 @dataclass(frozen=True)
-class ScheduleSimPass(ModulePass):
+class ScheduleSim(ModulePass):
     """Simulate the schedule of every kernel of a scheduled-level module (the chapter's
     cycle model, docs/schedule_sim.md) and draw it; the IR is left unchanged."""
 

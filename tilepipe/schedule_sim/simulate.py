@@ -8,14 +8,14 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tilepipe.passes.analysis.grid import grid_rank
 from tilepipe.semantics.errors import KernelError
-from tilepipe.semantics.tile.runner import execute, load_module, select_kernel
+from tilepipe.semantics.tile.grid_runner import execute, load_module, select_kernel
 from tilepipe.core.targets import CudaTarget, target_of
 
 from tilepipe.schedule_sim.model import ScheduleModel, ScheduleReport
 from tilepipe.schedule_sim.trace import TracingMachine
 
 
-def simulate(
+def estimate_cycles(
     module_or_text: ModuleOp | str,
     func_name: str | None = None,
     *,

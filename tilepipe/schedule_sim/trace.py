@@ -18,7 +18,7 @@ from xdsl.ir import Operation
 from tilepipe.dialects import pipeline_sync as sync
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile_base import TileOp
-from tilepipe.semantics.tile.machine import BlockMachine, MBarrier, PendingCopy, Token
+from tilepipe.semantics.tile.block_machine import BlockMachine, MBarrier, PendingCopy, Token
 from tilepipe.semantics.memory import Buffer, Region
 
 

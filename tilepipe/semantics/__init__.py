@@ -1,6 +1,6 @@
 """Executable semantics: the interpreter, the race detector and the equivalence harness.
 
-* :func:`run_kernel` runs a kernel over its grid and returns its memref arguments;
+* :func:`run_tile_kernel` runs a kernel over its grid and returns its memref arguments;
 * :func:`find_races` runs it with the happens-before race detector;
 * :func:`execute` does both and returns a :class:`KernelRun`.
 
@@ -17,14 +17,14 @@ drivers.
 
 from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics.tile.races import AccessSite, Race
-from tilepipe.semantics.tile.runner import (
+from tilepipe.semantics.tile.grid_runner import (
     KernelRun,
     RaceError,
     argument_names,
     execute,
     find_races,
     load_module,
-    run_kernel,
+    run_tile_kernel,
     select_kernel,
 )
 
@@ -38,6 +38,6 @@ __all__ = [
     "execute",
     "find_races",
     "load_module",
-    "run_kernel",
+    "run_tile_kernel",
     "select_kernel",
 ]

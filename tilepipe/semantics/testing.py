@@ -24,7 +24,7 @@ from xdsl.ir import Operation
 
 from tilepipe.core.diagnostics import op_location
 from tilepipe.dialects import pipeline_sync as sync
-from tilepipe.semantics import KernelError, find_races, load_module, run_kernel
+from tilepipe.semantics import KernelError, find_races, load_module, run_tile_kernel
 from tilepipe.semantics.compare import first_difference
 
 Kernel = ModuleOp | str
@@ -81,8 +81,8 @@ def assert_equivalent(
     for (label, before, args), (_, after, _) in pairs:
         for seed in seeds:
             options = dict(seed=seed, index_args=args, blocks=blocks)
-            expected = run_kernel(before, func_name, **options)
-            actual = run_kernel(after, func_name, **options)
+            expected = run_tile_kernel(before, func_name, **options)
+            actual = run_tile_kernel(after, func_name, **options)
             difference = first_difference(expected, actual)
             if difference is not None:
                 where = ", ".join(filter(None, (label, f"seed {seed}")))

@@ -10,7 +10,7 @@ exactly what the loop will run: one check per loop, nothing per iteration, and a
 of 2^63 iterations is refused before its first one instead of running without end.
 The error is at the loop: ``'scf.for' op runs N iterations, which exceeds the
 interpreter's limit of M loop iterations per run ...``; ``tile-run --max-steps`` and
-the ``max_steps`` arguments of ``execute``/``run_kernel``/``run_nvvm_kernel``/
+the ``max_steps`` arguments of ``execute``/``run_tile_kernel``/``run_nvvm_kernel``/
 ``simulate`` raise (or lower) it.
 """
 

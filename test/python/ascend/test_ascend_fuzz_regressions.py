@@ -12,9 +12,9 @@ from conftest import ROOT
 from tilepipe.fuzz.check import check_text, parse
 from tilepipe.core.flows import run_flow
 from tilepipe.semantics import execute
-from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
 from tilepipe.semantics.compare import first_difference
-from tilepipe.semantics.tile.runner import random_array
+from tilepipe.semantics.tile.grid_runner import random_array
 
 FUZZ = ROOT / "test" / "ascend" / "Inputs" / "fuzz"
 # Kernel -> the values of %n it is defined for (None: no %n).
@@ -47,7 +47,7 @@ def test_compiled_kernel_is_clean_and_equivalent(name, trips, index_mode):
     }
     index_args = {} if trips is None else {"n": trips}
     expected = execute(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args=index_args)
-    report = simulate(module, inputs, index_args)
+    report = run_ascend_kernel(module, inputs, index_args)
     assert report.ok, report.problems()
     assert first_difference(expected.outputs, report.outputs, "tile level", "pipe simulator") is None
 

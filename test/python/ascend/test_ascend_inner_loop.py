@@ -13,8 +13,8 @@ from test_ascend_pipeline import mutants
 
 from tilepipe.core.flows import run_flow
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
-from tilepipe.semantics import load_module, run_kernel
-from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics import load_module, run_tile_kernel
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
 
 TEXT = (Path(__file__).resolve().parents[2] / "ascend" / "Inputs" / "inner_loop.mlir").read_text()
 
@@ -32,9 +32,9 @@ def inputs() -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("m", [0, 1, 2, 3, 5])
 def test_possibly_empty_inner_loop(m, index_mode):
     data = inputs()
-    expected = run_kernel(TEXT, inputs=data, index_args={"m": m})
+    expected = run_tile_kernel(TEXT, inputs=data, index_args={"m": m})
     module = run_flow(load_module(TEXT), "ascend", options={"ascend-prepare-multi-buffer": f"index_mode={index_mode}"})
-    report = simulate(module, data, {"m": m})
+    report = run_ascend_kernel(module, data, {"m": m})
     assert report.ok, report.problems()
     for name, values in expected.items():
         np.testing.assert_array_equal(report.outputs[name], values, err_msg=name)
@@ -48,7 +48,7 @@ def test_every_sync_around_and_in_the_inner_loop_is_needed():
     data = inputs()
     checked = 0
     for description, module in mutants(TEXT):
-        reports = [simulate(module, data, {"m": m}) for m in (0, 1, 3)]
+        reports = [run_ascend_kernel(module, data, {"m": m}) for m in (0, 1, 3)]
         assert not all(r.ok for r in reports), f"deleting {description} went unnoticed"
         checked += 1
     assert checked >= 6

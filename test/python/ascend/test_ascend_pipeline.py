@@ -25,9 +25,9 @@ from tilepipe.lowering.ascend.summary import ascend_summary
 from tilepipe.core.flows import run_flow
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
 from tilepipe.passes.ascend.flag_blocks import SYNC_POINT_ATTR
-from tilepipe.semantics import load_module, run_kernel
+from tilepipe.semantics import load_module, run_tile_kernel
 from tilepipe.semantics.ascend.issue import ScalarUnit
-from tilepipe.semantics.ascend.sim import numpy_dtype, simulate
+from tilepipe.semantics.ascend.sim import numpy_dtype, run_ascend_kernel
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 KERNELS = [
@@ -174,8 +174,8 @@ def compiled(text: str, budget: str = "") -> ModuleOp:
 
 def assert_equivalent(text: str, module: ModuleOp) -> int:
     inputs = random_inputs(load_module(text))
-    expected = run_kernel(text, inputs=inputs)
-    report = simulate(module, inputs)
+    expected = run_tile_kernel(text, inputs=inputs)
+    report = run_ascend_kernel(module, inputs)
     assert report.ok, report.problems()
     for name, values in expected.items():
         np.testing.assert_array_equal(report.outputs[name], values, err_msg=name)
@@ -220,7 +220,7 @@ def test_short_and_zero_trip_loops(name, trips):
     if name in ACCUMULATING and trips == 0:
         # L0C's zero fill folds into the first mmad; with no iteration the fixpipe
         # writes what L0C holds: only the protocol is checked.
-        report = simulate(compiled(text), random_inputs(load_module(text)))
+        report = run_ascend_kernel(compiled(text), random_inputs(load_module(text)))
         assert report.ok, report.problems()
         return
     assert_equivalent(text, compiled(text))
@@ -279,7 +279,7 @@ def test_every_inserted_sync_is_needed(name, num_stages):
     inputs = random_inputs(load_module(text))
     checked = 0
     for description, module in mutants(text):
-        report = simulate(module, inputs)
+        report = run_ascend_kernel(module, inputs)
         assert not report.ok, f"deleting {description} went unnoticed"
         if description.startswith("sync point"):
             # A whole point gone leaves no flag misuse behind: the data must race.
@@ -321,7 +321,7 @@ def test_every_inserted_barrier_is_needed():
     inputs = random_inputs(load_module(SAME_PIPE_KERNEL))
     checked = 0
     for description, mutant in mutants(SAME_PIPE_KERNEL):
-        report = simulate(mutant, inputs)
+        report = run_ascend_kernel(mutant, inputs)
         assert not report.ok, f"deleting {description} went unnoticed"
         if description.startswith("sync point"):
             assert report.races or report.deadlock, description
@@ -388,7 +388,7 @@ def test_counter_mode_overlaps_consecutive_guarded_epochs():
     slot, so the second waits for the first; counter mode alternates the slots."""
     inputs = random_inputs(load_module(BRANCH_ONLY_KERNEL))
     iteration, counter = (
-        simulate(compiled(kernel_text(name, 2)), inputs).cycles
+        run_ascend_kernel(compiled(kernel_text(name, 2)), inputs).cycles
         for name in ("branch_only", "branch_only_counter")
     )
     assert counter < iteration

@@ -13,7 +13,7 @@ import pytest
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
 from tilepipe.core.flows import run_flow
 from tilepipe.semantics import execute, load_module
-from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
 from tilepipe.semantics.compare import first_difference
 
 from test_ascend_pipeline import mutants
@@ -74,7 +74,7 @@ def rings(module) -> set[str]:
 
 
 def check(text: str, module, trips: int) -> None:
-    report = simulate(module, inputs(), {"n": trips})
+    report = run_ascend_kernel(module, inputs(), {"n": trips})
     assert report.ok, (trips, report.problems())
     expected = execute(text, inputs=inputs(), index_args={"n": trips})
     assert first_difference(expected.outputs, report.outputs, "tile", "pipe simulator") is None
@@ -107,7 +107,7 @@ def test_every_remaining_sync_is_needed(name):
     text = kernel(name, "iteration")
     checked = 0
     for description, module in mutants(text):
-        assert not simulate(module, inputs(), {"n": 2}).ok, f"deleting {description} went unnoticed"
+        assert not run_ascend_kernel(module, inputs(), {"n": 2}).ok, f"deleting {description} went unnoticed"
         checked += 1
     assert checked >= 4
 
@@ -139,5 +139,5 @@ def test_a_guarded_loop_that_runs_once_reached_does_not_order_around_it():
     module = run_flow(load_module(GUARDED_RUNNING), "ascend")
     zeros = {"out": np.zeros((8, 8), np.float32), "z": np.zeros((8, 8), np.float32)}
     for trips in (0, 1, 2):
-        report = simulate(module, dict(zeros), {"n": trips})
+        report = run_ascend_kernel(module, dict(zeros), {"n": trips})
         assert report.ok, (trips, report.problems())

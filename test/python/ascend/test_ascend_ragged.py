@@ -12,9 +12,9 @@ import pytest
 
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
 from tilepipe.core.flows import run_flow
-from tilepipe.semantics import run_kernel
-from tilepipe.semantics.ascend.sim import simulate
-from tilepipe.semantics.tile.runner import load_module
+from tilepipe.semantics import run_tile_kernel
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
+from tilepipe.semantics.tile.grid_runner import load_module
 
 INPUTS = Path(__file__).resolve().parents[2] / "ascend" / "Inputs"
 VADD = (INPUTS / "vadd_dynamic.mlir").read_text()
@@ -23,10 +23,10 @@ VMAX_2D = (INPUTS / "vmax_2d_dynamic.mlir").read_text()
 
 
 def _check(text: str, inputs: dict) -> None:
-    expected = run_kernel(text, inputs=inputs)
+    expected = run_tile_kernel(text, inputs=inputs)
     module = load_module(text)
     run_flow(module, "ascend")
-    report = simulate(module, inputs)
+    report = run_ascend_kernel(module, inputs)
     assert report.ok, report.problems()
     for name, value in expected.items():
         np.testing.assert_array_equal(report.outputs[name], value, err_msg=name)
@@ -69,7 +69,7 @@ def test_matmul_with_ragged_tiles(m, n, k):
     _check(MATMUL, inputs)
     reference = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(
-        run_kernel(MATMUL, inputs=inputs)["C"], reference, atol=1e-3 * k**0.5
+        run_tile_kernel(MATMUL, inputs=inputs)["C"], reference, atol=1e-3 * k**0.5
     )
 
 

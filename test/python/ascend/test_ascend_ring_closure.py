@@ -19,9 +19,9 @@ from tilepipe.core.flows import FLOWS, run_flow
 from tilepipe.core.registry import get_all_passes
 from tilepipe.passes.ascend import sync_analysis
 from tilepipe.semantics import execute
-from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
 from tilepipe.semantics.compare import first_difference
-from tilepipe.semantics.tile.runner import load_module
+from tilepipe.semantics.tile.grid_runner import load_module
 
 GUARDED_FILL = (ROOT / "test" / "ascend" / "Inputs" / "guarded_fill_dynamic.mlir").read_text()
 SIZES = [1, 255, 256, 257, 700, 1024]
@@ -42,7 +42,7 @@ def _run(size: int):
     inputs = {"x": x, "z": np.full(size, 7, np.float16)}
     trips = {"n": -(-size // 256)}
     expected = execute(GUARDED_FILL, inputs={k: v.copy() for k, v in inputs.items()}, index_args=trips)
-    return expected, simulate(_compile_without_zeroing(GUARDED_FILL), inputs, trips)
+    return expected, run_ascend_kernel(_compile_without_zeroing(GUARDED_FILL), inputs, trips)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -86,9 +86,9 @@ def test_a_same_iteration_flag_takes_the_ids_its_closure_needs(monkeypatch):
         "z": np.zeros(8192, np.float32),
     }
     expected = execute(text, inputs={k: v.copy() for k, v in inputs.items()})
-    report = simulate(run_flow(load_module(text), "ascend"), inputs)
+    report = run_ascend_kernel(run_flow(load_module(text), "ascend"), inputs)
     assert report.ok, report.problems()
     assert first_difference(expected.outputs, report.outputs, "tile level", "pipe simulator") is None
     monkeypatch.setattr(sync_analysis, "_closed", lambda *args, **kwargs: True)
-    report = simulate(run_flow(load_module(text), "ascend"), inputs)
+    report = run_ascend_kernel(run_flow(load_module(text), "ascend"), inputs)
     assert any("second set" in p or "stuck" in p for p in report.problems()), report.problems()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tilepipe.semantics import load_module
-from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
 from tilepipe.semantics.errors import KernelError
 from tilepipe.core.targets import ASCEND_910B
 
@@ -31,7 +31,7 @@ def run(*body: str, trips: int | None = None):
         )
     module = load_module(HEADER + lines + "\nfunc.return\n}\n")
     x = np.linspace(-1, 1, 64).astype(np.float16)
-    return simulate(module, {"x": x, "y": np.zeros(64, np.float16)}), x
+    return run_ascend_kernel(module, {"x": x, "y": np.zeros(64, np.float16)}), x
 
 
 def test_synchronized_kernel_is_clean_and_computes():
@@ -93,7 +93,7 @@ def test_zero_trip_loop_with_an_unprimed_drain_deadlocks():
         + "\n}\nascend.wait_flag[MTE2, V] 0\nfunc.return\n}\n"
     )
     x = np.zeros(64, np.float16)
-    report = simulate(load_module(module_text), {"x": x, "y": x})
+    report = run_ascend_kernel(load_module(module_text), {"x": x, "y": x})
     assert report.deadlock
 
 
@@ -126,7 +126,7 @@ def test_cross_core_counter_bound_holds_in_every_schedule():
         + "\n".join(body) + "\n}\nfunc.return\n}\n"
     )
     x = np.zeros(64, np.float16)
-    report = simulate(load_module(text), {"x": x, "y": x})
+    report = run_ascend_kernel(load_module(text), {"x": x, "y": x})
     assert any("may have 17 sets outstanding" in e for e in report.flag_errors), report.problems()
     # A flag back (vector -> cube) every iteration bounds the sets outstanding to 1.
     back = [
@@ -138,7 +138,7 @@ def test_cross_core_counter_bound_holds_in_every_schedule():
         "scf.for %i = %c0 to %n step %c1 {\n" + "\n".join(back) + "\n}\n"
         "ascend.cross_core_wait_flag[2, FIX] 2\nfunc.return\n}\n"
     )
-    report = simulate(load_module(text), {"x": x, "y": x})
+    report = run_ascend_kernel(load_module(text), {"x": x, "y": x})
     assert report.ok, report.problems()
 
 
@@ -172,11 +172,11 @@ func.func @k(%x: memref<128xf16>, %y: memref<128xf16>)
 
 def test_multi_block_kernel_runs_every_block():
     x = np.linspace(-1, 1, 128).astype(np.float16)
-    report = simulate(load_module(GRID.replace("OUT", "%o")), {"x": x, "y": np.zeros_like(x)})
+    report = run_ascend_kernel(load_module(GRID.replace("OUT", "%o")), {"x": x, "y": np.zeros_like(x)})
     assert report.ok, report.problems()
     np.testing.assert_array_equal(report.outputs["y"], x)
     # Both blocks writing the same GM tile: blocks are not ordered.
-    report = simulate(load_module(GRID.replace("OUT", "%c64")), {"x": x, "y": np.zeros_like(x)})
+    report = run_ascend_kernel(load_module(GRID.replace("OUT", "%c64")), {"x": x, "y": np.zeros_like(x)})
     assert any("of block (0, 0, 0) and" in r and "of block (1, 0, 0)" in r for r in report.races)
 
 
@@ -194,9 +194,9 @@ def test_ring_in_a_loop():
         "ascend.wait_flag[V, MTE2] 0\nfunc.return\n}\n"
     )
     x = np.zeros(64, np.float16)
-    assert simulate(load_module(text), {"x": x, "y": x}).ok
+    assert run_ascend_kernel(load_module(text), {"x": x, "y": x}).ok
     broken = text.replace("ascend.wait_flag[V, MTE2] 0\nascend.data_copy", "ascend.data_copy")
-    report = simulate(load_module(broken), {"x": x, "y": x})
+    report = run_ascend_kernel(load_module(broken), {"x": x, "y": x})
     assert report.races or report.deadlock or report.flag_errors
 
 
@@ -220,7 +220,7 @@ CROSS_WAIT = 'ascend.cross_core_wait_flag[2, MTE2] 3 {ascend.core = "vector"}'
 def run_mixed(*sync: str):
     module = load_module(MIXED.replace("SYNC", "\n".join(sync)))
     zeros = np.zeros((16, 16), np.float32)
-    return simulate(module, {"W": zeros, "out": zeros})
+    return run_ascend_kernel(module, {"W": zeros, "out": zeros})
 
 
 def test_mixed_kernel_runs_each_core_on_its_own_pipes():
@@ -285,7 +285,7 @@ def test_l1_layout_mismatch_computes_wrong_results(copy, correct):
     # feeds LoadData a scrambled tile.
     rng = np.random.default_rng(0)
     a, b = (rng.uniform(-1, 1, (32, 32)).astype(np.float16) for _ in range(2))
-    report = simulate(load_module(CUBE.replace("COPY", copy)), {"A": a, "B": b, "C": np.zeros((32, 32), np.float32)})
+    report = run_ascend_kernel(load_module(CUBE.replace("COPY", copy)), {"A": a, "B": b, "C": np.zeros((32, 32), np.float32)})
     assert report.ok, report.problems()
     product = a.astype(np.float32) @ b.astype(np.float32)
     assert np.allclose(report.outputs["C"], product, atol=1e-3) == correct

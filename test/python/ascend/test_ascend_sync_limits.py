@@ -20,7 +20,7 @@ from test_ascend_pipeline import assert_equivalent, compiled, kernel_text, mutan
 from tilepipe.core.flows import run_flow
 from tilepipe.lowering.ascend.ascendc import emit_ascendc, syntax_check
 from tilepipe.semantics import load_module
-from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
 
 KERNELS = Path(__file__).resolve().parents[2] / "ascend" / "Inputs"
 
@@ -52,7 +52,7 @@ def test_handoff_without_credit_overflows_the_counter():
     inputs = random_inputs(load_module(text))
     for description, module in mutants(text):
         if description == "sync point W:credit":
-            report = simulate(module, inputs)
+            report = run_ascend_kernel(module, inputs)
             assert any("may have 17 sets outstanding (the counter holds 16)" in e
                        for e in report.flag_errors), report.problems()
             return
@@ -64,7 +64,7 @@ def test_every_sync_of_the_handoff_is_needed():
     inputs = random_inputs(load_module(text))
     checked = 0
     for description, module in mutants(text):
-        assert not simulate(module, inputs).ok, f"deleting {description} went unnoticed"
+        assert not run_ascend_kernel(module, inputs).ok, f"deleting {description} went unnoticed"
         checked += 1
     assert checked > 40
 
@@ -92,7 +92,7 @@ def test_mte2_barrier_only_between_overlapping_writes(row, barriers):
     if barriers == 0:
         assert_equivalent(text, module)
     else:  # rows 8-16 of u stay unwritten: the tile program has no reference output
-        report = simulate(module, random_inputs(load_module(text)))
+        report = run_ascend_kernel(module, random_inputs(load_module(text)))
         assert report.ok, report.problems()
 
 

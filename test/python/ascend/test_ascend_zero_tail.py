@@ -12,10 +12,10 @@ import pytest
 from tilepipe.dialects import ascend
 from tilepipe.lowering.ascend.summary import ascend_summary
 from tilepipe.core.flows import run_flow
-from tilepipe.semantics import run_kernel
-from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics import run_tile_kernel
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
 from tilepipe.semantics.compare import first_difference
-from tilepipe.semantics.tile.runner import load_module
+from tilepipe.semantics.tile.grid_runner import load_module
 
 ROOT = Path(__file__).resolve().parents[3]
 INPUTS = ROOT / "test" / "ascend" / "Inputs"
@@ -55,10 +55,10 @@ def _expected(shape, rows, padded):
 
 
 def _both_levels(text: str, inputs: dict, index_args: dict) -> list[np.ndarray]:
-    tile_level = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()},
+    tile_level = run_tile_kernel(text, inputs={k: v.copy() for k, v in inputs.items()},
                             index_args=index_args)["out"]
     module = run_flow(load_module(text), "ascend")
-    report = simulate(module, inputs, index_args)
+    report = run_ascend_kernel(module, inputs, index_args)
     assert report.ok, report.problems()
     return [tile_level, report.outputs["out"]]
 
@@ -102,16 +102,16 @@ def test_without_its_zero_tail_a_ragged_tile_reads_an_earlier_tile():
     rng = np.random.default_rng(0)
     x, y = (rng.uniform(1, 2, 520).astype(np.float16) for _ in range(2))
     inputs = {"x": x, "y": y, "z": np.full(768, 7, np.float16)}
-    expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()})
+    expected = run_tile_kernel(text, inputs={k: v.copy() for k, v in inputs.items()})
     module = run_flow(load_module(text), "ascend")
     tails = [op for op in module.walk() if isinstance(op, ascend.ZeroTailOp)]
     assert len(tails) == 2
-    report = simulate(module, inputs)
+    report = run_ascend_kernel(module, inputs)
     assert report.ok and first_difference(expected, report.outputs, "tile", "sim") is None
     for op in tails:
         op.detach()
         op.erase()
-    report = simulate(module, inputs)
+    report = run_ascend_kernel(module, inputs)
     assert first_difference(expected, report.outputs, "tile", "sim") is not None
 
 
@@ -147,7 +147,7 @@ def test_a_leading_unit_dimension_past_the_array_copies_nothing(b):
         "x": np.random.default_rng(b).uniform(-1, 1, (1, 12, 64)).astype(np.float32),
         "z": np.full((2, 16, 64), 7, np.float32),
     }
-    expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args={"b": b})
-    report = simulate(run_flow(load_module(text), "ascend"), inputs, {"b": b})
+    expected = run_tile_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args={"b": b})
+    report = run_ascend_kernel(run_flow(load_module(text), "ascend"), inputs, {"b": b})
     assert report.ok, report.problems()
     assert first_difference(expected, report.outputs, "tile", "sim") is None

@@ -18,7 +18,7 @@ from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.dialects.pipeline_sync import WaitGroupOp
 from tilepipe.passes.cuda.exit_drain import needs_exit_drain
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import run_kernel
+from tilepipe.semantics import run_tile_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from tilepipe.core.source import parse_source
 from tilepipe.semantics.testing import (
@@ -70,7 +70,7 @@ def test_per_thread_run_is_race_free_and_equal(name):
     a = np.random.default_rng(3).uniform(-1, 1, (rows, 16)).astype(np.float32)
     for n in TRIP_COUNTS:
         c = np.zeros((rows, 16), np.float32)
-        tile = run_kernel(text, inputs={"A": a, "C": c}, index_args={"n": n})
+        tile = run_tile_kernel(text, inputs={"A": a, "C": c}, index_args={"n": n})
         run = run_nvvm_kernel(module, [a, c, np.int64(n)], check_races=True)
         assert run.races == [], (n, run.races)
         np.testing.assert_array_equal(run.outputs[1], tile["C"])

@@ -11,7 +11,7 @@ from conftest import EXAMPLES
 from tilepipe.core.flows import FLOWS
 from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import find_races, run_kernel
+from tilepipe.semantics import find_races, run_tile_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
 HEAD_DIM = 64
@@ -50,7 +50,7 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def tile_level(kv_blocks: int, data: dict[str, np.ndarray]) -> np.ndarray:
     """Block 0's 64 output rows from the tile-level interpreter."""
-    return run_kernel(reduced(kv_blocks), inputs=data)["O"][:BLOCK]
+    return run_tile_kernel(reduced(kv_blocks), inputs=data)["O"][:BLOCK]
 
 
 @pytest.mark.parametrize("kv_blocks", [1, 3])

@@ -23,7 +23,7 @@ from tilepipe.dialects.pipeline_sync import (
 from tilepipe.dialects.tile import CopyOp, GemmOp
 from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import find_races, run_kernel
+from tilepipe.semantics import find_races, run_tile_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from tilepipe.core.flows import FLOWS
 from tilepipe.semantics.testing import (
@@ -239,7 +239,7 @@ def test_split_non_uniform_guard_is_race_free_and_its_barrier_needed(passes):
     for flag in (1, 0):
         inputs = {"F": np.array([flag], np.int32)}
         assert find_races(module, inputs=inputs) == []
-        assert run_kernel(module, inputs=inputs)["B"].tolist() == (
-            run_kernel(NON_UNIFORM, inputs=inputs)["B"].tolist()
+        assert run_tile_kernel(module, inputs=inputs)["B"].tolist() == (
+            run_tile_kernel(NON_UNIFORM, inputs=inputs)["B"].tolist()
         )
     assert_every_sync_needed(module)  # seeded flag: the branch is taken

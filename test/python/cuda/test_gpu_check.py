@@ -21,6 +21,7 @@ from tilepipe.semantics import execute
 SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 import gpu_check  # noqa: E402
+import gpu_run  # noqa: E402
 from cuda_driver import CheckFailed, CudaUnavailable  # noqa: E402
 
 GEMM = gpu_check.EXAMPLES / "gemm.mlir"
@@ -204,7 +205,7 @@ class InterpretingDriver:
 
 @pytest.mark.parametrize("corrupt", [False, True], ids=["faithful", "one-wrong-element"])
 def test_the_check_compares_what_the_launch_wrote(monkeypatch, corrupt):
-    monkeypatch.setattr(gpu_check, "reference_figure", lambda *args: None)
+    monkeypatch.setattr(gpu_run, "reference_figure", lambda *args: None)
     problem = _problem(256)
     driver = InterpretingDriver(problem, corrupt)
     args = gpu_check.build_parser().parse_args(["--repeat", "1"])
@@ -234,7 +235,7 @@ def test_each_argument_is_held_to_its_own_scale():
 
 
 def test_each_configuration_records_the_model_next_to_the_measurement(monkeypatch):
-    monkeypatch.setattr(gpu_check, "reference_figure", lambda *args: None)
+    monkeypatch.setattr(gpu_run, "reference_figure", lambda *args: None)
     problem = _problem(256)
     outcomes = []
     for stages, ms in ((1, 3.0), (3, 1.0)):
@@ -303,7 +304,7 @@ def test_an_index_argument_is_passed_as_i64_and_needs_a_value(tmp_path):
 
 @pytest.mark.parametrize("corrupt", [False, True], ids=["faithful", "one-wrong-element"])
 def test_the_check_runs_a_dynamic_gemm_on_its_computed_grid(monkeypatch, corrupt):
-    monkeypatch.setattr(gpu_check, "reference_figure", lambda *args: None)
+    monkeypatch.setattr(gpu_run, "reference_figure", lambda *args: None)
     args = gpu_check.build_parser().parse_args(
         ["--repeat", "1", *(f"--shape={n}={'x'.join(map(str, d))}" for n, d in SHAPES.items())]
     )

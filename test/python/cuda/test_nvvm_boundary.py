@@ -30,7 +30,7 @@ from tilepipe.lowering.nvvm.ptxas import find_ptxas, run_ptxas
 from tilepipe.lowering.nvvm.upstream import Stage, run_upstream
 from tilepipe.core.registry import get_all_passes
 from tilepipe.core.targets import TARGETS
-from tilepipe.semantics import run_kernel
+from tilepipe.semantics import run_tile_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from tilepipe.core.flows import FLOWS
 
@@ -150,7 +150,7 @@ def check_gemm(
     np.testing.assert_array_equal(run.outputs[2], expected, err_msg=text)
     # The tile level's own out-of-bounds semantics give the same C, block for block
     # (the source, before thread-sync, is the reference: races are not its concern).
-    tile_level = run_kernel(
+    tile_level = run_tile_kernel(
         text, inputs={"A": a, "B": b, "C": c}, blocks=blocks, index_args={"kt": _ceil(k, bk)}
     )
     np.testing.assert_array_equal(run.outputs[2], tile_level["C"], err_msg=text)

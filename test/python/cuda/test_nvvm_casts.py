@@ -17,7 +17,7 @@ import pytest
 from tilepipe.drivers.compile import compile_kernel, make_context, parse_kernel
 from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import find_races, run_kernel
+from tilepipe.semantics import find_races, run_tile_kernel
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
@@ -84,7 +84,7 @@ def test_cast_matches_the_tile_level(src, dst, space):
     text = kernel(src, dst, space)
     inputs = {"X": values(src), "O": np.zeros((16, 32), NUMPY[dst])}
     assert find_races(text, inputs={k: v.copy() for k, v in inputs.items()}) == []
-    expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()})["O"]
+    expected = run_tile_kernel(text, inputs={k: v.copy() for k, v in inputs.items()})["O"]
     run = run_nvvm_kernel(lowered(text), [v.copy() for v in inputs.values()], check_races=True)
     assert run.races == []
     np.testing.assert_array_equal(run.outputs[1], expected)
@@ -94,7 +94,7 @@ def test_float_to_integer_saturates_at_the_tile_level():
     text = kernel("f32", "i32", "shared")
     x = np.zeros((16, 32), np.float32)
     x.flat[:7] = [np.nan, np.inf, -np.inf, 3e9, -3e9, -2.7, 2.7]
-    out = run_kernel(text, inputs={"X": x, "O": np.zeros((16, 32), np.int32)})["O"]
+    out = run_tile_kernel(text, inputs={"X": x, "O": np.zeros((16, 32), np.int32)})["O"]
     assert list(out.flat[:7]) == [0, 2**31 - 1, -(2**31), 2**31 - 1, -(2**31), -2, 2]
 
 

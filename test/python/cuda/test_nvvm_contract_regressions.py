@@ -30,8 +30,8 @@ from tilepipe.dialects.tile import ReduceOp
 from tilepipe.core.registry import get_all_passes
 from xdsl.dialects.builtin import MemRefType
 
-from tilepipe.semantics import find_races, run_kernel, select_kernel
-from tilepipe.semantics.tile.runner import random_array
+from tilepipe.semantics import find_races, run_tile_kernel, select_kernel
+from tilepipe.semantics.tile.grid_runner import random_array
 from tilepipe.semantics.nvvm.execution import NvvmExecutionError
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from tilepipe.core.flows import FLOWS
@@ -91,7 +91,7 @@ def _assert_lowered_run_matches_tile_level(text, module, output: str) -> None:
     """The lowered ``module`` runs race free per thread and writes ``output`` exactly
     as the tile-level run of its source ``text`` does, on the same random inputs."""
     inputs = _inputs(module)
-    expected = run_kernel(text, inputs=inputs)[output]
+    expected = run_tile_kernel(text, inputs=inputs)[output]
     run = run_nvvm_kernel(_lowered(module), list(inputs.values()), check_races=True)
     assert run.races == []
     actual = run.outputs[list(inputs).index(output)]
@@ -127,7 +127,7 @@ def test_transpose_b_gemm_rounds_as_the_lowered_one(dtype):
     text = GEMM_TRANSPOSE_B.replace("xT", "x" + dtype)
     module = apply_passes(text, CUDA)
     inputs = _inputs(module)
-    expected = run_kernel(text, inputs=inputs)["out"]
+    expected = run_tile_kernel(text, inputs=inputs)["out"]
     run = run_nvvm_kernel(_lowered(module), list(inputs.values()), check_races=True)
     assert run.races == []
     np.testing.assert_array_equal(run.outputs[2], expected)  # bit-exact, not close

@@ -23,7 +23,7 @@ from dynamic_kernels import FLASH_DYNAMIC, flash_inputs, flash_reference  # noqa
 from test_nvvm_boundary import LONG, lowered  # noqa: E402
 from tilepipe.lowering.nvvm.ptxas import find_ptxas, run_ptxas  # noqa: E402
 from tilepipe.lowering.nvvm.upstream import Stage, run_upstream  # noqa: E402
-from tilepipe.semantics import run_kernel  # noqa: E402
+from tilepipe.semantics import run_tile_kernel  # noqa: E402
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel  # noqa: E402
 from tilepipe.core.targets import TARGETS  # noqa: E402
 
@@ -53,7 +53,7 @@ def test_lowered_flash_attention_at_ragged_lengths(kernel, length):
         check_races=True,
     )
     assert run.races == [], "\n".join(run.races)
-    tile_level = run_kernel(
+    tile_level = run_tile_kernel(
         _text(target), inputs=inputs, blocks=None if blocks is None else [b[:1] for b in blocks]
     )["O"]
     reference = flash_reference(inputs)

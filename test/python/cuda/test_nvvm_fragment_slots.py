@@ -23,8 +23,8 @@ from pipeline_helpers import apply_passes
 from tilepipe.core.flows import FLOWS
 from tilepipe.drivers.compile import compile_kernel, make_context
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import run_kernel, select_kernel
-from tilepipe.semantics.tile.runner import random_array
+from tilepipe.semantics import run_tile_kernel, select_kernel
+from tilepipe.semantics.tile.grid_runner import random_array
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from xdsl.dialects.builtin import IndexType, MemRefType
 
@@ -57,7 +57,7 @@ def assert_lowered_matches(text: str, index_args: dict[str, int] | None = None) 
     module = apply_passes(text, CUDA)
     lowered = _lowered(module)
     inputs = _inputs(module)
-    expected = run_kernel(text, inputs=inputs, index_args=index_args)
+    expected = run_tile_kernel(text, inputs=inputs, index_args=index_args)
     func = select_kernel(module, None)
     args = [
         np.int64(index_args[arg.name_hint]) if isinstance(arg.type, IndexType) else inputs[arg.name_hint]

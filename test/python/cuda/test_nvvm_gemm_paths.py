@@ -20,11 +20,11 @@ from conftest import ROOT
 from tilepipe.drivers.compile import compile_kernel, make_context
 from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import run_kernel, select_kernel
+from tilepipe.semantics import run_tile_kernel, select_kernel
 from tilepipe.semantics.numerics import matmul_f32
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from tilepipe.core.flows import FLOWS
-from tilepipe.semantics.tile.runner import random_array
+from tilepipe.semantics.tile.grid_runner import random_array
 
 CUDA = FLOWS["cuda"].spec("scheduled")
 WARP_GRID = (ROOT / "test" / "regressions" / "Inputs" / "gemm_warp_grid.mlir").read_text()
@@ -50,7 +50,7 @@ def _run_both(text: str, index_args=None, seed: int = 5):
             args.append(inputs[arg.name_hint])
         else:
             args.append(np.int64(index_args[arg.name_hint]))
-    expected = run_kernel(text, inputs=inputs, index_args=index_args)
+    expected = run_tile_kernel(text, inputs=inputs, index_args=index_args)
     lowered = _lowered(module)
     run = run_nvvm_kernel(lowered, args, check_races=True)
     return inputs, expected, run, lowered

@@ -13,10 +13,10 @@ from tilepipe.drivers.compile import compile_kernel, make_context
 from tilepipe.dialects import nvvm
 from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import run_kernel, select_kernel
+from tilepipe.semantics import run_tile_kernel, select_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from tilepipe.core.flows import FLOWS
-from tilepipe.semantics.tile.runner import random_array
+from tilepipe.semantics.tile.grid_runner import random_array
 
 CUDA = FLOWS["cuda"].spec("scheduled")
 
@@ -94,7 +94,7 @@ def test_register_operands_match_the_tile_level(dtype, threads, trips):
     text = kernel_text(dtype, threads, trips)
     module, lowered = _lowered(text)
     inputs = _inputs(module)
-    expected = run_kernel(text, inputs=inputs)
+    expected = run_tile_kernel(text, inputs=inputs)
     run = run_nvvm_kernel(lowered, list(inputs.values()), check_races=True)
     assert run.races == []
     for position, name in enumerate(inputs):
@@ -117,7 +117,7 @@ def test_register_operands_in_dynamic_shared_memory():
     module, lowered = _lowered(text)
     assert any(op.name == "gpu.dynamic_shared_memory" for op in lowered.walk())
     inputs = _inputs(module)
-    expected = run_kernel(text, inputs=inputs)
+    expected = run_tile_kernel(text, inputs=inputs)
     run = run_nvvm_kernel(lowered, list(inputs.values()), check_races=True)
     assert run.races == []
     for position, name in enumerate(inputs):
@@ -160,7 +160,7 @@ def test_no_reuse_barrier_outside_loops():
     inputs = _inputs(module)
     run = run_nvvm_kernel(lowered, list(inputs.values()), check_races=True)
     assert run.races == []
-    expected = run_kernel(text, inputs=inputs)
+    expected = run_tile_kernel(text, inputs=inputs)
     for position, name in enumerate(inputs):
         np.testing.assert_array_equal(run.outputs[position], expected[name], err_msg=name)
 

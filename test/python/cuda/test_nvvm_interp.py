@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import DenseArrayBase, StringAttr, i64
 from tilepipe.core.flows import FLOWS
 from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import run_kernel
+from tilepipe.semantics import run_tile_kernel
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel
 
 # The chapter's GEMM reduced to one 128x128 block with K = 256 (four k tiles).
@@ -55,7 +55,7 @@ def lowered(text: str, passes=("lower-to-nvvm",)):
 
 def test_lowered_gemm_matches_the_tile_level_run():
     text = REDUCED_GEMM.replace("NUM_STAGES", "1")
-    tile = run_kernel(text, inputs={"A": A, "B": B, "C": np.zeros((128, 128), np.float32)})
+    tile = run_tile_kernel(text, inputs={"A": A, "B": B, "C": np.zeros((128, 128), np.float32)})
     run = run_nvvm_kernel(lowered(text), [A, B, np.zeros((128, 128), np.float32)])
     np.testing.assert_allclose(run.outputs[2], tile["C"], atol=1e-4)
     np.testing.assert_allclose(run.outputs[2], EXACT, atol=1e-4)
@@ -189,7 +189,7 @@ func.func @softmax_rows(%X: memref<32x64xf32>, %M: memref<32xf32>, %Y: memref<32
 def test_fill_elementwise_reduce_match_the_tile_level_run():
     x = RNG.uniform(-2, 2, (32, 64)).astype(np.float32)
     inputs = {"X": x, "M": np.zeros(32, np.float32), "Y": np.zeros((32, 64), np.float16)}
-    tile = run_kernel(ELEMENTWISE, inputs=inputs)
+    tile = run_tile_kernel(ELEMENTWISE, inputs=inputs)
     run = run_nvvm_kernel(lowered(ELEMENTWISE), list(inputs.values()), check_races=True)
     assert run.races == []
     np.testing.assert_array_equal(run.outputs[1], tile["M"])
@@ -259,7 +259,7 @@ def test_warp_shuffle_row_reductions_match_the_tile_level_run():
         "X": RNG.uniform(-1, 1, (32, 16)).astype(np.float32),
         "S": np.zeros(32, np.float32),
     }
-    tile = run_kernel(FRAGMENT_REDUCTIONS, inputs=inputs)
+    tile = run_tile_kernel(FRAGMENT_REDUCTIONS, inputs=inputs)
     run = run_nvvm_kernel(lowered(FRAGMENT_REDUCTIONS), list(inputs.values()), check_races=True)
     assert run.races == []
     np.testing.assert_allclose(run.outputs[2], tile["M"], atol=1e-5)
@@ -355,7 +355,7 @@ def test_bf16_gemm_runs_on_tensor_cores_and_matches_the_tile_level_run():
     names = {op.name for op in module.walk()}
     assert {"nvgpu.ldmatrix", "nvvm.mma.sync", "llvm.bitcast"} <= names
     assert "nvgpu.mma.sync" not in names
-    tile = run_kernel(BF16_GEMM, inputs={"A": a, "B": b, "C": np.zeros((64, 64), np.float32)})
+    tile = run_tile_kernel(BF16_GEMM, inputs={"A": a, "B": b, "C": np.zeros((64, 64), np.float32)})
     run = run_nvvm_kernel(module, [a, b, np.zeros((64, 64), np.float32)], check_races=True)
     assert run.races == []
     # bf16 products are exact in f32; only the f32 summation order differs.
@@ -417,7 +417,7 @@ def test_a_fragment_derived_from_the_accumulator_is_reduced_by_rows():
     a = RNG.uniform(-0.5, 0.5, (64, 32)).astype(np.float16)
     b = RNG.uniform(-0.5, 0.5, (32, 64)).astype(np.float16)
     inputs = {"A": a, "B": b, "M": np.zeros(64, np.float32)}
-    tile = run_kernel(DERIVED_ROW_SUM, inputs=inputs)
+    tile = run_tile_kernel(DERIVED_ROW_SUM, inputs=inputs)
     run = run_nvvm_kernel(lowered(DERIVED_ROW_SUM), list(inputs.values()), check_races=True)
     assert run.races == []
     np.testing.assert_allclose(run.outputs[2], tile["M"], rtol=1e-5)

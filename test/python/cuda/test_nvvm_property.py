@@ -78,7 +78,7 @@ from tilepipe.drivers.compile import make_context
 from tilepipe.lowering.nvvm.reduce_scratch import SCRATCH_BARRIER_ATTR
 from tilepipe.lowering.nvvm.upstream import generic_text
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import run_kernel
+from tilepipe.semantics import run_tile_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
 # Examples per property; raise it for a longer hunt (e.g. 500).
@@ -255,7 +255,7 @@ def test_versioned_fragments_match_the_tile_level_run(case: Case):
     note(text)
     n = case.notes["n"]
     inputs = random_inputs(kernel, case.seed)
-    expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args={"n": n})
+    expected = run_tile_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args={"n": n})
     try:
         module = apply_passes(text, SCHEDULED)
     except DiagnosticException as error:
@@ -311,7 +311,7 @@ def test_f16_sums_accumulate_in_f32():
     once (docs/semantics.md) -- 6 of these 8 sums differed by up to 0.4%."""
     x = np.random.default_rng(0).uniform(-1, 1, (8, 64)).astype(np.float16)
     inputs = {"X": x, "V": np.zeros(8, np.float16)}
-    tile = run_kernel(F16_ROW_SUM, inputs=inputs)
+    tile = run_tile_kernel(F16_ROW_SUM, inputs=inputs)
     np.testing.assert_array_equal(tile["V"], x.astype(np.float32).sum(axis=1).astype(np.float16))
     run = run_nvvm_kernel(lower(F16_ROW_SUM), list(inputs.values()), check_races=True)
     assert run.races == []
@@ -384,7 +384,7 @@ def test_casts_between_f16_and_bf16():
     bits = x.astype(np.float32).view(np.uint32)
     rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).view(np.float32)
     inputs = {"X": x, "Y": np.zeros_like(x)}
-    tile = run_kernel(F16_BF16_ROUND_TRIP, inputs=inputs)
+    tile = run_tile_kernel(F16_BF16_ROUND_TRIP, inputs=inputs)
     np.testing.assert_array_equal(tile["Y"], rounded.astype(np.float16))
     module = lower(F16_BF16_ROUND_TRIP)
     run = run_nvvm_kernel(module, list(inputs.values()), check_races=True)

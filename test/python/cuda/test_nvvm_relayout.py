@@ -19,7 +19,7 @@ from tilepipe.drivers.compile import compile_kernel, make_context
 from tilepipe.dialects.nvvm import Barrier0Op
 from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import find_races, run_kernel, select_kernel
+from tilepipe.semantics import find_races, run_tile_kernel, select_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from xdsl.dialects.builtin import IndexType, MemRefType
 
@@ -135,7 +135,7 @@ def test_fragment_operands_through_shared_memory_match_per_thread(text, index_ar
     module = apply_passes(text, CUDA)
     inputs = _inputs(module)
     assert find_races(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args=index_args) == []
-    expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args=index_args)
+    expected = run_tile_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args=index_args)
     run = _run(_lowered(module), module, inputs, index_args)
     assert run.races == []
     names = list(inputs)
@@ -177,7 +177,7 @@ def test_no_barrier_where_every_element_stays_with_its_thread():
     assert not any(isinstance(op, Barrier0Op) for op in lowered.walk())
     inputs = _inputs(module)
     for n in (0, 3, 8):
-        expected = run_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args={"n": n})
+        expected = run_tile_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args={"n": n})
         run = _run(lowered, module, inputs, {"n": n})
         assert run.races == []
         np.testing.assert_array_equal(run.outputs[1], expected["O"])

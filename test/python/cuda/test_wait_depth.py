@@ -22,7 +22,7 @@ from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.dialects.nvvm import CpAsyncWaitGroupOp
 from tilepipe.dialects.pipeline_sync import WaitGroupOp
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import find_races, run_kernel
+from tilepipe.semantics import find_races, run_tile_kernel
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, gpu_kernel, run_nvvm_kernel
 from tilepipe.semantics.testing import assert_equivalent, loosened_waits
 from tilepipe.core.flows import FLOWS
@@ -182,7 +182,7 @@ def test_lowered_waits_are_race_free_and_tight_per_thread(name, output, tile, at
     args = arguments(module)
     run = run_nvvm_kernel(module, args, blocks=ONE_BLOCK, check_races=True)
     assert run.races == []
-    expected = run_kernel(text, inputs=by_name(text, args), blocks=ONE_BLOCK)[output]
+    expected = run_tile_kernel(text, inputs=by_name(text, args), blocks=ONE_BLOCK)[output]
     block = tuple(slice(0, extent) for extent in tile)
     position = list(by_name(text, args)).index(output)
     np.testing.assert_allclose(run.outputs[position][block], expected[block], atol=atol, rtol=0)

@@ -14,7 +14,7 @@ from conftest import EXAMPLES, ROOT
 from test_arena_chapter import scheduled_gemm
 from tilepipe.core.flows import FLOWS
 
-run_kernel = pytest.importorskip("tilepipe.semantics.tile.runner").run_kernel
+run_tile_kernel = pytest.importorskip("tilepipe.semantics.tile.grid_runner").run_tile_kernel
 
 TILE_OPT = [sys.executable, "-m", "tilepipe"]
 BLOCKS = [(0, 0), (3, 5)]
@@ -29,8 +29,8 @@ def tile_opt(text: str, passes: str) -> str:
 
 
 def assert_same_outputs(original: str, transformed: str, blocks=BLOCKS) -> None:
-    expected = run_kernel(original, blocks=blocks)
-    actual = run_kernel(transformed, blocks=blocks)
+    expected = run_tile_kernel(original, blocks=blocks)
+    actual = run_tile_kernel(transformed, blocks=blocks)
     assert expected.keys() == actual.keys()
     for name in expected:
         np.testing.assert_array_equal(actual[name], expected[name], err_msg=name)
@@ -74,7 +74,7 @@ def test_overlapping_live_buffers_would_be_caught():
 
 
 def test_ascend_arenas_compute_the_same():
-    text = (ROOT / "test" / "memory" / "ascend.mlir").read_text()
+    text = (ROOT / "test" / "memory" / "merge-shared-memory-ascend.mlir").read_text()
     kernel = text.split("// -----")[0]
     merged = tile_opt(kernel, "merge-shared-memory")
     assert merged.count("arena.layout") == 5
@@ -86,7 +86,7 @@ def test_race_detector_sees_the_hazard_reuse_creates():
     # races of C_shared's first write (tile.cast, in its fragment's layout) against the
     # last read (the epilogue gemm) and the last write (the copy) of A_shared's bytes.
     # Sync insertion must order these.
-    find_races = pytest.importorskip("tilepipe.semantics.tile.runner").find_races
+    find_races = pytest.importorskip("tilepipe.semantics.tile.grid_runner").find_races
     scheduled = scheduled_gemm(2, "epilogue")
     merged = tile_opt(scheduled, "merge-shared-memory")
 

@@ -7,13 +7,8 @@ import pytest
 from conftest import EXAMPLES
 from pipeline_helpers import parse, with_num_stages
 from tilepipe.dialects.pipeline import ForOp
-from tilepipe.passes.analysis.access_analysis import (
-    IV,
-    AffineExpr,
-    DependenceKind,
-    LoopAccessAnalysis,
-    affine_form,
-)
+from tilepipe.passes.analysis.affine_forms import IV, AffineExpr, affine_form
+from tilepipe.passes.analysis.loop_dependences import DependenceKind, LoopAccessAnalysis
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions
 from tilepipe.passes.pipelining.pipeline_planning import plan_from_num_stages
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule

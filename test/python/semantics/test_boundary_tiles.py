@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tilepipe.semantics import execute, run_kernel
+from tilepipe.semantics import execute, run_tile_kernel
 from tilepipe.semantics.errors import KernelError
 
 ROUND_TRIP = """
@@ -62,15 +62,15 @@ def test_overlapping_in_bounds_parts_still_race_between_blocks():
 def test_on_chip_buffers_stay_strict():
     text = ROUND_TRIP.replace("%X[%start] -> %t", "%X[%c0] -> %t[%off]")
     with pytest.raises(KernelError, match="region \\[3, 11\\) of %t is out of bounds"):
-        run_kernel(text, inputs={"X": np.ones(10, np.float32), "Y": np.zeros(13, np.float32)},
+        run_tile_kernel(text, inputs={"X": np.ones(10, np.float32), "Y": np.zeros(13, np.float32)},
                    index_args={"off": 3})
 
 
 def test_shapes_come_from_the_inputs_or_the_shapes_argument():
     inputs = {"X": np.ones(10, np.float32)}
-    out = run_kernel(ROUND_TRIP, inputs=inputs, shapes={"Y": (4,)}, index_args={"off": 0})
+    out = run_tile_kernel(ROUND_TRIP, inputs=inputs, shapes={"Y": (4,)}, index_args={"off": 0})
     assert out["Y"].shape == (4,)
     with pytest.raises(KernelError, match="but its given shape is \\(9,\\)"):
-        run_kernel(
+        run_tile_kernel(
             ROUND_TRIP, inputs=inputs, shapes={"X": (9,), "Y": (4,)}, index_args={"off": 0}
         )

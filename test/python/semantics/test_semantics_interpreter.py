@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tilepipe.semantics import KernelError, find_races, run_kernel
+from tilepipe.semantics import KernelError, find_races, run_tile_kernel
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -69,7 +69,7 @@ def test_scalar_arithmetic_and_casts():
       func.return
     }}
     """
-    out = run_kernel(kernel)
+    out = run_tile_kernel(kernel)
     assert list(out["out"]) == [-4, -3, -1, 3, 1, 5, 0, 7]
     third = np.float32(1) / np.float32(3)
     np.testing.assert_array_equal(out["f"], np.array([third, -7, 0, -third], np.float32))
@@ -90,7 +90,7 @@ def test_views_of_an_arena_alias():
     }}
     """
     A = np.arange(64, dtype=np.float16)
-    out = run_kernel(kernel, inputs={"A": A})
+    out = run_tile_kernel(kernel, inputs={"A": A})
     np.testing.assert_array_equal(out["C"], A[32:])
 
 
@@ -108,7 +108,7 @@ def test_async_copy_lands_at_the_wait():
       func.return
     }}
     """
-    out = run_kernel(kernel, seed=3)
+    out = run_tile_kernel(kernel, seed=3)
     assert not out["before"].any()  # stale: the copy had not landed
     np.testing.assert_array_equal(out["after"], out["A"])
 
@@ -123,7 +123,7 @@ def _shrunk_gemm(size: int) -> str:
 
 
 def test_gemm_over_the_grid_is_bit_exact():
-    out = run_kernel(_shrunk_gemm(256), seed=1)
+    out = run_tile_kernel(_shrunk_gemm(256), seed=1)
     A, B = out["A"].astype(np.float32), out["B"].astype(np.float32)
     expected = np.empty((256, 256), np.float32)
     for m in range(0, 256, 128):
@@ -148,7 +148,7 @@ def test_bf16_tiles_are_stored_faithfully():
       func.return
     }}
     """
-    out = run_kernel(kernel, seed=5)
+    out = run_tile_kernel(kernel, seed=5)
     A, B = out["A"], out["B"]
     assert A.dtype == np.float32  # bf16 values, computed with in f32
     np.testing.assert_array_equal(bf16_bits_to_f32(round_f32_to_bf16_bits(A)), A)
@@ -157,8 +157,8 @@ def test_bf16_tiles_are_stored_faithfully():
 
 def test_only_the_chosen_blocks_run():
     kernel = _shrunk_gemm(256)
-    full = run_kernel(kernel)
-    one = run_kernel(kernel, blocks=[(1, 0)])
+    full = run_tile_kernel(kernel)
+    one = run_tile_kernel(kernel, blocks=[(1, 0)])
     np.testing.assert_array_equal(one["C"][:128, 128:], full["C"][:128, 128:])
     assert not np.array_equal(one["C"][:128, :128], full["C"][:128, :128])
 
@@ -181,7 +181,7 @@ def test_only_the_chosen_blocks_run():
 def test_bad_kernels_raise_located_errors(body, message):
     kernel = f"func.func @k(%X: memref<4xf32>) {ATTRS} {{\n{body}\nfunc.return\n}}"
     with pytest.raises(KernelError) as err:
-        run_kernel(kernel)
+        run_tile_kernel(kernel)
     assert message in str(err.value)
     assert str(err.value).startswith("<input>:")
 
@@ -189,9 +189,9 @@ def test_bad_kernels_raise_located_errors(body, message):
 def test_bad_inputs_are_reported():
     kernel = f"func.func @k(%X: memref<4xf32>, %n: index) {ATTRS} {{\nfunc.return\n}}"
     with pytest.raises(KernelError, match="input 'X' has shape \\(3,\\)"):
-        run_kernel(kernel, inputs={"X": np.zeros(3)}, index_args={"n": 1})
+        run_tile_kernel(kernel, inputs={"X": np.zeros(3)}, index_args={"n": 1})
     with pytest.raises(KernelError, match="argument %n : index needs a value"):
-        run_kernel(kernel)
+        run_tile_kernel(kernel)
 
 
 def test_strided_subview_reads_through_its_source():
@@ -205,7 +205,7 @@ def test_strided_subview_reads_through_its_source():
     }}
     """
     A = np.arange(32, dtype=np.float32).reshape(4, 8)
-    np.testing.assert_array_equal(run_kernel(kernel, inputs={"A": A})["C"], A[1::2, 2:5])
+    np.testing.assert_array_equal(run_tile_kernel(kernel, inputs={"A": A})["C"], A[1::2, 2:5])
     # Element (0, 0) of the view is element 10 of %S: in 16-byte chunks of 4 f32
     # (chunk 2) written by thread 2, read by thread 0.
     (race,) = find_races(kernel)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tilepipe.semantics import RaceError, find_races, run_kernel
+from tilepipe.semantics import RaceError, find_races, run_tile_kernel
 from tilepipe.semantics.testing import assert_every_sync_needed, assert_race_free, sync_mutants
 
 SEMANTICS = Path(__file__).resolve().parents[2] / "semantics"
@@ -93,7 +93,7 @@ def test_partial_barrier_orders_only_its_threads():
 
 def test_run_kernel_with_race_checking_raises():
     with pytest.raises(RaceError, match=r"race \(WAW\) on %S"):
-        run_kernel(kernel("waw.mlir"), "racy", check_races=True)
+        run_tile_kernel(kernel("waw.mlir"), "racy", check_races=True)
 
 
 def test_every_sync_of_the_scheduled_kernels_is_needed():

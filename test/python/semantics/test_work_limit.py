@@ -8,7 +8,7 @@ import pytest
 
 from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.core.registry import get_all_passes
-from tilepipe.semantics import run_kernel
+from tilepipe.semantics import run_tile_kernel
 from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel
 from tilepipe.semantics.work_limit import DEFAULT_MAX_STEPS, WorkLimit, trip_count
@@ -53,9 +53,9 @@ def test_budget_is_taken_per_loop_start_and_refused_whole():
 
 def test_tile_level_counts_every_loop_of_the_run():
     # 4 + 4 * 3 + 1 = 17 iterations: the limit is exact.
-    run_kernel(NESTED, inputs=INPUTS, max_steps=17)
+    run_tile_kernel(NESTED, inputs=INPUTS, max_steps=17)
     with pytest.raises(KernelError) as info:
-        run_kernel(NESTED, inputs=INPUTS, max_steps=16)
+        run_tile_kernel(NESTED, inputs=INPUTS, max_steps=16)
     # The last loop (line 14) is the one that goes past: 16 already run.
     assert str(info.value).startswith("<input>:14:3: error: 'scf.for' op runs 1 iterations")
     assert "limit of 16 loop iterations per run (16 already run)" in str(info.value)
@@ -64,7 +64,7 @@ def test_tile_level_counts_every_loop_of_the_run():
 def test_huge_trip_count_is_refused_before_it_runs():
     text = NESTED.replace("%c4 = arith.constant 4", "%c4 = arith.constant 9223372036854775807")
     with pytest.raises(KernelError, match="'scf.for' op runs 9223372036854775807 iterations"):
-        run_kernel(text, inputs=INPUTS)
+        run_tile_kernel(text, inputs=INPUTS)
 
 
 def test_nvvm_model_counts_loops_once_per_block():
@@ -96,12 +96,12 @@ func.func @k(%x: memref<1024xf32>, %z: memref<1024xf32>) attributes {tile.target
 
 def test_ascend_pipe_simulator_has_the_limit_too():
     from tilepipe.core.flows import run_flow
-    from tilepipe.semantics.ascend.sim import simulate
+    from tilepipe.semantics.ascend.sim import run_ascend_kernel
 
     module = run_flow(parse_kernel(ASCEND, "kernel.mlir"), "ascend")
     inputs = {"x": np.arange(1024, dtype=np.float32), "z": np.zeros(1024, np.float32)}
-    report = simulate(module, inputs, max_steps=4)
+    report = run_ascend_kernel(module, inputs, max_steps=4)
     np.testing.assert_array_equal(report.outputs["z"], inputs["x"])
     with pytest.raises(KernelError) as info:
-        simulate(module, inputs, max_steps=3)
+        run_ascend_kernel(module, inputs, max_steps=3)
     assert str(info.value).startswith("kernel.mlir:8:3: error: 'scf.for' op runs 4 iterations")

@@ -22,6 +22,7 @@ LAYERS = [
     ("tilepipe.dialects", 0),
     ("tilepipe.core", 0),
     ("tilepipe.passes.analysis", 1),
+    ("tilepipe.passes.rewrite", 1),  # IR-building helpers the transformations share
     ("tilepipe.passes.pipelining", 2),
     ("tilepipe.passes.memory", 2),
     ("tilepipe.passes.tuning", 2),

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tilepipe.schedule_sim import simulate
+from tilepipe.schedule_sim import estimate_cycles
 from tilepipe.schedule_sim.chapter import CHAPTER_TARGET, VARIANTS, chapter_kernel
 from tilepipe.schedule_sim.svg import schedule_svg
-from tilepipe.semantics.tile.runner import find_races
+from tilepipe.semantics.tile.grid_runner import find_races
 from tilepipe.core.targets import Latency, get_target
 
 from pipeline_helpers import apply_passes, with_num_stages
@@ -42,13 +42,13 @@ def _chapter_with(**latencies: int):
 @pytest.mark.parametrize("depth", [3, 6])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_chapter_table(depth, variant):
-    report = simulate(chapter_kernel(variant, depth), target=CHAPTER_TARGET)
+    report = estimate_cycles(chapter_kernel(variant, depth), target=CHAPTER_TARGET)
     assert report.total_cycles == CHAPTER_TOTALS[depth][variant]
     assert round(report.steady_step, 1) == CHAPTER_STEPS[depth][variant]
 
 
 def test_chapter_sync_copy_at_latency_120():
-    report = simulate(chapter_kernel("sync-copy", 3), target=_chapter_with(global_copy=120))
+    report = estimate_cycles(chapter_kernel("sync-copy", 3), target=_chapter_with(global_copy=120))
     assert report.steady_step == 128.0
 
 
@@ -65,7 +65,7 @@ def _scheduled(name: str, target: str, num_stages: int | None = None) -> str:
 def test_simulated_order_is_one_the_race_detector_accepts(name, target):
     scheduled = _scheduled(name, target)
     assert find_races(scheduled, blocks=[(0, 0)]) == []
-    report = simulate(scheduled)
+    report = estimate_cycles(scheduled)
     assert report.deadlock == []
     assert report.order_violations() == []
 
@@ -75,7 +75,7 @@ def test_a_racy_kernel_is_out_of_order_in_both():
     # the refill of a slot, and the simulator runs that refill before the read.
     racy = chapter_kernel("none", 2)
     assert find_races(racy)
-    assert simulate(racy, target=CHAPTER_TARGET).order_violations()
+    assert estimate_cycles(racy, target=CHAPTER_TARGET).order_violations()
 
 
 def _insert_barrier(text: str, after_line: int) -> str:
@@ -87,23 +87,23 @@ def _insert_barrier(text: str, after_line: int) -> str:
 @pytest.mark.parametrize("target", ["sm_80", "sm_90"])
 def test_a_redundant_barrier_never_lowers_cycles(target):
     scheduled = _scheduled("gemm", target)
-    base = simulate(scheduled).total_cycles
+    base = estimate_cycles(scheduled).total_cycles
     lines = scheduled.splitlines()
     body = [i for i, line in enumerate(lines) if line.strip().startswith(("tile.", "pipeline.", "%"))
             and "memref.view" not in line and "arith.constant" not in line]
     assert len(body) > 10
     for index in body:
-        assert simulate(_insert_barrier(scheduled, index)).total_cycles >= base, lines[index]
+        assert estimate_cycles(_insert_barrier(scheduled, index)).total_cycles >= base, lines[index]
 
 
 @pytest.mark.parametrize("variant", ["war", "war+raw", "+cb"])
 def test_chapter_redundant_barrier_never_lowers_cycles(variant):
     text = chapter_kernel(variant, 3)
-    base = simulate(text, target=CHAPTER_TARGET).total_cycles
+    base = estimate_cycles(text, target=CHAPTER_TARGET).total_cycles
     lines = text.splitlines()
     for index, line in enumerate(lines):
         if "tile.add" in line or "bulk_copy" in line or "async_copy" in line:
-            with_barrier = simulate(_insert_barrier(text, index), target=CHAPTER_TARGET)
+            with_barrier = estimate_cycles(_insert_barrier(text, index), target=CHAPTER_TARGET)
             assert with_barrier.total_cycles >= base
 
 
@@ -114,7 +114,7 @@ def test_deeper_chapter_pipelines_never_raise_the_step(latency, iterations):
     target = _chapter_with(global_copy=latency)
     for variant in ("none", "war", "war+raw", "+cb"):
         steps = [
-            simulate(chapter_kernel(variant, d, iterations), target=target).steady_step
+            estimate_cycles(chapter_kernel(variant, d, iterations), target=target).steady_step
             for d in range(2, 8)
         ]
         assert steps == sorted(steps, reverse=True), (variant, steps)
@@ -124,7 +124,7 @@ def test_deeper_chapter_pipelines_never_raise_the_step(latency, iterations):
 def test_deeper_gemm_pipelines_never_raise_the_step_when_copies_bound(target):
     # Copies are the bottleneck at the targets' per-byte latencies (two 16 KiB tiles
     # against one 128x128x64 gemm per iteration).
-    steps = [simulate(_scheduled("gemm", target, d)).steady_step for d in range(1, 6)]
+    steps = [estimate_cycles(_scheduled("gemm", target, d)).steady_step for d in range(1, 6)]
     assert steps == sorted(steps, reverse=True), steps
 
 
@@ -145,7 +145,7 @@ def test_copy_occupancy_follows_bytes(target):
     fixed = get_target(target).latencies["issue"].fixed
     pipeline = P80  # cp.async on both targets (no tma-copy)
     reports = {
-        k: simulate(str(apply_passes(gemm_with_tile(128, 128, k).replace("sm_80", target), pipeline)))
+        k: estimate_cycles(str(apply_passes(gemm_with_tile(128, 128, k).replace("sm_80", target), pipeline)))
         for k in (64, 32)
     }
     full = dict(_copy_spans(reports[64]))
@@ -155,7 +155,7 @@ def test_copy_occupancy_follows_bytes(target):
     busy = {k: sum(c - fixed for _, c in _copy_spans(r)) for k, r in reports.items()}
     assert busy[64] == busy[32]
     per_op = {
-        k: simulate(str(apply_passes(gemm_with_tile(128, 128, k), P80)), target=_chapter_with())
+        k: estimate_cycles(str(apply_passes(gemm_with_tile(128, 128, k), P80)), target=_chapter_with())
         for k in (64, 32)
     }
     assert len(_copy_spans(per_op[32])) == 2 * len(_copy_spans(per_op[64]))
@@ -167,13 +167,13 @@ def test_gemm_latency_follows_flops():
     gemm = target.latencies["gemm"]
     spans = {}
     for k in (64, 32):
-        report = simulate(_scheduled_text(gemm_with_tile(128, 128, k), "sm_80"))
+        report = estimate_cycles(_scheduled_text(gemm_with_tile(128, 128, k), "sm_80"))
         spans[k] = next(s.end - s.start for s in report.timeline if s.item.op.name == "tile.gemm")
     assert spans[64] - gemm.fixed == 2 * (spans[32] - gemm.fixed) == 2 * 128 * 128 * 64 // int(gemm.rate)
 
 
 def test_schedule_svg_has_a_lane_per_unit_and_marks_syncs():
-    reports = [(f"num_stages={d}", simulate(_scheduled("gemm", "sm_80", d))) for d in (1, 3)]
+    reports = [(f"num_stages={d}", estimate_cycles(_scheduled("gemm", "sm_80", d))) for d in (1, 3)]
     svg = schedule_svg(reports)
     assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
     assert svg.count(">copy</text>") == 2 and svg.count(">compute</text>") == 2
@@ -209,7 +209,7 @@ def gemm_with_tile(m: int, n: int, k: int) -> str:
 def test_gemm_tile_variants_run():
     for shape in GEMM_SHAPES:
         text = gemm_with_tile(*shape)
-        assert simulate(_scheduled_text(text, "sm_80")).total_cycles > 0
+        assert estimate_cycles(_scheduled_text(text, "sm_80")).total_cycles > 0
 
 
 def _scheduled_text(text: str, target: str) -> str:

@@ -21,7 +21,7 @@ from xdsl.dialects.func import FuncOp
 from tilepipe.core.diagnostics import OpDiagnosticError
 from tilepipe.core.flows import run_flow
 
-from tilepipe.semantics.ascend.sim import simulate
+from tilepipe.semantics.ascend.sim import run_ascend_kernel
 from tilepipe.semantics.errors import KernelError
 
 
@@ -52,5 +52,5 @@ def ascend_races(
             "is unsynchronized Ascend source: its races are decided after "
             f"ascend-insert-sync, and the Ascend pipeline cannot compile it ({err.diagnostic})",
         ) from None
-    report = simulate(module, inputs, index_args, max_steps=max_steps)
+    report = run_ascend_kernel(module, inputs, index_args, max_steps=max_steps)
     return [AscendProblem(problem) for problem in report.problems()]

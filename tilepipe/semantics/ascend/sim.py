@@ -1,47 +1,7 @@
-"""Pipe-level simulation of an ``ascend``-dialect kernel.
-
-The scalar unit (:mod:`tilepipe.semantics.ascend.issue`) issues the kernel's
-instructions in program order into one in-order queue per pipe of each core.  This
-module executes the queues:
-
-* **Data.** Every data instruction computes with numpy (copies, ``mmad`` in f32,
-  vector ops; :mod:`tilepipe.semantics.ascend.data_unit`), so the final GM buffers can
-  be compared with the tile-level program.
-  L1 buffers hold their physical layout (:mod:`tilepipe.semantics.ascend.layout`):
-  ND -> NZ copies and fixpipes into L1 write the fractal NZ layout and ``load_data``
-  reads it, so an ND/NZ mismatch computes wrong results.
-* **Synchronization.** An intra-core flag is a single bit per (hard event, id): a set
-  raises it (a second set before the wait is reported), a wait stalls its pipe until
-  the bit is up and clears it.  Cross-core flags are counters: the target's
-  ``cross_core_counter_limit`` (16) bounds the sets outstanding on one flag in *every*
-  schedule, not only the simulated one -- a set is reported when more than that many
-  earlier sets (itself included) are not matched by waits that happen before it.  A
-  lock-pool slot serves requests in issue order: a blocking ``get_buf`` stalls until
-  every earlier request on the slot was released.  ``pipe_barrier`` orders its pipe (ALL:
-  every pipe of the core).
-* **Happens-before.** S, V and M complete in issue order; MTE1/2/3 and FIX do not
-  (issue order alone does not protect overlapping accesses), but their syncs wait for
-  every earlier instruction of the pipe and hold back every later one.  Flags, locks
-  and barriers add edges.  Two accesses to overlapping elements, one a write, that no
-  path orders are a **race**.
-* **Deadlock**: no queue can make progress while some are not empty (a wait no set can
-  satisfy).  **Flags left set** at the end (intra-core bits, cross-core counters above
-  zero, lock slots taken and never released, and spilled flags -- non-blocking
-  requests of a slot -- that no blocking request waited for) are reported too.
-* **Cores.** Every instruction runs on one core's pipes: a data op on the core of its
-  memories, a sync op on the core its pipes or its ``ascend.core`` name.  A cross-core
-  set raises the counter of the *other* core's flag.  One AIV stands for the vector
-  cores: mode 2 makes both AIVs run the same vector code against the AIC.
-* **Blocks.** A kernel with a ``tile.grid`` runs once per block (the block ids its
-  ``tile.block_id`` ops read); the blocks share GM, and GM accesses of two blocks that
-  overlap, one a write, are races (blocks are not ordered).
-* **Cycles**: each data instruction occupies its pipe for the target's per-pipe
-  latency (fixed + its bytes, or a matmul's FLOPs, over the pipe's rate:
-  :mod:`tilepipe.semantics.op_work`); a wait completes ``flag_latency`` after its set; a lock request costs
-  ``lock_latency``.  The makespan is the kernel's cycle count.  The pipes are the
-  lanes of :mod:`tilepipe.semantics.lane_engine`, the engine the CUDA schedule
-  simulator (:mod:`tilepipe.schedule_sim`) runs on too.
-"""
+"""The Ascend pipe simulator: executes the per-pipe queues that the scalar unit
+(``issue``) fills, computing the data with numpy and checking flags, locks, races,
+deadlocks and flags left set, and counting cycles.  Entry: ``run_ascend_kernel``.
+See docs/ascend.md, "Pipe simulator"."""
 
 from __future__ import annotations
 
@@ -367,7 +327,7 @@ def _cross_block_races(
     return races
 
 
-def simulate(
+def run_ascend_kernel(
     module_or_kernel: ModuleOp | FuncOp,
     inputs: Mapping[str, np.ndarray],
     scalar_args: Mapping[str, int] | None = None,

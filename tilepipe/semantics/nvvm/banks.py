@@ -1,38 +1,7 @@
-"""A shared-memory bank-conflict model for the NVVM interpreter (``interp.py``),
-counted in *wavefronts*: the shared-memory transactions a warp-level access needs.
-
-The model (NVIDIA sm_80/sm_90 shared memory as the CUDA guide and Nsight Compute
-describe it):
-
-* 32 banks of 4 bytes; byte address ``a`` lies in word ``a // 4``, bank
-  ``(a // 4) % 32``.
-* An access in which every active thread touches ``b`` contiguous bytes is served in
-  *phases* of consecutive lanes of a warp: 32 lanes per phase when ``b <= 4``, 16
-  (lanes 0-15, 16-31) when ``b <= 8``, 8 (lanes 0-7, 8-15, ...) when ``b <= 16``.
-  Wider accesses are split into 16-byte pieces (as the hardware's ``.v4.b32`` limit
-  splits them), each piece one request.
-* A phase costs the largest number of *distinct words* any one bank is asked for;
-  threads asking for the same word share it (broadcast, no conflict).  A phase with
-  no active thread costs nothing.
-* The *ideal* cost of a phase is ``ceil(distinct words / 32)``: what the bytes it
-  moves need when they are spread over all banks.  For aligned accesses (the only
-  kind the lowering emits) a phase moves at most 128 bytes, so the ideal is 1 per
-  phase with an active thread.
-
-Simplifications:
-
-* reads and writes are not told apart (stores of several threads to one word count
-  once, like a broadcast);
-* ``ldmatrix``: each 8x8 matrix is one phase, whose 8 row addresses come from lanes
-  ``8i .. 8i+7``; lanes whose addresses ``.x1``/``.x2`` ignore are not counted;
-* ``cp.async`` is counted when it is issued (its shared-memory write happens some
-  time before the ``wait_group`` that retires it; the count does not depend on when);
-* only the accesses of threads count: bulk (TMA) copies and mbarrier operations are
-  not modelled, nor is any interference between warps or ops.
-
-``count_wavefronts`` is the pure counting function; ``BankCounter`` accumulates its
-results per op name over all executions of the op and all blocks.
-"""
+"""The shared-memory bank-conflict model of the NVVM interpreter: wavefronts per
+warp-level access against the ideal count.  ``count_wavefronts`` counts one access,
+``BankCounter`` sums per op name over all runs and blocks.  See docs/semantics.md,
+"Shared-memory bank conflicts (NVVM interpreter)"."""
 
 from __future__ import annotations
 

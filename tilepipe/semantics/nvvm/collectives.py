@@ -1,9 +1,18 @@
-"""The synchronizing and warp-collective ops of the NVVM interpreter
-(``interp.py``): ``cp.async`` copies and groups, barriers, mbarriers, ``ldmatrix``,
-``mma.sync``; the race detectors they feed are in ``races.py``.
+"""The synchronizing and warp-collective ops of the NVVM interpreter: ``cp.async``
+copies and groups, barriers, mbarriers, ``ldmatrix``, ``mma.sync``; the race detectors
+they feed are in ``races``.
 
-The fragment layouts are the PTX ISA's (see ``interp.py``'s docstring), written
-here independently of the lowering so that running a lowered kernel checks it.
+The fragment layouts are the PTX ISA's, written here independently of the lowering so
+that running a lowered kernel checks it:
+
+* ``ldmatrix .m8n8 .x{1,2,4} [.trans] .b16``: lanes ``8i..8i+7`` give the row
+  addresses of matrix ``i``; lane ``t`` receives row ``t/4``, columns ``2(t%4)``,
+  ``2(t%4)+1`` of each matrix (of its transpose with ``.trans``);
+* ``mma.m16n8k16`` (f16/bf16 -> f32; ``nvgpu.mma.sync`` with vector fragments, or
+  ``nvvm.mma.sync`` with bf16 pairs packed in i32 registers, lower half first): A
+  ``a0..a7`` = rows ``g`` / ``g+8`` and columns ``2c+{0,1}`` / ``2c+8+{0,1}``
+  (g = lane/4, c = lane%4), B ``b0..b3`` = rows ``2c+{0,1}`` / ``2c+8+{0,1}`` of column
+  ``g``, C/D ``c0..c3`` = row ``g`` / ``g+8``, columns ``2c+{0,1}``.
 """
 
 from __future__ import annotations

@@ -1,33 +1,7 @@
-"""Execution of target-level NVVM kernels (the output of ``lower-to-nvvm``), thread
-by thread, with the PTX ISA's warp-collective fragment layouts and a race detector.
-
-Why not xDSL's interpreter framework: ``ldmatrix`` and ``mma.sync`` are collective --
-a lane's result depends on the other 31 lanes' operands -- so the block runs in
-lockstep (SIMT).  Every SSA value holds one entry per thread (shape ``(threads, ...)``),
-``scf.if``/``scf.while`` narrow an active-thread mask, and effects (stores, copies,
-mbarrier updates) apply to the active threads only.  The synchronizing and
-warp-collective ops live in ``collectives``, implemented from the PTX ISA's
-fragment tables, independently of the lowering:
-
-* ``ldmatrix .m8n8 .x{1,2,4} [.trans] .b16``: lanes ``8i..8i+7`` give the row
-  addresses of matrix ``i``; lane ``t`` receives row ``t/4``, columns ``2(t%4)``,
-  ``2(t%4)+1`` of each matrix (of its transpose with ``.trans``);
-* ``mma.m16n8k16`` (f16/bf16 -> f32; ``nvgpu.mma.sync`` with vector fragments, or
-  ``nvvm.mma.sync`` with bf16 pairs packed in i32 registers, lower half first): A ``a0..a7`` = rows ``g`` / ``g+8`` and columns
-  ``2c+{0,1}`` / ``2c+8+{0,1}`` (g = lane/4, c = lane%4), B ``b0..b3`` = rows ``2c+{0,1}``
-  / ``2c+8+{0,1}`` of column ``g``, C/D ``c0..c3`` = row ``g`` / ``g+8``, columns ``2c+{0,1}``.
-
-``cp.async`` copies read their source at issue and land when a ``wait_group`` of the
-issuing thread covers their group.  The race detectors (``races``) track the
-bytes of shared memory and of the kernel arguments the kernel writes: an access
-conflicts with an access of another thread to the same byte (one of them a
-write) since the last barrier both took part in; an async copy writes its destination
-from issue until it lands.  (A partial barrier orders its participants' earlier
-accesses for everybody -- a simplification that can only miss races, never invent
-them.)  With ``count_bank_conflicts`` the same accesses (and ``cp.async`` writes, at
-issue) feed a shared-memory bank-conflict model that counts wavefronts per op
-(``banks``).
-"""
+"""Execution of target-level NVVM kernels (the output of ``lower-to-nvvm``), all
+threads of a block in lockstep, with the race detectors and the bank-conflict model:
+the entry point ``run_nvvm_kernel``.  See docs/nvvm.md, "Executing the target-level
+IR"."""
 
 from __future__ import annotations
 
@@ -40,8 +14,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
-from tilepipe.semantics.nvvm import collectives  # noqa: F401  (registers its handlers)
-from tilepipe.semantics.nvvm import conversions  # noqa: F401  (registers its handlers)
+# Imported for their side effect: each registers its op handlers with ``execution``.
+from tilepipe.semantics.nvvm import collectives, control_flow, conversions, memory_ops, scalar_ops  # noqa: F401
 from tilepipe.semantics.nvvm.banks import BankCounter, total_wavefronts
 from tilepipe.semantics.nvvm.execution import (  # noqa: F401  (NvvmExecutionError: public)
     BlockExecution,

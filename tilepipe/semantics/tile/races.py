@@ -1,40 +1,7 @@
-"""Happens-before race detection for one block of a running kernel.
-
-Agents are the block's threads ``0 .. T-1`` and, for every thread ``t``, the async
-copy engine lane ``T + t`` that performs the copies ``t`` issued.  Which agent touches
-which element of a tile op is fixed by the op's element mapping:
-
-* COOPERATIVE ops (copy, fill, elementwise, reduce, async copy): chunk ``c`` of the
-  operand's tile (``op.cooperative_chunk()`` consecutive elements, row-major) goes to
-  thread ``c mod T``; an async copy's element is written and read by that thread's
-  engine lane; a bulk copy by thread 0's lane.  An op that touches a register
-  fragment follows the fragment's layout (the accumulator layout below for matrices).
-* WARP_TILED ``tile.gemm``: every thread reads the whole A and B tiles; C is split in
-  row blocks, warp ``w`` owns rows ``[w*M/W, (w+1)*M/W)`` (``W = T/32`` warps) and the
-  element at ``(i, j)`` of its block belongs to lane ``(i_local*N + j) mod 32``.
-* scalar ``memref.load``/``memref.store`` run on thread 0.
-
-Clocks are event numbers: every op instance is one event ``E`` and each participating
-thread sets its own vector-clock entry to ``E``.  Barriers join the clocks of the
-participating threads; ``wait_group`` joins the engine lanes of the completed copies
-into their issuing threads; a completed mbarrier phase carries the join of its
-arrivals (and bulk copies) to every waiting thread.  Thread-private memory (fragment,
-local) is not tracked.
-
-Proxies (PTX ISA, "Memory Consistency Model: Proxies"): bulk copies write shared
-memory through the *async proxy*, everything else (cp.async included) through the
-generic one (cp.async included).  A thread's generic access is ordered before an async-proxy access of
-the same bytes only by a ``fence.proxy.async`` of that thread after it, which
-happens-before the async access.  So every thread ``t`` has a third clock entry
-``2T + t``: the event of its latest proxy fence, joined like the others; an
-async-proxy access checks earlier thread accesses against those entries, and one
-ordered by a barrier but not fenced is a race "across proxies".
-
-Shadow memory is kept per allocation and per granule (the gcd of the element sizes of
-its views): last writer (agent, event) and, for on-chip memory, the event of the last
-read by every agent (global memory keeps only the last reader).  All checks of one
-tile op are numpy operations over its whole region.
-"""
+"""Happens-before race detection for one block of a running tile-level kernel:
+agents (threads and their copy-engine lanes), vector clocks with a proxy-fence entry
+per thread, and shadow memory per granule.  See docs/semantics.md, "The race
+detector" and "What the hardware guarantees"."""
 
 from __future__ import annotations
 

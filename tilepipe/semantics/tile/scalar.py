@@ -42,7 +42,7 @@ from tilepipe.semantics.memory import (
     strided_view,
     typed_view,
 )
-from tilepipe.semantics.tile.runtime import RuntimeFunctions, value_name
+from tilepipe.semantics.tile.interpreter_base import RuntimeFunctions, value_name
 
 # --------------------------------------------------------------------------- integers
 

@@ -1,6 +1,6 @@
 """Interpreter functions for the scheduled-level async/sync ops of ``pipeline``.
 
-The timing model is in :mod:`tilepipe.semantics.tile.machine`; these functions decode the
+The timing model is in :mod:`tilepipe.semantics.tile.block_machine`; these functions decode the
 operands, check them (bounds, initialization) and tell the machine and the race
 tracker what happened.
 """
@@ -13,9 +13,9 @@ from xdsl.interpreter import Interpreter, impl, register_impls
 from tilepipe.dialects import pipeline_sync as sync
 
 from tilepipe.semantics.errors import KernelError
-from tilepipe.semantics.tile.machine import MBarrier
+from tilepipe.semantics.tile.block_machine import MBarrier
 from tilepipe.semantics.tile.races import Agents
-from tilepipe.semantics.tile.runtime import RuntimeFunctions
+from tilepipe.semantics.tile.interpreter_base import RuntimeFunctions
 from tilepipe.semantics.tile.tile_ops import TileOperands
 
 

@@ -35,7 +35,7 @@ from tilepipe.semantics.memory import Buffer, Region
 from tilepipe.semantics import numerics
 from tilepipe.semantics.numerics import gemm_accumulate, gemm_k_step
 from tilepipe.semantics.tile.races import Agents, fragment_threads, warp_tiled_threads
-from tilepipe.semantics.tile.runtime import RuntimeFunctions
+from tilepipe.semantics.tile.interpreter_base import RuntimeFunctions
 
 class TileOperands:
     """The checked regions of one tile op, by role."""

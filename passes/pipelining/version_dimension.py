@@ -18,8 +18,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.dialects.tile import TileOp
 from tilepipe.passes.pipelining.buffer_versions import BufferVersions
-from tilepipe.passes.analysis.index_arith import Index, IndexBuilder
-from tilepipe.passes.analysis.operand_rewrite import with_operands
+from tilepipe.passes.rewrite.index_arith import Index, IndexBuilder
+from tilepipe.passes.rewrite.operand_rewrite import with_operands
 
 
 def versioned_memref_type(buffer_type: MemRefType, versions: int) -> MemRefType:

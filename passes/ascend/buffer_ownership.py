@@ -36,7 +36,7 @@ from tilepipe.dialects.memory_space import ON_CHIP_ASCEND_SPACES, MemorySpace
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.tile import TileOp
 
-from tilepipe.passes.analysis.index_arith import Index, IndexBuilder
+from tilepipe.passes.rewrite.index_arith import Index, IndexBuilder
 
 VERSIONS_ATTR = "ascend.versions"
 INDEX_MODE_ATTR = "ascend.index_mode"

@@ -10,7 +10,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions
 from xdsl.ir import Operation, Region, SSAValue
 
 from tilepipe.semantics.errors import KernelError
-from tilepipe.semantics.tile.machine import BlockMachine
+from tilepipe.semantics.tile.block_machine import BlockMachine
 from tilepipe.semantics.memory import Buffer, OutOfBounds, Region as BufferRegion, UninitializedRead
 from tilepipe.semantics.tile.races import Agents
 from tilepipe.semantics.work_limit import WorkLimit, trip_count

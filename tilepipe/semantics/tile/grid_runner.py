@@ -1,6 +1,6 @@
 """Run a kernel over its grid: parse, bind arguments, interpret every block.
 
-Public entry points (re-exported by :mod:`tilepipe.semantics`): :func:`run_kernel`,
+Public entry points (re-exported by :mod:`tilepipe.semantics`): :func:`run_tile_kernel`,
 :func:`find_races`, :func:`execute` (both at once) and :func:`load_module`.
 """
 
@@ -29,10 +29,10 @@ from tilepipe.core.registry import make_context
 from tilepipe.semantics.ascend.races import AscendProblem, ascend_races
 from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics.tile.grid_races import GridConflicts
-from tilepipe.semantics.tile.machine import BlockMachine
+from tilepipe.semantics.tile.block_machine import BlockMachine
 from tilepipe.semantics.memory import Buffer, element_format, new_buffer
 from tilepipe.semantics.tile.races import Race, RaceTracker
-from tilepipe.semantics.tile.runtime import KernelRuntime
+from tilepipe.semantics.tile.interpreter_base import KernelRuntime
 from tilepipe.semantics.work_limit import WorkLimit
 from tilepipe.semantics.tile.scalar import (
     ArithFunctions,
@@ -293,7 +293,7 @@ def execute(
     return KernelRun(outputs, races if ascend_problems is None else ascend_problems)
 
 
-def run_kernel(
+def run_tile_kernel(
     module_or_text: ModuleOp | str,
     func_name: str | None = None,
     inputs: Mapping[str, np.ndarray] | None = None,

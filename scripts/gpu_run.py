@@ -1,0 +1,217 @@
+"""One configuration checked on the GPU: compile, check the ABI, launch on random
+inputs, compare with the reference, time it next to a library GEMM, and print the
+outcome (docs/gpu_check.md)."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tilepipe.drivers.compile import CompileError, compile_kernel
+from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.semantics import argument_names, execute
+from tilepipe.semantics.memory import element_format
+from tilepipe.semantics.tile.grid_runner import random_array
+
+from kernel_abi import argument_shapes, check_abi, kernel_arguments, ptx_parameters
+from cuda_driver import (
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    CheckFailed,
+    CudaDriver,
+    cublas_gemm,
+)
+from gpu_calibration import model_prediction
+from gpu_problems import NUMPY_REFERENCES, Problem, launch_grid, matmul_flops
+
+STATIC_SHARED_LIMIT = 48 * 1024  # above it, a kernel must opt in to more shared memory
+# |gpu - reference| <= TOLERANCE * max|reference|: summation order and exp2.approx
+# differ from the reference, f32 accumulation keeps the difference ~1e-6 relative.
+TOLERANCE = 1e-3
+
+
+def torch_figure(a: np.ndarray, b: np.ndarray, repeat: int) -> dict | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    for _ in range(3):
+        torch.matmul(ta, tb)
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(repeat):
+        out = torch.matmul(ta, tb)
+    stop.record()
+    torch.cuda.synchronize()
+    return {"name": "torch.matmul f16", "ms": start.elapsed_time(stop) / repeat,
+            "result": out.float().cpu().numpy()}
+
+
+def reference_figure(driver: CudaDriver, problem: Problem, inputs, repeat: int) -> dict | None:
+    if problem.path.stem not in NUMPY_REFERENCES:
+        return None  # no library kernel computes the same thing
+    a, b = inputs["A"], inputs["B"]
+    return cublas_gemm(driver, a, b, repeat) or torch_figure(a, b, repeat)
+
+
+@dataclass
+class Outcome:
+    kernel: str
+    arch: str
+    num_stages: int | None
+    ok: bool = False
+    message: str = ""
+    details: dict = field(default_factory=dict)
+
+
+def worst_difference(results, expected) -> tuple[str, float, float]:
+    """(argument, max |error|, allowed error) of the argument furthest from its reference.
+
+    Each argument is allowed TOLERANCE times its own largest reference magnitude; a NaN
+    is as far as it gets.
+    """
+    worst: tuple[float, str, float, float] | None = None
+    for name, reference in expected.items():
+        error = float(np.max(np.abs(results[name].astype(np.float64) - reference)))
+        bound = TOLERANCE * max(float(np.max(np.abs(reference))), float(np.finfo(np.float32).tiny))
+        ratio = math.inf if math.isnan(error) else error / bound
+        if worst is None or ratio > worst[0]:
+            worst = (ratio, name, error, bound)
+    assert worst is not None, "a kernel without arguments has nothing to compare"
+    return worst[1:]
+
+
+def _tflops(flops: int | None, ms: float) -> float | None:
+    return None if flops is None or ms <= 0 else flops / (ms * 1e-3) / 1e12
+
+
+def run_problem(driver: CudaDriver, problem: Problem, arch: str, args) -> Outcome:
+    """Compile, launch, compare and time one problem; a failure is the outcome's message."""
+    outcome = Outcome(problem.label, arch, args.num_stages)
+    try:
+        _check(driver, problem, arch, args, outcome.details)
+        outcome.ok = True
+    except CheckFailed as err:
+        outcome.message = str(err)
+    return outcome
+
+
+def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict) -> None:
+    func = problem.func
+    kernel = func.sym_name.data
+    start = time.perf_counter()
+    try:
+        compiled = compile_kernel(problem.text, str(problem.path), arch, num_stages=args.num_stages)
+    except CompileError as err:
+        raise CheckFailed("compilation failed:\n" + "\n".join(map(str, err.diagnostics))) from None
+    details["compile_s"] = time.perf_counter() - start
+    details["registers"] = next((r.registers for r in compiled.ptxas if r.kernel == kernel), None)
+    details["model"] = model_prediction(problem, arch, args.num_stages)
+    grid = launch_grid(func, problem.shapes, problem.index_args)
+    threads = kernel_launch_shape(func)[1]
+    shared = compiled.dynamic_shared_bytes.get(kernel, 0)
+    details.update(grid=list(grid), threads=threads, dynamic_shared_bytes=shared)
+
+    shapes = argument_shapes(func, problem.shapes)
+    names = list(shapes)  # the memref arguments
+    # The ABI check runs before anything touches the GPU.
+    check_abi(
+        kernel_arguments(func, dict.fromkeys(names, 0), problem.shapes, problem.index_args),
+        ptx_parameters(compiled.ptx, kernel), kernel,
+    )
+    rng = np.random.default_rng(args.seed)
+    types = dict(zip(argument_names(func), (a.type for a in func.body.block.args)))
+    formats = {n: element_format(types[n].element_type) for n in names}
+    inputs = {n: random_array(types[n], rng, shapes[n]) for n in names}
+    pointers = {n: driver.upload(formats[n].to_storage(inputs[n])) for n in names}
+    module = None
+    try:
+        arguments = kernel_arguments(func, pointers, problem.shapes, problem.index_args)
+        details["parameters"] = len(arguments)
+        module = driver.load_ptx(compiled.ptx)
+        function = driver.function(module, kernel)
+        if shared > STATIC_SHARED_LIMIT:
+            limit = driver.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            if shared > limit:
+                raise CheckFailed(f"needs {shared} B of dynamic shared memory, the GPU allows {limit} B")
+            driver.call("cuFuncSetAttribute", function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
+        values = [value for _, value in arguments]
+        driver.launch(function, grid, threads, shared, values)
+        driver.call("cuCtxSynchronize")
+        results = {
+            n: formats[n].from_storage(driver.download(pointers[n], formats[n].to_storage(inputs[n])))
+            for n in names
+        }
+        reference_name, reference = NUMPY_REFERENCES.get(problem.path.stem, (None, None))
+        if reference is not None:
+            expected = reference(inputs)
+        else:
+            reference_name = "tilepipe interpreter (tile level)"
+            expected = execute(
+                problem.text, inputs=inputs, index_args=problem.index_args, file_name=str(problem.path)
+            ).outputs
+        name, error, bound = worst_difference(results, expected)
+        details.update(reference=reference_name, max_abs_error=error, error_bound=bound)
+        if not error <= bound:  # also false for NaN
+            raise CheckFailed(
+                f"mismatch: max |error| {error:.3g} > {bound:.3g} in %{name} (reference: {reference_name})"
+            )
+
+        ms = driver.milliseconds_per_call(
+            lambda: driver.launch(function, grid, threads, shared, values), args.repeat
+        )
+        flops = matmul_flops(func, grid)
+        if flops is None and problem.path.stem in NUMPY_REFERENCES:  # a dynamic K loop
+            (m, k), n = inputs["A"].shape, inputs["B"].shape[1]
+            flops = 2 * m * n * k
+        details.update(ms=ms, repeat=args.repeat, flops=flops, tflops=_tflops(flops, ms))
+        figure = reference_figure(driver, problem, inputs, args.repeat)
+        if figure is not None:
+            library_error = float(np.max(np.abs(figure.pop("result") - expected["C"])))
+            details["library"] = {**figure, "tflops": _tflops(flops, figure["ms"]), "max_abs_error": library_error}
+    finally:
+        if module is not None:
+            driver.unload(module)
+        for pointer in pointers.values():
+            driver.free(pointer)
+
+
+def format_outcome(outcome: Outcome) -> str:
+    d = outcome.details
+    stages = "" if outcome.num_stages is None else f"  num_stages={outcome.num_stages}"
+    lines = [f"{outcome.kernel}  {outcome.arch}{stages}"]
+    if "compile_s" in d:
+        lines.append(f"  compile    {d['compile_s']:.1f} s, {d['registers']} registers")
+    if "parameters" in d:
+        grid = " x ".join(map(str, d["grid"]))
+        lines.append(
+            f"  launch     grid {grid}, {d['threads']} threads, {d['dynamic_shared_bytes']} B dynamic "
+            f"shared, {d['parameters']} parameters (match the PTX .param list)"
+        )
+    model = d.get("model")
+    if model is not None:
+        lines.append(
+            f"  model      {model['cycles_per_block']} cycles per block, "
+            f"{model['cycles_per_iteration']} per iteration, {model['grid_cycles']} for the grid"
+            if "error" not in model else f"  model      not simulated: {model['error']}"
+        )
+    if "max_abs_error" in d and outcome.ok:
+        lines.append(f"  check      ok: max |error| {d['max_abs_error']:.2e} <= {d['error_bound']:.2e} ({d['reference']})")
+    if not outcome.ok:
+        lines.append("  FAILED     " + outcome.message.replace("\n", "\n             "))
+        return "\n".join(lines)
+    rate = "n/a" if d["tflops"] is None else f"{d['tflops']:.1f} TFLOP/s"
+    lines.append(f"  time       {d['ms']:.3f} ms per launch (mean of {d['repeat']}), {rate}")
+    library = d.get("library")
+    if library is None:
+        lines.append("  reference  no reference available")
+    else:
+        rate = "n/a" if library["tflops"] is None else f"{library['tflops']:.1f} TFLOP/s"
+        lines.append(f"  reference  {library['name']}: {library['ms']:.3f} ms, {rate} (max |error| {library['max_abs_error']:.2e})")
+    return "\n".join(lines)
