@@ -94,7 +94,7 @@ from tilepipe.lowering.nvvm.reduce_scratch import (
     scratch_reductions,
 )
 from tilepipe.lowering.nvvm.registers import check_register_budget
-from tilepipe.lowering.nvvm.staging import add_staging_buffers
+from tilepipe.lowering.nvvm.staging_tiles import add_staging_buffers
 from tilepipe.lowering.nvvm.relayout import Relayout, plan_relayouts
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
 

@@ -3,7 +3,7 @@ through shared memory.
 
 A gemm reads every element of A and B, but a thread holds only its own elements of
 a register fragment.  So ``lower-to-nvvm`` gives each fragment operand of a gemm a
-shared tile of the operand's shape (``add_staging_buffers``, allocated at the
+shared tile of the operand's shape (``staging_tiles.add_staging_buffers``, allocated at the
 kernel's entry before the shared layout is made, so that it is counted like any
 shared buffer), and the gemm, lowered, first has every thread store its elements
 there under the fragment's layout, then reads the tile like a shared operand (on
@@ -20,48 +20,15 @@ Two barriers order the staging tile, each only where it is needed:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import MemRefType, StringAttr
+from xdsl.dialects import scf
 from xdsl.ir import Block, Operation
-from xdsl.rewriter import InsertPoint, Rewriter
 
-from tilepipe.dialects import nvvm
-from tilepipe.dialects.memory_space import MemorySpace, memory_space
-from tilepipe.dialects.tile import GemmOp
 from tilepipe.core.diagnostics import op_error
-
+from tilepipe.dialects import nvvm
+from tilepipe.dialects.tile import GemmOp
 from tilepipe.lowering.nvvm import emit
-
-if TYPE_CHECKING:  # access imports kernel, which imports this module
-    from tilepipe.lowering.nvvm.access import TileOperand
-    from tilepipe.lowering.nvvm.kernel import KernelContext
-
-REGISTER_SPACES = (MemorySpace.FRAGMENT, MemorySpace.LOCAL)
-
-
-def add_staging_buffers(kernel: func.FuncOp) -> dict[GemmOp, dict[str, memref.AllocOp]]:
-    """A shared ``memref.alloc`` of the operand's tile shape for every register
-    fragment A or B of a gemm of ``kernel``, at the start of its entry block."""
-    staging: dict[GemmOp, dict[str, memref.AllocOp]] = {}
-    entry = kernel.body.block
-    for gemm in [op for op in kernel.walk() if isinstance(op, GemmOp)]:
-        for role in ("a", "b"):
-            buffer_type = getattr(gemm, role).type
-            assert isinstance(buffer_type, MemRefType)
-            if memory_space(buffer_type) not in REGISTER_SPACES:
-                continue
-            alloc = memref.AllocOp.get(
-                buffer_type.element_type,
-                shape=gemm.operand_tile_shape(role),
-                memory_space=StringAttr(MemorySpace.SHARED.value),
-            )
-            alloc.location = gemm.location
-            Rewriter.insert_op(alloc, InsertPoint.at_start(entry))
-            staging.setdefault(gemm, {})[role] = alloc
-    return staging
-
+from tilepipe.lowering.nvvm.access import TileOperand
+from tilepipe.lowering.nvvm.kernel import KernelContext
 
 def stage_register_operands(
     op: GemmOp, context: KernelContext, operands: list[TileOperand]

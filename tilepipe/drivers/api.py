@@ -153,8 +153,7 @@ def compile_for(
         )
     module = _to_xdsl(source, name)
     from tilepipe.drivers.compile import compile_module
-    from tilepipe.drivers.stage_reports import format_summary
-
+    
     # The CUDA text carries the kernel's locations, so that a host parsing it points
     # its diagnostics at the source lines.
     result = compile_module(
@@ -163,7 +162,7 @@ def compile_for(
     )
     return Compilation(
         target, level, _like(module, source), result.output, result.stages,
-        result.warnings, format_summary(result, "<api>"),
+        result.warnings, result.summary("<api>"),
     )
 
 

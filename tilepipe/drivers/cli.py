@@ -25,7 +25,6 @@ from tilepipe.drivers.command_line import DriverArgumentParser, run_driver
 from tilepipe.core.source import read_source, shape_assignment
 from tilepipe.core.targets import TARGET_ALIASES, TARGETS, CudaTarget
 from tilepipe.core.flows import levels_of
-from tilepipe.drivers.stage_reports import format_summary
 
 CUDA_EMITS = levels_of("cuda")
 ASCEND_EMITS = levels_of("ascend")
@@ -186,7 +185,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
         draw_schedule(text, str(path), args.target, [args.num_stages], args.schedule_svg)
     if not args.quiet:
-        print(format_summary(result, str(path)), file=sys.stderr)
+        print(result.summary(str(path)), file=sys.stderr)
     return 0
 
 

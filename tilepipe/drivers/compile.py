@@ -64,6 +64,29 @@ class CompileResult:
     parse_seconds: float = 0.0
     upstream_pass_seconds: dict[str, float] = field(default_factory=dict)
 
+    def summary(self, kernel_path: str) -> str:
+        """The one-screen account ``tilepipe compile`` prints to stderr: each stage,
+        ptxas's registers and shared memory, the target's own lines, warnings."""
+        lines = [f"tilepipe compile {kernel_path} --target {self.target.name}"]
+        for stage in self.stages:
+            time_ = "" if stage.skipped else f"{stage.seconds * 1000:8.1f} ms"
+            lines.append(f"  {stage.name:26s} {time_:>11s}  {stage.summary}".rstrip())
+        for report in self.ptxas:
+            dynamic = self.dynamic_shared_bytes.get(report.kernel)
+            shared = f"{report.shared_bytes} B static shared"
+            if dynamic is not None:
+                shared += f" + {dynamic} B dynamic shared (launch with it)"
+            spills = ""
+            if report.spill_store_bytes or report.spill_load_bytes:
+                spills = f", spills {report.spill_store_bytes}/{report.spill_load_bytes} B"
+            lines.append(
+                f"  kernel @{report.kernel}: {report.registers} registers, {shared}, "
+                f"{report.barriers} barriers{spills} ({report.arch})"
+            )
+        lines.extend(self.target_summary)
+        lines.extend(f"  {warning}" for warning in self.warnings)
+        return "\n".join(lines)
+
 
 KIND_NAMES = {"cuda": "a CUDA target", "ascend": "an Ascend target"}
 

@@ -1,12 +1,9 @@
 """What ``tilepipe compile`` tells about each stage: a one-line account per pass, read
-off the IR the pass produced, and the one-screen summary (stages, ptxas's registers
-and shared memory, warnings; the Ascend flag and buffer summary)."""
+off the IR the pass produced (``CompileResult.summary`` prints them)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
-
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
 
@@ -14,9 +11,6 @@ from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.pipeline import op_order, op_stage
 from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
-
-if TYPE_CHECKING:
-    from tilepipe.drivers.compile import CompileResult
 
 
 def shared_buffers(module: ModuleOp) -> dict[str, MemRefType]:
@@ -135,27 +129,3 @@ def describe_stage(name: str, module: ModuleOp, before: dict[str, MemRefType]) -
     before it ran); passes without an account of their own say nothing."""
     describe = DESCRIBE.get(name)
     return describe(module, before) if describe else ""
-
-
-def format_summary(result: CompileResult, kernel_path: str) -> str:
-    """The one-screen account ``tilepipe compile`` prints to stderr."""
-    lines = [f"tilepipe compile {kernel_path} --target {result.target.name}"]
-    for stage in result.stages:
-        time = "" if stage.skipped else f"{stage.seconds * 1000:8.1f} ms"
-        lines.append(f"  {stage.name:26s} {time:>11s}  {stage.summary}".rstrip())
-    for report in result.ptxas:
-        dynamic = result.dynamic_shared_bytes.get(report.kernel)
-        shared = f"{report.shared_bytes} B static shared"
-        if dynamic is not None:
-            shared += f" + {dynamic} B dynamic shared (launch with it)"
-        spills = ""
-        if report.spill_store_bytes or report.spill_load_bytes:
-            spills = f", spills {report.spill_store_bytes}/{report.spill_load_bytes} B"
-        lines.append(
-            f"  kernel @{report.kernel}: {report.registers} registers, {shared}, "
-            f"{report.barriers} barriers{spills} ({report.arch})"
-        )
-    lines.extend(result.target_summary)
-    for warning in result.warnings:
-        lines.append(f"  {warning}")
-    return "\n".join(lines)

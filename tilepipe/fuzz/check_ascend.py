@@ -7,7 +7,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 
 from tilepipe.core.diagnostics import verify_module
-from tilepipe.fuzz.check import CheckRun, _first_line, _Stop
+from tilepipe.fuzz.check_run import CheckRun, _first_line, _Stop
 
 
 class AscendRun(CheckRun):

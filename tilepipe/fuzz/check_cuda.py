@@ -17,7 +17,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tilepipe.core.diagnostics import collect_diagnostics, diagnostic_of_exception, verify_module
 from tilepipe.core.flows import FLOWS
-from tilepipe.fuzz.check import FILE, CheckRun, _first_diff, _first_line, _Stop, cuda_pipeline
+from tilepipe.fuzz.check_run import FILE, CheckRun, _first_diff, _first_line, _Stop, cuda_pipeline
 
 
 class CudaRun(CheckRun):

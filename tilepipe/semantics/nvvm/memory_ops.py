@@ -36,7 +36,7 @@ def _view(ex, op, mask):
 @handles("memref.subview")
 def _subview(ex, op, mask):
     """A window of a global array at (block-uniform) offsets, of static sizes and
-    unit strides (what ``nvvm_copy`` builds): a numpy view, so reads see the array,
+    unit strides (what ``lowering/nvvm/copy.py`` builds): a numpy view, so reads see the array,
     that remembers its origin for addresses and the race detector."""
     base: MemRef = ex[op.operands[0]]
     sizes = op.properties["static_sizes"].get_values()

@@ -100,7 +100,7 @@ def _block_id(ex, op, mask):
 
 
 IDENTITY_ASM = ("mov.b32 $0, $1;", "=r,r")
-"""The one inline assembly the lowering emits (``nvvm_induction``): a 32-bit move."""
+"""The one inline assembly the lowering emits (``lowering/nvvm/induction.py``): a 32-bit move."""
 
 
 @handles("llvm.inline_asm")
