@@ -21,7 +21,6 @@ from tilepipe.dialects.pipeline_sync import (
     WaitGroupOp,
 )
 from tilepipe.dialects.tile import CopyOp, GemmOp
-from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_tile_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
@@ -148,14 +147,6 @@ def test_async_waw_in_guard_is_race_free_equivalent_and_split_syncs_needed(name)
         assert any(
             find_races(mutant, index_args={"n": n}) for n in trips
         ), f"{description} goes unnoticed"
-
-
-@pytest.fixture(scope="module")
-def ptxas_available():
-    try:
-        find_ptxas()
-    except RuntimeError as err:
-        pytest.skip(str(err))
 
 
 @pytest.mark.parametrize(

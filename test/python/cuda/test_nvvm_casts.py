@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from tilepipe.drivers.compile import compile_kernel, make_context, parse_kernel
-from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_tile_kernel
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
@@ -96,14 +95,6 @@ def test_float_to_integer_saturates_at_the_tile_level():
     x.flat[:7] = [np.nan, np.inf, -np.inf, 3e9, -3e9, -2.7, 2.7]
     out = run_tile_kernel(text, inputs={"X": x, "O": np.zeros((16, 32), np.int32)})["O"]
     assert list(out.flat[:7]) == [0, 2**31 - 1, -(2**31), 2**31 - 1, -(2**31), -2, 2]
-
-
-@pytest.fixture(scope="module")
-def ptxas_available():
-    try:
-        find_ptxas()
-    except RuntimeError as err:
-        pytest.skip(str(err))
 
 
 @pytest.mark.parametrize("target", ["sm_80", "sm_90"])

@@ -28,7 +28,6 @@ from tilepipe.semantics.tile.grid_runner import random_array
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from xdsl.dialects.builtin import IndexType, MemRefType
 
-from tilepipe.lowering.nvvm.ptxas import find_ptxas
 
 REGRESSIONS = Path(__file__).parents[2] / "regressions"
 CUDA = FLOWS["cuda"].spec("scheduled")
@@ -68,14 +67,6 @@ def assert_lowered_matches(text: str, index_args: dict[str, int] | None = None) 
     memrefs = [a.name_hint for a in func.body.block.args if isinstance(a.type, MemRefType)]
     for name, actual in zip(memrefs, [o for o, a in zip(run.outputs, args) if isinstance(a, np.ndarray) and a.ndim]):
         np.testing.assert_array_equal(actual, expected[name], err_msg=f"%{name} {index_args}")
-
-
-@pytest.fixture(scope="module")
-def ptxas_available():
-    try:
-        find_ptxas()
-    except RuntimeError as err:
-        pytest.skip(str(err))
 
 
 def assert_compiles_in_registers(text: str, target: str) -> None:

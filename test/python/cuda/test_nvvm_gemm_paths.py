@@ -18,7 +18,6 @@ from xdsl.dialects.builtin import MemRefType
 
 from conftest import ROOT
 from tilepipe.drivers.compile import compile_kernel, make_context
-from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import run_tile_kernel, select_kernel
 from tilepipe.semantics.numerics import matmul_f32
@@ -80,14 +79,6 @@ def test_warp_grid_regression_runs_on_two_of_four_warps(target, n):
     mmas = [op for op in lowered.walk() if op.name == "nvgpu.mma.sync"]
     assert mmas and all(_under_if(op) for op in mmas)
     _assert_bit_exact(inputs, expected, run)
-
-
-@pytest.fixture(scope="module")
-def ptxas_available():
-    try:
-        find_ptxas()
-    except RuntimeError as err:
-        pytest.skip(str(err))
 
 
 @pytest.mark.parametrize("target", ["sm_80", "sm_90"])

@@ -11,7 +11,6 @@ from xdsl.dialects.builtin import MemRefType
 
 from tilepipe.drivers.compile import compile_kernel, make_context
 from tilepipe.dialects import nvvm
-from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import run_tile_kernel, select_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
@@ -163,14 +162,6 @@ def test_no_reuse_barrier_outside_loops():
     expected = run_tile_kernel(text, inputs=inputs)
     for position, name in enumerate(inputs):
         np.testing.assert_array_equal(run.outputs[position], expected[name], err_msg=name)
-
-
-@pytest.fixture(scope="module")
-def ptxas_available():
-    try:
-        find_ptxas()
-    except RuntimeError as err:
-        pytest.skip(str(err))
 
 
 @pytest.mark.parametrize("target", ["sm_80", "sm_90"])

@@ -63,14 +63,6 @@ def with_stages(num_stages: int) -> str:
     return GEMM.replace("num_stages = 3", f"num_stages = {num_stages}")
 
 
-@pytest.fixture(scope="module")
-def ptxas_available():
-    try:
-        find_ptxas()
-    except RuntimeError as err:
-        pytest.skip(str(err))
-
-
 @pytest.mark.parametrize("target", [SM_80, SM_90], ids=lambda t: t.name)
 def test_ptxas_accepts_the_tile_level_gemm(target, ptxas_available):
     """Only lower-to-nvvm: pipeline.for runs its iterations in order."""

@@ -17,7 +17,6 @@ from pipeline_helpers import apply_passes
 from tilepipe.core.flows import FLOWS
 from tilepipe.drivers.compile import compile_kernel, make_context
 from tilepipe.dialects.nvvm import Barrier0Op
-from tilepipe.lowering.nvvm.ptxas import find_ptxas
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_tile_kernel, select_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
@@ -160,14 +159,6 @@ def test_every_relayout_barrier_is_needed(text, index_args):
         victim.erase()
         run = _run(mutant, module, inputs, index_args, stop_at_first_race=True)
         assert run.races, f"barrier {position} of {len(barriers)} is not needed"
-
-
-@pytest.fixture(scope="module")
-def ptxas_available():
-    try:
-        find_ptxas()
-    except RuntimeError as err:
-        pytest.skip(str(err))
 
 
 def test_no_barrier_where_every_element_stays_with_its_thread():
