@@ -19,17 +19,17 @@ from tilepipe.semantics.nvvm.interp import NvvmExecutionError, gpu_kernel, run_n
 from tilepipe.semantics.testing import assert_equivalent, loosened_waits, sync_mutants
 from tilepipe.core.flows import FLOWS
 
-CUDA = TMA = FLOWS["cuda"].spec("scheduled")
+CUDA = FLOWS["cuda"].spec("scheduled")
 EXAMPLES_CUDA = ["gemm.mlir", "gemm_epilogue.mlir"]
 ONE_BLOCK = [(0, 0)]
 
 
 def compiled(name: str, num_stages: int, trip_count: int = 6, target: str | None = None):
     """The example at ``num_stages``, its K loop cut to ``trip_count`` iterations
-    (enough for prologue, a steady state and the epilogue at depth 4) for speed; with
-    ``target = "sm_90"`` through the TMA flow."""
-    text = example_kernel(name, num_stages, trip_count, target)
-    return text, apply_passes(text, TMA if target == "sm_90" else CUDA)
+    (enough for prologue, a steady state and the epilogue at depth 4) for speed, on
+    sm_80 (cp.async) unless ``target`` is given (sm_90: bulk copies)."""
+    text = example_kernel(name, num_stages, trip_count, target or "sm_80")
+    return text, apply_passes(text, CUDA)
 
 
 def lowered(text: str):

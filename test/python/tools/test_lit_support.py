@@ -12,8 +12,8 @@ tilepipe.drivers.lit_support.configure(config, lit_config)
 """
 
 KERNEL = """\
-// RUN: %tile-opt %s -p '%{cuda}' | FileCheck %s
-// RUN: %tile-opt %s --pass-pipeline='builtin.module(func.func(%{cuda-nvvm}))' | %filecheck %s --check-prefix=NVVM
+// RUN: %tile-opt %s -p '%{cuda:scheduled}' | FileCheck %s
+// RUN: %tile-opt %s --pass-pipeline='builtin.module(func.func(%{cuda}))' | %filecheck %s --check-prefix=NVVM
 // CHECK-LABEL: func.func @k
 // CHECK: pipeline.wait_group 0
 // NVVM-LABEL: gpu.func @k(

@@ -5,11 +5,23 @@ per-thread results from per-thread operands and touches no memory."""
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, VectorType
+from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, FloatAttr, IntegerAttr, VectorType
 from xdsl.ir import Attribute, Operation
 
 from tilepipe.semantics import numerics
+from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm.execution import BlockExecution, NvvmExecutionError, handles, numpy_dtype
+
+
+def as_result(values: np.ndarray, result_type: Attribute) -> np.ndarray:
+    """``values`` as an op's result of ``result_type``: its numpy type, and a bf16
+    result rounded to bf16 (registers hold bf16 as rounded f32; every bf16 operation
+    rounds, as the f32 arithmetic the hardware does for it is rounded back)."""
+    element_type = result_type.element_type if isinstance(result_type, VectorType) else result_type
+    values = np.asarray(values).astype(numpy_dtype(element_type))
+    if isinstance(element_type, BFloat16Type):
+        return bf16_bits_to_f32(round_f32_to_bf16_bits(values)).reshape(values.shape)
+    return values
 
 
 def _splat(ex: BlockExecution, value, result_type: Attribute) -> np.ndarray:
@@ -56,6 +68,8 @@ def _binary(ex, op, mask):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if op.name in _DIVISIONS:
             rhs = np.where(rhs == 0, 1, rhs)  # inactive lanes may divide by zero
+        if op.name in _FLOAT_BINARY:
+            return [as_result(fn(lhs, rhs), op.results[0].type)]
         return [fn(lhs, rhs).astype(lhs.dtype)]
 
 
@@ -70,16 +84,12 @@ def _cmpi(ex, op, mask):
 
 @handles("arith.index_cast", "arith.extf", "arith.truncf")
 def _cast(ex, op, mask):
-    result_type = op.results[0].type
-    if isinstance(result_type, VectorType):
-        result_type = result_type.element_type
-    return [ex[op.operands[0]].astype(numpy_dtype(result_type))]
+    return [as_result(ex[op.operands[0]], op.results[0].type)]
 
 
 @handles("math.exp")
 def _exp(ex, op, mask):
-    source = ex[op.operands[0]]
-    return [numerics.exp(source).astype(source.dtype)]
+    return [as_result(numerics.exp(ex[op.operands[0]]), op.results[0].type)]
 
 
 @handles("arith.select")
