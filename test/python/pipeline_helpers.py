@@ -33,6 +33,13 @@ def apply_passes(text: str, passes: str = PIPELINE) -> ModuleOp:
     return module
 
 
+def lowered_to_nvvm(module: ModuleOp) -> ModuleOp:
+    """A copy of a scheduled-level ``module`` after ``lower-to-nvvm``."""
+    lowered = module.clone()
+    get_all_passes()["lower-to-nvvm"]()().apply(make_context(), lowered)
+    return lowered
+
+
 def with_num_stages(text: str, num_stages: int) -> str:
     return re.sub(r"num_stages = \d+", f"num_stages = {num_stages}", text)
 

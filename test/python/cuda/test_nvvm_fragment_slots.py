@@ -13,16 +13,14 @@ sm_90, with no local memory (the fragments stay in registers).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-from pipeline_helpers import apply_passes
+from pipeline_helpers import apply_passes, lowered_to_nvvm
 
 from tilepipe.core.flows import FLOWS
-from tilepipe.drivers.compile import compile_kernel, make_context
-from tilepipe.core.registry import get_all_passes
+from tilepipe.drivers.compile import compile_kernel
 from tilepipe.semantics import run_tile_kernel, select_kernel
 from tilepipe.semantics.tile.grid_runner import random_array
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
@@ -44,17 +42,11 @@ def _inputs(module, seed: int = 3) -> dict[str, np.ndarray]:
     }
 
 
-def _lowered(module):
-    lowered = module.clone()
-    get_all_passes()["lower-to-nvvm"]()().apply(make_context(), lowered)
-    return lowered
-
-
 def assert_lowered_matches(text: str, index_args: dict[str, int] | None = None) -> None:
     """The CUDA flow and lower-to-nvvm: per thread race free and bit-exact against
     the tile-level run of ``text``."""
     module = apply_passes(text, CUDA)
-    lowered = _lowered(module)
+    lowered = lowered_to_nvvm(module)
     inputs = _inputs(module)
     expected = run_tile_kernel(text, inputs=inputs, index_args=index_args)
     func = select_kernel(module, None)

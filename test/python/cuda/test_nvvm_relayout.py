@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pipeline_helpers import apply_passes
+from pipeline_helpers import apply_passes, lowered_to_nvvm
 
 from tilepipe.core.flows import FLOWS
-from tilepipe.drivers.compile import compile_kernel, make_context
+from tilepipe.drivers.compile import compile_kernel
 from tilepipe.dialects.nvvm import Barrier0Op
-from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_tile_kernel, select_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from xdsl.dialects.builtin import IndexType, MemRefType
@@ -99,12 +98,6 @@ def _inputs(module, seed: int = 7) -> dict[str, np.ndarray]:
     }
 
 
-def _lowered(module):
-    lowered = module.clone()
-    get_all_passes()["lower-to-nvvm"]()().apply(make_context(), lowered)
-    return lowered
-
-
 def _args(module, inputs, index_args):
     func = select_kernel(module, None)
     return [
@@ -135,7 +128,7 @@ def test_fragment_operands_through_shared_memory_match_per_thread(text, index_ar
     inputs = _inputs(module)
     assert find_races(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args=index_args) == []
     expected = run_tile_kernel(text, inputs={k: v.copy() for k, v in inputs.items()}, index_args=index_args)
-    run = _run(_lowered(module), module, inputs, index_args)
+    run = _run(lowered_to_nvvm(module), module, inputs, index_args)
     assert run.races == []
     names = list(inputs)
     for name, actual in zip(names, [o for o in run.outputs if getattr(o, "ndim", 0)]):
@@ -148,7 +141,7 @@ def test_fragment_operands_through_shared_memory_match_per_thread(text, index_ar
 )
 def test_every_relayout_barrier_is_needed(text, index_args):
     module = apply_passes(text, CUDA)
-    lowered = _lowered(module)
+    lowered = lowered_to_nvvm(module)
     inputs = _inputs(module)
     barriers = [op for op in lowered.walk() if isinstance(op, Barrier0Op)]
     assert barriers
@@ -164,7 +157,7 @@ def test_every_relayout_barrier_is_needed(text, index_args):
 def test_no_barrier_where_every_element_stays_with_its_thread():
     text = ROWS.replace("tile.threads = 64", "tile.threads = 32")
     module = apply_passes(text, CUDA)
-    lowered = _lowered(module)
+    lowered = lowered_to_nvvm(module)
     assert not any(isinstance(op, Barrier0Op) for op in lowered.walk())
     inputs = _inputs(module)
     for n in (0, 3, 8):
