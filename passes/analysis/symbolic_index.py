@@ -94,6 +94,7 @@ class IndexEncoder:
 
     def __init__(self) -> None:
         self._opaque: dict[object, z3.ArithRef] = {}
+        self._terms: dict[tuple[SSAValue, int], z3.ArithRef] = {}
         self.constraints: list[z3.BoolRef] = []
         # Names of this encoder's own (one query's): a process-wide counter named the
         # same query differently in a second compile, and z3's heuristics, hence how
@@ -129,6 +130,15 @@ class IndexEncoder:
     # -- terms
 
     def term(self, value: SSAValue, instance: Instance) -> z3.ArithRef:
+        # An instance's ivs never change, so a value's term in it is built once: the
+        # bulk-copy and hazard queries encode the same slot and offset expressions in
+        # the same instances many times, and building z3 terms is the slow part.
+        key = (value, instance.uid)
+        if (known := self._terms.get(key)) is None:
+            known = self._terms[key] = self._build_term(value, instance)
+        return known
+
+    def _build_term(self, value: SSAValue, instance: Instance) -> z3.ArithRef:
         if isinstance(value, BlockArgument):
             owner = value.block.parent_op()
             if isinstance(owner, LoopOp) and value.index == 0:
@@ -268,14 +278,16 @@ def satisfiable(constraints: Iterable[z3.BoolRef]) -> bool:
     """True unless Z3 proves the constraints unsatisfiable (unknown counts as sat:
     the conservative answer for "may these accesses conflict?")."""
     constraints = list(constraints)
-    # The answer is a function of the query's text (below): the same query, asked
-    # again by another analysis or another compile, is answered from memory.  An
-    # Ascend example asks each of its few distinct queries three to four times, and a
-    # fresh z3 context costs about as much as the query.
-    query = "\n".join(c.sexpr() for c in constraints)
+    # The answer is a function of the query (below): the same query, asked again by
+    # another analysis or another compile, is answered from memory.  An Ascend example
+    # asks each of its few distinct queries three to four times, and a fresh z3 context
+    # costs about as much as the query.  z3 builds each distinct term once (hash
+    # consing), so the terms' ids name the query exactly, without printing it; the
+    # memory keeps the terms alive, so that no id is reused by another term meanwhile.
+    query = tuple(c.get_id() for c in constraints)
     if (known := _ANSWERS.get(query)) is not None:
         _ANSWERS.move_to_end(query)
-        return known
+        return known[0]
     # The query runs in a context of its own.  In z3's shared main context, every term
     # ever built (earlier queries, earlier compiles of this process) shifts the ids
     # that z3's heuristics order by, so how far a search gets within the resource limit
@@ -286,11 +298,12 @@ def satisfiable(constraints: Iterable[z3.BoolRef]) -> bool:
     solver.set(rlimit=SOLVER_RESOURCES)
     solver.add(*(c.translate(context) for c in constraints))
     answer = solver.check() != z3.unsat
-    _ANSWERS[query] = answer
+    _ANSWERS[query] = (answer, constraints)
     if len(_ANSWERS) > REMEMBERED_QUERIES:
         _ANSWERS.popitem(last=False)
     return answer
 
 
 REMEMBERED_QUERIES = 4096
-_ANSWERS: OrderedDict[str, bool] = OrderedDict()  # least recently asked first
+# query -> (answer, its terms); least recently asked first
+_ANSWERS: OrderedDict[tuple[int, ...], tuple[bool, list[z3.BoolRef]]] = OrderedDict()
