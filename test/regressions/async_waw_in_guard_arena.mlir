@@ -1,7 +1,6 @@
 // RUN: tile-opt %s -p "async-copy,thread-sync" | filecheck %s
 // RUN: tile-opt %s -p "async-copy,thread-sync" --print-op-generic -o %t.mlir
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=1
+// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0,1
 
 // Neighbour of async_waw_in_guard.mlir: two copies into the same arena bytes through
 // two buffers (as merge-shared-memory packs a dead buffer under a live one), inside

@@ -1,11 +1,6 @@
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" | filecheck %s
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" --print-op-generic -o %t.mlir
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=1
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=2
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=3
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=5
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=7
+// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0,1,2,3,5,7
 
 // Neighbour of async_waw_in_guard.mlir on sm_90: %U's copy becomes a bulk copy, the
 // two 8-byte-row copies into %S stay cp.async (rows below TMA's 16 bytes) and write

@@ -11,11 +11,7 @@
 // RUN: filecheck %s < %t.mlir
 // RUN: tile-opt %t.mlir | filecheck %s
 // RUN: tile-opt %t.mlir --print-op-generic | tile-opt | filecheck %s
-// RUN: tile-run %t.mlir --compare-with %s --check-races --quiet --index-arg n=0
-// RUN: tile-run %t.mlir --compare-with %s --check-races --quiet --index-arg n=1
-// RUN: tile-run %t.mlir --compare-with %s --check-races --quiet --index-arg n=2
-// RUN: tile-run %t.mlir --compare-with %s --check-races --quiet --index-arg n=3
-// RUN: tile-run %t.mlir --compare-with %s --check-races --quiet --index-arg n=5
+// RUN: tile-run %t.mlir --compare-with %s --check-races --quiet --index-arg n=0,1,2,3,5
 
 // CHECK-LABEL: func.func @kernel
 // CHECK:         %[[B:.*]] = pipeline.async_copy<32x32> %B

@@ -7,11 +7,7 @@
 // the NVVM per-thread run).
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" | filecheck %s
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" --print-op-generic -o %t.mlir
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=1
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=2
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=5
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=17
+// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0,1,2,5,17
 
 // CHECK-LABEL: func.func @chain
 // CHECK:       scf.for

@@ -6,8 +6,7 @@
 // RUN: diff %t.1.mlir %t.3.mlir
 // RUN: diff %t.1.mlir %t.4.mlir
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" --print-op-generic -o %t.mlir
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=1
+// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0,1
 
 // Fuzz regression (fuzz-2026-12): barrier placement and a wait_group count depended on
 // PYTHONHASHSEED.  The barrier cover handed z3 its clauses in the iteration order of a

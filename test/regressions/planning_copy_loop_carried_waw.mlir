@@ -1,11 +1,6 @@
 // RUN: tile-opt %s -p pipeline-planning | filecheck %s
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" --print-op-generic -o %t.mlir
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=1
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=2
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=3
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=5
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=7
+// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0,1,2,3,5,7
 
 // Fuzz regression (rejected-valid, seed 7044): at num_stages = 2 the copy into %s5 was
 // hoisted to stage 0 while the broadcast after it overwrites %s5 in stage 1.  %s5 has

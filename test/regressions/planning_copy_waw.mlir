@@ -1,10 +1,6 @@
 // RUN: tile-opt %s -p pipeline-planning | filecheck %s
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" --print-op-generic -o %t.mlir
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=1
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=2
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=3
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=5
+// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0,1,2,3,5
 
 // Fuzz regression (rejected-valid, seed 7022): the copy into %s12 was hoisted to stage
 // 0 ahead of the exp that writes %s12 before it in the same iteration (write-after-

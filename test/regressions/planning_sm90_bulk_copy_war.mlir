@@ -1,10 +1,6 @@
 // RUN: tile-opt %s -p pipeline-planning | filecheck %s
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" --print-op-generic -o %t.mlir
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=1
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=2
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=3
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=5
+// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0,1,2,3,5
 
 // Fuzz regression (rejected-valid, CI sample seed 20261211, sm_90): the second copy
 // into %s9 was hoisted to stage 0 (a TMA bulk copy after tma-copy) ahead of the cast

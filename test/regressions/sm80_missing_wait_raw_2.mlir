@@ -1,11 +1,6 @@
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" | filecheck %s
 // RUN: tile-opt %s -p "pipeline-validate,pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync" --print-op-generic -o %t.mlir
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=1
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=2
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=3
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=5
-// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=6
+// RUN: tile-run %t.mlir --check-races --compare-with %s --quiet --index-arg n=0,1,2,3,5,6
 
 // Fuzz regression (fuzz-2026-12): the prologue guard of the first loop held the copy
 // into %Sx, the copy reading %Sx (same threads: a wait, no barrier) and the next copy;

@@ -6,11 +6,7 @@
 
 // RUN: tile-opt %s -p %{cuda:scheduled} -o %t
 // RUN: filecheck %s < %t
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=1
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=2
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=3
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=5
+// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=0,1,2,3,5
 
 // CHECK-LABEL: func.func @kern
 // CHECK-NOT:     tma_bars

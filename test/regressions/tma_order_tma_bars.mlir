@@ -5,11 +5,7 @@
 
 // RUN: tile-opt %s -p pipeline-validate,pipeline-planning,tma-copy | filecheck %s
 // RUN: tile-opt %s -p %{cuda:scheduled} -o %t
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=0
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=1
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=2
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=3
-// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=5
+// RUN: tile-run %t --check-races --compare-with %s --quiet --index-arg n=0,1,2,3,5
 
 // %Sx feeds the shared -> fragment copy and becomes a bulk copy; %Sbt is never read
 // and stays a tile.copy.

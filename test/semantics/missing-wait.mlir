@@ -51,3 +51,12 @@ func.func @kernel(%A: memref<1088x32xf16>, %B: memref<32x32xf16>, %C: memref<64x
 // CHECK-NEXT:   first:  write by the async copy engine (thread 0) in 'pipeline.async_copy' at {{.*}}missing-wait.mlir:28:7 (k = 0)
 // CHECK-NEXT:   second: read by thread 0 in 'tile.gemm' at {{.*}}missing-wait.mlir:35:5 (k = 1)
 // CHECK:      tile-run: {{[0-9]+}} race(s) found
+
+// A sweep over trip counts: n=0 issues no copy and reports nothing; each run that races
+// reports its findings prefixed with its trip count, and the status is the worst run's.
+// RUN: not tile-run %s --index-arg n=0,1,3 --check-races --quiet 2>&1 | filecheck %s --check-prefix=SWEEP
+// SWEEP-NOT:  n=0:
+// SWEEP:      n=1: race (RAW) on %A_s[0, 0, 0] in block (0):
+// SWEEP:      tile-run: n=1: 2 race(s) found
+// SWEEP-NEXT: n=3: race (RAW) on %A_s[0, 0, 0] in block (0):
+// SWEEP:      tile-run: n=3: 7 race(s) found

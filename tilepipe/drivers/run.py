@@ -6,6 +6,7 @@
     tile-run kernel.mlir -i in.npz -o out.npz     # given inputs, save outputs
     tile-run kernel.mlir --check-races            # exit 3 and a report on a race
     tile-run kernel.mlir --compare-with other.mlir --index-arg n=17
+    tile-run kernel.mlir --check-races --compare-with other.mlir --index-arg n=0,1,2,7
     tile-run gemm_dynamic.mlir --shape A=1000x77 --shape B=77x129 --shape C=1000x129
     tile-run kernel.mlir --block 0,1 --block 1,1  # only these blocks
 
@@ -17,11 +18,17 @@ Exit status (also in ``--help``):
 * 3: ``--check-races`` found a race; a difference found as well is printed too, but
   the status stays 3, since a race can explain any difference;
 * 4: an internal error of tilepipe (``--show-traceback`` shows where).
+
+``--index-arg n=0,1,2,7`` runs the kernel once per value (several such arguments: once
+per combination), parsing the kernels once; each run's findings are prefixed with its
+values and the status is that of the worst run.  This is how the regression tests check
+a transformed kernel on many trip counts.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import zipfile
 from collections.abc import Sequence
@@ -33,7 +40,7 @@ from tilepipe.drivers.command_line import DriverArgumentParser, run_driver
 from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
 from tilepipe.semantics import execute, load_module
 from tilepipe.semantics.work_limit import DEFAULT_MAX_STEPS
-from tilepipe.core.source import index_assignment, read_source, shape_assignment
+from tilepipe.core.source import read_source, shape_assignment
 
 EXIT_ERROR, EXIT_MISMATCH, EXIT_RACE, EXIT_INTERNAL = 1, 2, 3, 4
 EXIT_STATUSES = """exit status:
@@ -49,6 +56,19 @@ def _block(text: str) -> tuple[int, ...]:
         return tuple(int(part) for part in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a block like 0,1 got '{text}'") from None
+
+
+def _index_values(text: str) -> tuple[str, tuple[int, ...]]:
+    """``n=17`` or a sweep ``n=0,1,2,7``."""
+    name, sep, values = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name.lstrip("%"), tuple(int(value, 0) for value in values.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=INTEGER or NAME=V1,V2,..., got '{text}'"
+        ) from None
 
 
 def _non_negative(text: str) -> int:
@@ -77,8 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--block", type=_block, action="append", help="run only this block (repeatable)"
     )
     parser.add_argument(
-        "--index-arg", type=index_assignment, action="append", default=[],
-        help="value of a scalar argument, NAME=VALUE (repeatable)",
+        "--index-arg", type=_index_values, action="append", default=[],
+        help="value of a scalar argument, NAME=VALUE (repeatable); NAME=V1,V2,... "
+        "runs the kernel once per value",
     )
     parser.add_argument(
         "--shape", type=shape_assignment, action="append", default=[],
@@ -143,26 +164,54 @@ def run(args: argparse.Namespace) -> int:
         if twice is not None:  # the last would silently win
             print(f"tile-run: error: argument {flag}: '{twice}' is given twice", file=sys.stderr)
             return EXIT_ERROR
+    sweep = [
+        dict(zip([name for name, _ in args.index_arg], values))
+        for values in itertools.product(*(values for _, values in args.index_arg))
+    ]
+    if len(sweep) > 1 and args.output:
+        print("tile-run: error: -o saves one run's outputs; give each --index-arg one "
+              "value", file=sys.stderr)
+        return EXIT_ERROR
     options = dict(
         func_name=args.func, inputs=inputs, seed=args.seed, blocks=args.block,
-        index_args=dict(args.index_arg), check_races=args.check_races,
-        shapes=dict(args.shape), max_steps=args.max_steps,
+        check_races=args.check_races, shapes=dict(args.shape), max_steps=args.max_steps,
     )
     # Bad kernels and inputs (KernelError, InputError) are reported by run_driver.
     kernel = load_module(read_source(args.input_file), args.input_file)
-    result = execute(kernel, file_name=args.input_file, **options)
+    reference = None
+    if args.compare_with:
+        reference = load_module(read_source(args.compare_with), args.compare_with)
+    status = 0
+    for index_args in sweep:
+        prefix = ""
+        if len(sweep) > 1:
+            prefix = " ".join(f"{name}={value}" for name, value in index_args.items()) + ": "
+        try:
+            run_status = _run_once(args, kernel, reference, index_args, options, prefix)
+        except Exception:
+            if prefix:  # the diagnostic that follows is about this run
+                print(f"tile-run: in the run with {prefix.rstrip(': ')}:", file=sys.stderr)
+            raise
+        if run_status == EXIT_ERROR:
+            return EXIT_ERROR
+        status = max(status, run_status)  # a race (3) outranks a difference (2)
+    return status
+
+
+def _run_once(args, kernel, reference, index_args, options, prefix: str) -> int:
+    result = execute(kernel, file_name=args.input_file, index_args=index_args, **options)
     other = None
-    if args.compare_with:  # the reference is run, not race-checked
+    if reference is not None:  # the reference is run, not race-checked
         other = execute(
-            read_source(args.compare_with), file_name=args.compare_with,
+            reference, file_name=args.compare_with, index_args=index_args,
             **{**options, "check_races": False},
         )
 
     status = 0
     for race in result.races:
-        print(race, file=sys.stderr)
+        print(f"{prefix}{race}", file=sys.stderr)
     if result.races:
-        print(f"tile-run: {len(result.races)} race(s) found", file=sys.stderr)
+        print(f"tile-run: {prefix}{len(result.races)} race(s) found", file=sys.stderr)
         if not any(type(op) in PIPELINE_SYNC_OPS for op in kernel.walk()):
             print(UNSYNCHRONIZED_NOTE.format(kernel=args.input_file), file=sys.stderr)
         status = EXIT_RACE
@@ -171,11 +220,11 @@ def run(args: argparse.Namespace) -> int:
             result.outputs, other.outputs, args.input_file, args.compare_with
         )
         if difference is not None:
-            print(f"tile-run: error: {difference}", file=sys.stderr)
+            print(f"tile-run: error: {prefix}{difference}", file=sys.stderr)
             status = status or EXIT_MISMATCH
         elif not args.quiet:
             names = ", ".join(f"%{name}" for name in result.outputs)
-            print(f"tile-run: outputs are identical ({names})")
+            print(f"tile-run: {prefix}outputs are identical ({names})")
     if args.output:
         # '-' is stdout, as everywhere (np.savez would write a file named '-.npz').
         target = sys.stdout.buffer if args.output == "-" else args.output
@@ -185,6 +234,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"tile-run: error: cannot write {args.output}: {err.strerror}", file=sys.stderr)
             return EXIT_ERROR
     elif not args.quiet and other is None:
+        if prefix:
+            print(f"tile-run: {prefix.rstrip(': ')}")
         _print_outputs(result.outputs)
     return status
 
