@@ -27,4 +27,8 @@ _spec = importlib.util.spec_from_file_location(
 )
 lit_support = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lit_support)
-lit_support.configure(config, lit_config)
+# The tools start as clients of a fork server (imports done once); set
+# TILEPIPE_LIT_FORK_SERVER=0 to run each as its own process.
+lit_support.configure(
+    config, lit_config, fork_server=os.environ.get("TILEPIPE_LIT_FORK_SERVER", "1") != "0"
+)

@@ -33,23 +33,28 @@ def _tool(name: str, lit_config) -> str:
     return found or name
 
 
-def substitutions(lit_config=None) -> list[tuple[str, str]]:
+def substitutions(lit_config=None, tools: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """The substitutions :func:`configure` adds, in the order lit must apply them
-    (longer names first: ``%tile-opt`` before ``%tile``-anything)."""
+    (longer names first: ``%tile-opt`` before ``%tile``-anything); ``tools`` overrides
+    where a tool is (the fork server's clients)."""
     from tilepipe.core.flows import presets
 
-    filecheck = _tool("filecheck", lit_config)
+    tools = tools or {}
+    filecheck = tools.get("filecheck") or _tool("filecheck", lit_config)
     return [
-        *((f"%{tool}", _tool(tool, lit_config)) for tool in TOOLS),
+        *((f"%{tool}", tools.get(tool) or _tool(tool, lit_config)) for tool in TOOLS),
         ("%filecheck", filecheck),
         *((f"%{{{name}}}", spec) for name, spec in presets().items()),
         ("%python", _tool("python3", lit_config)),
     ]
 
 
-def configure(config, lit_config=None, *, suffixes=(".mlir",)) -> None:
+def configure(config, lit_config=None, *, suffixes=(".mlir",), fork_server=False) -> None:
     """Make ``config`` a tilepipe test suite: shell tests over ``suffixes``, the
-    substitutions above, and the environment the tools need."""
+    substitutions above, and the environment the tools need.  ``fork_server``: the
+    tools (and filecheck) start as clients of a fork server that has imported
+    everything once (:mod:`tilepipe.drivers.fork_server`), several times faster for
+    short runs."""
     import lit.formats
 
     if getattr(config, "test_format", None) is None:
@@ -60,10 +65,36 @@ def configure(config, lit_config=None, *, suffixes=(".mlir",)) -> None:
     for var in ("PYTHONPATH", "HOME", "TILEPIPE_PTXAS"):
         if var in os.environ:
             config.environment[var] = os.environ[var]
-    config.substitutions.extend(substitutions(lit_config))
+    clients = _start_fork_server(config, lit_config) if fork_server else {}
+    config.substitutions.extend(substitutions(lit_config, clients))
     if shutil.which("FileCheck") is None:
         # Upstream MLIR's tests say FileCheck; the Python port is filecheck.
-        config.substitutions.append(("FileCheck", _tool("filecheck", lit_config)))
+        config.substitutions.append(
+            ("FileCheck", clients.get("filecheck") or _tool("filecheck", lit_config))
+        )
+
+
+def _start_fork_server(config, lit_config) -> dict[str, str]:
+    """Start the server for this lit run; put its clients first on the tests' PATH
+    and return where they are."""
+    import subprocess
+    import tempfile
+
+    from tilepipe.drivers import fork_server
+
+    directory = tempfile.mkdtemp(prefix="tilepipe-lit-")
+    socket_path = os.path.join(directory, "socket")
+    with open(os.path.join(directory, "server.log"), "w") as log:
+        subprocess.Popen(
+            [sys.executable, "-m", "tilepipe.drivers.fork_server", socket_path, str(os.getpid())],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+        )
+    clients = {
+        tool: fork_server.write_client(directory, tool, socket_path, _tool(tool, lit_config))
+        for tool in fork_server.ENTRY_POINTS
+    }
+    config.environment["PATH"] = directory + os.pathsep + config.environment["PATH"]
+    return clients
 
 
 __all__ = ["configure", "substitutions"]
