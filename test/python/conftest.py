@@ -1,13 +1,23 @@
 """Shared by every pytest file of test/python/<area>/: the repository root, the
 examples, the console scripts on PATH, the helpers of this folder importable
 (``pipeline_helpers``, ``nvvm_kernel_gen``, ``malformed_command_lines``), and the
-``ptxas_available`` fixture (skips a test when the CUDA wheel's ptxas is missing)."""
+``ptxas_available`` fixture (skips a test when the CUDA wheel's ptxas is missing), and
+the hypothesis profile: derandomized, so that a property test draws the same examples
+on every run and machine (a failure reproduces, CI's time is stable);
+``TILEPIPE_HYPOTHESIS=random`` draws new examples each run, for a hunt."""
 
 import os
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("tilepipe", derandomize=True, database=None)
+settings.register_profile("random")
+settings.load_profile(
+    "random" if os.environ.get("TILEPIPE_HYPOTHESIS") == "random" else "tilepipe"
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

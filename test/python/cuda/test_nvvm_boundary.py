@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from xdsl.passes import PassPipeline
 
+from sweeps import long_mode, sample_size
 from pipeline_helpers import context, parse
 from tilepipe.lowering.nvvm.ptxas import find_ptxas, run_ptxas
 from tilepipe.lowering.nvvm.upstream import Stage, run_upstream
@@ -36,7 +37,7 @@ from tilepipe.core.flows import FLOWS
 
 BM, BN, BK = 64, 64, 32
 PASSES = {"sm_80": FLOWS["cuda"].spec(), "sm_90": FLOWS["cuda"].spec()}
-LONG = os.environ.get("TILEPIPE_BOUNDARY_SWEEP") == "long"
+LONG = long_mode("TILEPIPE_BOUNDARY_SWEEP")
 
 
 def _ceil(a: int, b: int) -> int:
@@ -329,7 +330,7 @@ def test_elementwise_fragment_and_reduction_accesses_at_the_edges(types):
 
 # --------------------------------------------------------------- drawn shapes
 
-EXAMPLES = int(os.environ.get("TILEPIPE_BOUNDARY_EXAMPLES", "10"))
+EXAMPLES = sample_size("TILEPIPE_BOUNDARY_EXAMPLES", quick=10, long=100)
 
 
 @st.composite

@@ -11,6 +11,7 @@ from mlir import ir
 from xdsl.dialects import memref
 
 from conftest import EXAMPLES, ROOT
+from sweeps import targets_by_depth
 
 from tilepipe.drivers.compile import compile_kernel, make_context, parse_kernel
 from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR, STATIC_SHARED_LIMIT
@@ -76,8 +77,9 @@ def test_ptxas_accepts_the_tile_level_gemm(target, ptxas_available):
 PIPELINE_PASSES = FLOWS["cuda"].pass_names("arena")
 
 
-@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
-@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+# By default each depth on one target (sm_80 at 1 and 3, sm_90 at 2 and 4); every
+# pair with TILEPIPE_TESTS=long.
+@pytest.mark.parametrize("target, num_stages", targets_by_depth())
 def test_ptxas_accepts_the_pipelined_gemm(target, num_stages, ptxas_available):
     missing = [p for p in PIPELINE_PASSES if p not in get_all_passes()]
     if missing:
@@ -98,11 +100,11 @@ def test_ptxas_accepts_the_pipelined_gemm(target, num_stages, ptxas_available):
         assert result.dynamic_shared_bytes == {"gemm": arena}
 
 
-@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
-@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("target, num_stages", targets_by_depth(first=1))
 @pytest.mark.parametrize("example", ["gemm_epilogue", "flash_attention"])
 def test_ptxas_accepts_the_other_pipelined_examples(example, target, num_stages, ptxas_available):
-    """Every CUDA example (the GEMM above) through the whole flow, at every depth."""
+    """Every CUDA example (the GEMM above) through the whole flow, at every depth (by
+    default sm_90 at 1 and 3, sm_80 at 2 and 4)."""
     path = EXAMPLES / f"{example}.mlir"
     text = re.sub(r"num_stages = \d+", f"num_stages = {num_stages}", path.read_text())
     result = compile_kernel(text, path.name, target)

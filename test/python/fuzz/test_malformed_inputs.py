@@ -11,6 +11,7 @@ import os
 
 import pytest
 
+from sweeps import sample_size
 from tilepipe.fuzz.malformed import (
     BAD_COMMAND_LINES,
     COMMAND_LINE,
@@ -26,7 +27,7 @@ from tilepipe.fuzz.malformed import (
 )
 
 SEED = int(os.environ.get("TILEPIPE_MALFORMED_SEED", "0"))
-COUNT = int(os.environ.get("TILEPIPE_MALFORMED_CASES", "150"))
+COUNT = sample_size("TILEPIPE_MALFORMED_CASES", quick=150, long=1000)
 
 
 def test_the_drivers_keep_their_promise_on_malformed_input():

@@ -13,13 +13,13 @@ flash attention (examples/flash_attention_dynamic.mlir) at sequence lengths
 from __future__ import annotations
 
 import itertools
-import os
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sweeps import long_mode
 from dynamic_kernels import (
     FLASH_DYNAMIC,
     GEMM_DYNAMIC,
@@ -32,7 +32,7 @@ from dynamic_kernels import (
     with_static_shapes,
 )
 
-FULL = os.environ.get("TILEPIPE_DYNAMIC_SHAPES") == "full"
+FULL = long_mode("TILEPIPE_DYNAMIC_SHAPES")
 SIZES = (1, 15, 127, 129, 1000)
 CONFIGS = list(itertools.product(("dynamic", "static"), ("sm_80", "sm_90"), (1, 2, 3, 4)))
 

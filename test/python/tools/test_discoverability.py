@@ -36,7 +36,9 @@ def _tile_run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_races_of_an_unsynchronized_kernel_come_with_a_hint():
-    done = _tile_run(str(ROOT / "examples" / "gemm.mlir"), "--check-races", "--quiet")
+    done = _tile_run(
+        str(ROOT / "examples" / "gemm.mlir"), "--check-races", "--quiet", "--block", "0,0"
+    )
     assert done.returncode == 3
     notes = [line for line in done.stderr.splitlines() if line.startswith("tile-run: note:")]
     assert len(notes) == 1
@@ -54,6 +56,6 @@ def test_a_synchronized_kernel_gets_no_hint(tmp_path):
     barrier = next(i for i, line in enumerate(lines) if "pipeline.barrier" in line)
     kernel = tmp_path / "raced.mlir"
     kernel.write_text("\n".join(lines[:barrier] + lines[barrier + 1:]))
-    done = _tile_run(str(kernel), "--check-races", "--quiet")
+    done = _tile_run(str(kernel), "--check-races", "--quiet", "--block", "0,0")
     assert done.returncode == 3, done.stderr[-500:]
     assert "tile-run: note:" not in done.stderr

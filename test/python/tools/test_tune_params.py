@@ -23,9 +23,10 @@ def test_declared_sizes_are_every_combination_in_declaration_order():
 
 
 def test_tune_declared_tile_sizes_picks_a_fitting_configuration():
-    # 4 tile shapes x 5 depths, with ptxas: about 40 s on two loaded cores.
-    outcomes = tune([(str(EXAMPLE), EXAMPLE.read_text())], "sm_80", range(1, 6), jobs=2)
-    assert len(outcomes) == 20
+    # 4 tile shapes x 3 depths, with ptxas (the deepest two are over budget for the
+    # big tiles).
+    outcomes = tune([(str(EXAMPLE), EXAMPLE.read_text())], "sm_80", [2, 4, 5], jobs=2)
+    assert len(outcomes) == 12
     assert len({o.config.params for o in outcomes}) == 4
     chosen = best(outcomes)
     assert chosen is not None and chosen.fits
