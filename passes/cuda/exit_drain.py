@@ -34,12 +34,15 @@ from xdsl.ir import Block, Operation
 from tilepipe.dialects.pipeline_sync import AsyncTileCopy, CommitGroupOp, WaitGroupOp
 from tilepipe.passes.analysis.symbolic_index import IndexEncoder, Instance, satisfiable
 
-PathCondition = tuple[z3.BoolRef, ...]
-
 # The states of a copy that may still be in flight.
 UNCOMMITTED, PENDING = "uncommitted", "pending"
-Entry = tuple[str, PathCondition]  # a copy's state, and the condition it is in it
 States = frozenset  # of UNCOMMITTED / PENDING; a landed copy is in none
+# For each state, the condition under which some copy is in it.  Copies in one state
+# share one entry, their conditions joined by "or": every step acts on each copy
+# alone and "and" distributes over "or", so this is exact, and the entries stay two
+# however many guards the prologue and epilogue hold (one entry per copy and path
+# doubled at each top-level scf.if).  z3 shares the common parts of the conditions.
+Entries = dict[str, z3.BoolRef]
 
 
 def needs_exit_drain(function: func.FuncOp) -> list[func.ReturnOp]:
@@ -50,14 +53,10 @@ def needs_exit_drain(function: func.FuncOp) -> list[func.ReturnOp]:
         if not isinstance(exit_op, func.ReturnOp):
             continue
         walker = _CopiesInFlight(IndexEncoder())
-        entries = walker.run(list(block.ops)[:-1], [], ())
+        entries = walker.run(list(block.ops)[:-1], {}, z3.BoolVal(True))
         # A wait_group lands only committed copies: an uncommitted one at the exit is
         # not this drain's to wait for (async-copy commits every copy it issues).
-        if any(
-            satisfiable([*walker.encoder.constraints, *path])
-            for state, path in entries
-            if state == PENDING
-        ):
+        if PENDING in entries and satisfiable([*walker.encoder.constraints, entries[PENDING]]):
             returns.append(exit_op)
     return returns
 
@@ -77,6 +76,11 @@ def _step(op: Operation, state: str) -> States:
     return frozenset({state})
 
 
+def _add(entries: Entries, state: str, condition: z3.BoolRef) -> None:
+    known = entries.get(state)
+    entries[state] = condition if known is None else z3.Or(known, condition)
+
+
 class _CopiesInFlight:
     def __init__(self, encoder: IndexEncoder) -> None:
         self.encoder = encoder
@@ -85,7 +89,7 @@ class _CopiesInFlight:
 
     # -- the top level: entries with path conditions
 
-    def run(self, ops: list[Operation], entries: list[Entry], path: PathCondition) -> list[Entry]:
+    def run(self, ops: list[Operation], entries: Entries, path: z3.BoolRef) -> Entries:
         """The copies that may be in flight after the top-level ``ops``, given those
         before them; ``path`` is the condition of reaching them."""
         for op in ops:
@@ -94,29 +98,41 @@ class _CopiesInFlight:
             elif isinstance(op, scf.ForOp):
                 entries = self._for(op, entries, path)
             else:
-                entries = [(s, p) for state, p in entries for s in sorted(_step(op, state))]
-                entries += [(s, path) for s in sorted(self._issued_by(op))]
+                after: Entries = {}
+                for state, condition in sorted(entries.items()):
+                    for s in sorted(_step(op, state)):
+                        _add(after, s, condition)
+                for s in sorted(self._issued_by(op)):
+                    _add(after, s, path)
+                entries = after
         return entries
 
-    def _if(self, op: scf.IfOp, entries: list[Entry], path) -> list[Entry]:
+    def _if(self, op: scf.IfOp, entries: Entries, path: z3.BoolRef) -> Entries:
         taken = self.encoder.condition(op.cond, Instance())
-        out: list[Entry] = []
+        out: Entries = {}
         for region, condition in zip(op.regions, (taken, _negate(taken))):
-            branch = () if condition is None else (condition,)
-            entering = [(s, (*p, *branch)) for s, p in entries]
+            def branch(c: z3.BoolRef) -> z3.BoolRef:
+                return c if condition is None else z3.And(c, condition)
+
+            entering = {s: branch(c) for s, c in entries.items()}
             ops = list(region.block.ops) if region.blocks else []
-            out += self.run(ops, entering, (*path, *branch))
+            for state, c in sorted(self.run(ops, entering, branch(path)).items()):
+                _add(out, state, c)
         return out
 
-    def _for(self, op: scf.ForOp, entries: list[Entry], path) -> list[Entry]:
+    def _for(self, op: scf.ForOp, entries: Entries, path: z3.BoolRef) -> Entries:
         """A loop runs zero times (``not ran``) or more (``ran``)."""
         ran = self.encoder.term(op.lb, Instance()) < self.encoder.term(op.ub, Instance())
         body = op.body.block
-        out = [(s, (*p, z3.Not(ran))) for s, p in entries]
-        for state, p in entries:
-            out += [(s, (*p, ran)) for s in sorted(self._iterated(body, {state}))]
+        out: Entries = {}
+        for state, c in sorted(entries.items()):
+            _add(out, state, z3.And(c, z3.Not(ran)))
+        for state, c in sorted(entries.items()):
+            for s in sorted(self._iterated(body, {state})):
+                _add(out, s, z3.And(c, ran))
         issued = self._issued_block(body)
-        out += [(s, (*path, ran)) for s in sorted(issued | self._iterated(body, issued))]
+        for s in sorted(issued | self._iterated(body, issued)):
+            _add(out, s, z3.And(path, ran))
         return out
 
     # -- inside loops: states only, memoized per block (nested loops stay linear)
