@@ -24,8 +24,18 @@ EXAMPLES = ROOT / "examples"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# The console scripts live next to the interpreter running the tests.
+# The console scripts live next to the interpreter running the tests; tests that run
+# them as commands get them from a fork server of this process (as lit does; see
+# docs/api.md), unless TILEPIPE_TEST_FORK_SERVER=0.
 os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
+if os.environ.get("TILEPIPE_TEST_FORK_SERVER", "1") != "0":
+    import shutil
+
+    from tilepipe.drivers.fork_server import ENTRY_POINTS, start
+
+    _tools = {tool: shutil.which(tool) for tool in ENTRY_POINTS}
+    _served, _ = start({tool: path for tool, path in _tools.items() if path})
+    os.environ["PATH"] = _served + os.pathsep + os.environ["PATH"]
 
 
 @pytest.fixture(scope="module")

@@ -79,6 +79,27 @@ def write_client(directory: str, tool: str, socket_path: str, real: str) -> str:
     return path
 
 
+def start(real_tools: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """Start a server for this process (it ends when this process does) and write a
+    client for each of ``real_tools`` (name -> the real executable) into a new
+    folder; returns the folder (to put first on ``PATH``) and the clients."""
+    import subprocess
+    import tempfile
+
+    directory = tempfile.mkdtemp(prefix="tilepipe-tools-")
+    socket_path = os.path.join(directory, "socket")
+    with open(os.path.join(directory, "server.log"), "w") as log:
+        subprocess.Popen(
+            [sys.executable, "-m", "tilepipe.drivers.fork_server", socket_path, str(os.getpid())],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+        )
+    clients = {
+        tool: write_client(directory, tool, socket_path, real)
+        for tool, real in real_tools.items() if tool in ENTRY_POINTS
+    }
+    return directory, clients
+
+
 def _preload() -> None:
     for entry in ENTRY_POINTS.values():
         try:

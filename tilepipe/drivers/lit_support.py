@@ -77,22 +77,11 @@ def configure(config, lit_config=None, *, suffixes=(".mlir",), fork_server=False
 def _start_fork_server(config, lit_config) -> dict[str, str]:
     """Start the server for this lit run; put its clients first on the tests' PATH
     and return where they are."""
-    import subprocess
-    import tempfile
-
     from tilepipe.drivers import fork_server
 
-    directory = tempfile.mkdtemp(prefix="tilepipe-lit-")
-    socket_path = os.path.join(directory, "socket")
-    with open(os.path.join(directory, "server.log"), "w") as log:
-        subprocess.Popen(
-            [sys.executable, "-m", "tilepipe.drivers.fork_server", socket_path, str(os.getpid())],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-        )
-    clients = {
-        tool: fork_server.write_client(directory, tool, socket_path, _tool(tool, lit_config))
-        for tool in fork_server.ENTRY_POINTS
-    }
+    directory, clients = fork_server.start(
+        {tool: _tool(tool, lit_config) for tool in fork_server.ENTRY_POINTS}
+    )
     config.environment["PATH"] = directory + os.pathsep + config.environment["PATH"]
     return clients
 
