@@ -135,3 +135,33 @@ def test_copy_in_a_loop_without_a_wait_needs_the_drain():
         "  func.return",
     )
     assert drains(looped) == 1
+
+
+DEEP = """
+func.func @deep(%A: memref<4096x32xf16>, %O: memref<4096x32xf16>, %n: index)
+    attributes {tile.grid = array<i64: 1>, tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %S = memref.alloc() : memref<16x32xf16, "shared">
+  pipeline.for %k = %c0 to %n step %c1 num_stages = 16 {
+    %r = arith.muli %k, %c16 : index
+    tile.copy<16x32> %A[%r, %c0] -> %S : memref<4096x32xf16> -> memref<16x32xf16, "shared">
+    tile.copy<16x32> %S -> %O[%r, %c0] : memref<16x32xf16, "shared"> -> memref<4096x32xf16>
+  }
+  func.return
+}
+"""
+
+
+def test_a_deep_pipeline_is_analysed_with_its_guards_in_linear_time():
+    """num_stages 16 with a run-time trip count: 15 guarded prologue copies and 15
+    guarded epilogue steps at the top level.  The analysis kept one entry per copy and
+    path, doubled at each top-level scf.if (a fuzz kernel of this shape ran thread-sync
+    out of memory); copies in one state now share an entry.  Before thread-sync the
+    copies of the last groups may be in flight at the return."""
+    copied = apply_passes(DEEP, FLOWS["cuda"].spec("arena") + ",async-copy")
+    [kernel] = [op for op in copied.walk() if isinstance(op, func.FuncOp)]
+    guards = [op for op in kernel.body.block.ops if op.name == "scf.if"]
+    assert len(guards) >= 30
+    assert needs_exit_drain(kernel) == [kernel.body.block.last_op]
