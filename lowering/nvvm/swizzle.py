@@ -29,7 +29,9 @@ the permutation as a formula (``"col ^ ((row % 8) * 8)"``).
 Which buffers: shared buffers read by a tensor-core ``tile.gemm`` whose every use is
 a tile op lowered through ``TileOperand`` -- not a ``pipeline.bulk_copy``, which moves
 whole rows contiguously (a TMA tensor copy with a hardware swizzle mode would be the
-sm_90 way; tilepipe's bulk copies are the non-tensor form).
+sm_90 way; tilepipe's bulk copies are the non-tensor form) -- and whose arena bytes
+no buffer of the same type permuted otherwise shares (thread-sync takes such views
+for one buffer).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.tile import GemmOp, TileOp
 from tilepipe.dialects.tile_base import constant_index, element_bytes
 from tilepipe.passes.analysis.divisibility import value_divisibility
+from tilepipe.passes.memory.arena_aliasing import arena_slice
 
 from tilepipe.lowering.nvvm import emit
 
@@ -134,6 +137,7 @@ def swizzled_buffers(
 ) -> dict[SSAValue, SharedSwizzle]:
     """The swizzle of every shared buffer that a tensor-core gemm reads and that only
     index-addressed tile ops touch."""
+    shared_buffers = list(shared_buffers)
     swizzles: dict[SSAValue, SharedSwizzle] = {}
     for buffer in shared_buffers:
         users = [use.operation for use in buffer.uses]
@@ -150,4 +154,24 @@ def swizzled_buffers(
         swizzle = choose_swizzle(buffer_type)
         if swizzle is not None:
             swizzles[buffer] = swizzle
+    return _alike_on_shared_bytes(shared_buffers, swizzles)
+
+
+def _alike_on_shared_bytes(
+    shared_buffers: Iterable[SSAValue], swizzles: dict[SSAValue, SharedSwizzle]
+) -> dict[SSAValue, SharedSwizzle]:
+    """``swizzles`` without the buffers that share their arena bytes and type with a
+    buffer permuted otherwise (or not at all).  thread-sync compares two such views
+    element by element (the same element is the same bytes, touched by the same
+    thread), so a permutation of one and not the other would hand an element's bytes
+    to another thread with no barrier between them (fuzz seed 702632: a gemm operand
+    swizzled over the bytes of an earlier loop's plain buffer)."""
+    groups: dict[tuple, list[SSAValue]] = {}
+    for buffer in shared_buffers:
+        if (where := arena_slice(buffer)) is not None:
+            groups.setdefault((where, buffer.type), []).append(buffer)
+    for members in groups.values():
+        if len({swizzles.get(member) for member in members}) > 1:
+            for member in members:
+                swizzles.pop(member, None)
     return swizzles
