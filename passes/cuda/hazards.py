@@ -160,6 +160,7 @@ class HazardAnalysis(AccessRelations):
         return bulk_copy_waited(
             x.op, y.op, relation, points,
             lambda encoder: self.conflict(encoder, x, y, relation), conflicting,
+            reach=lambda encoder: self._constraints(encoder, x, y, relation),
         )
 
     def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:

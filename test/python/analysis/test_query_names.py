@@ -9,12 +9,12 @@ encoder (one query) now names its own variables."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from pipeline_helpers import parse
+from sweeps import long_mode
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.passes.analysis.trip_counts import _trip_count_query
 
@@ -53,8 +53,8 @@ def test_the_same_query_has_the_same_names_in_every_compile():
 
 
 @pytest.mark.skipif(
-    not os.environ.get("TILEPIPE_SLOW_REGRESSIONS"),
-    reason="about 90 s: set TILEPIPE_SLOW_REGRESSIONS=1",
+    not long_mode("TILEPIPE_SLOW_REGRESSIONS"),
+    reason="about 90 s: set TILEPIPE_SLOW_REGRESSIONS=long (or TILEPIPE_TESTS=long)",
 )
 def test_fuzz_seed_431135_compiles_the_same_twice_in_one_process():
     from tilepipe.fuzz.check import Options, check_text
@@ -65,7 +65,7 @@ def test_fuzz_seed_431135_compiles_the_same_twice_in_one_process():
 
 
 def test_a_repeated_query_is_answered_from_memory(monkeypatch):
-    """The answer is a function of the query's text (the query runs in a fresh
+    """The answer is a function of the query (the query runs in a fresh
     context): asked again -- an Ascend example asks each distinct query three or four
     times -- it is not solved again, and the answer is the same."""
     import z3

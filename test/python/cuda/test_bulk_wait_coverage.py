@@ -14,6 +14,7 @@ from pipeline_helpers import apply_passes, context, example_kernel
 from xdsl.passes import PassPipeline
 
 from conftest import ROOT
+from sweeps import long_mode
 from tilepipe.core.diagnostics import OpDiagnosticError
 from tilepipe.dialects.pipeline_sync import MBarrierWaitOp
 from tilepipe.core.registry import get_all_passes
@@ -82,3 +83,16 @@ def test_deleted_wait_of_an_example_is_an_error(name, num_stages):
     """The steady state's wait lands the copy of an earlier iteration; the waits of
     the iterations between (other slots of the ring) do not."""
     assert _accepted_without_a_wait(example_kernel(name, num_stages, 6, "sm_90")) == []
+
+
+@pytest.mark.skipif(
+    not long_mode("TILEPIPE_SLOW_REGRESSIONS"),
+    reason="about a minute: set TILEPIPE_SLOW_REGRESSIONS=long (or TILEPIPE_TESTS=long)",
+)
+def test_fuzz_seed_700607_a_copy_landed_before_a_later_loops_epilogue_compiles():
+    from tilepipe.fuzz.check import Options, check_text
+    from tilepipe.fuzz.check_run import Case
+
+    text = (ROOT / "test" / "regressions" / "Inputs" / "sm90_bulk_wait_past_overlap_budget.mlir").read_text()
+    outcome = check_text(text, "sm_90", [Case(1), Case(5), Case(7)], Options(determinism=False))
+    assert outcome.compiled and outcome.findings == [], [str(f) for f in outcome.findings]
