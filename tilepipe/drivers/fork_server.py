@@ -169,6 +169,9 @@ def serve(socket_path: str, parent_pid: int) -> None:
                 break  # lit is gone
             continue
         if os.fork() == 0:
+            # The tool waits for its own subprocesses (ptxas): with SIGCHLD ignored
+            # the kernel would reap them first and their exit status would be lost.
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             listener.close()
             connection.settimeout(None)
             status = 1

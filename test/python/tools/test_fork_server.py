@@ -5,15 +5,21 @@ exit status -- and a client without a server runs the real tool."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from conftest import EXAMPLES
 from tilepipe.drivers.fork_server import write_client
+
+
+def real(tool: str) -> str:
+    """The console script itself (on PATH, conftest puts its own server's clients
+    first)."""
+    return str(Path(sys.executable).parent / tool)
 
 
 @pytest.fixture
@@ -28,8 +34,7 @@ def served(tmp_path):
     while not os.path.exists(socket_path) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert os.path.exists(socket_path), "the server did not start"
-    real = shutil.which("tile-opt")
-    yield write_client(str(tmp_path), "tile-opt", socket_path, real), server
+    yield write_client(str(tmp_path), "tile-opt", socket_path, real("tile-opt")), server
     server.kill()
     server.wait()
 
@@ -41,7 +46,7 @@ def _run(client, *args, **kwargs):
 def test_a_served_run_is_the_tools_run(served, tmp_path):
     client, _ = served
     kernel = (EXAMPLES / "gemm.mlir").read_text()
-    own = subprocess.run(["tile-opt", "-", "-p", "pipeline-planning"], input=kernel,
+    own = subprocess.run([real("tile-opt"), "-", "-p", "pipeline-planning"], input=kernel,
                          capture_output=True, text=True)
     run = _run(client, "-", "-p", "pipeline-planning", input=kernel)
     assert (run.returncode, run.stdout, run.stderr) == (own.returncode, own.stdout, own.stderr)
@@ -67,3 +72,20 @@ def test_without_a_server_the_client_runs_the_tool(served):
     os.unlink(client.replace("tile-opt", "socket"))
     run = _run(client, str(EXAMPLES / "gemm.mlir"), "-p", "pipeline-validate")
     assert run.returncode == 0 and "func.func @gemm" in run.stdout
+
+
+def test_a_served_tool_sees_its_subprocesses_exit_status(served, tmp_path):
+    """The server ignores SIGCHLD (the kernel reaps its children); a served tool must
+    not, or a failing ptxas would read as exit status 0 and the compile as accepted."""
+    _, _ = served
+    client = write_client(str(tmp_path), "tilepipe", str(tmp_path / "socket"), real("tilepipe"))
+    failing = tmp_path / "ptxas"
+    failing.write_text("#!/bin/sh\necho 'ptxas fatal : out of registers' >&2\nexit 3\n")
+    failing.chmod(0o755)
+    command = [str(EXAMPLES / "gemm.mlir"), "--target", "sm_80", "-q", "-o", str(tmp_path / "g.ptx")]
+    env = {**os.environ, "TILEPIPE_PTXAS": str(failing)}
+    own = subprocess.run([real("tilepipe"), "compile", *command], capture_output=True, text=True,
+                         env=env)
+    run = _run(client, "compile", *command, env=env)
+    assert own.returncode != 0 and "out of registers" in own.stderr
+    assert (run.returncode, run.stderr) == (own.returncode, own.stderr)
