@@ -7,9 +7,9 @@ earlier loop still read (fuzz seed 702632, sm_80)."""
 
 import numpy as np
 
+from pipeline_helpers import apply_passes
+
 from tilepipe.core.flows import FLOWS
-from tilepipe.core.registry import get_all_passes
-from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 
 REUSE = """
@@ -33,10 +33,7 @@ func.func @reuse(%X: memref<32x32xf16>, %Y: memref<32x32xf16>, %W: memref<16x32x
 
 
 def _lowered(text: str):
-    module, ctx = parse_kernel(text, "reuse.mlir"), make_context()
-    for name in FLOWS["cuda"].pass_names("nvvm"):
-        get_all_passes()[name]()().apply(ctx, module)
-    return module
+    return apply_passes(text, FLOWS["cuda"].spec("nvvm"))
 
 
 def test_a_gemm_operand_on_reused_bytes_keeps_their_layout_and_is_race_free():
