@@ -2,8 +2,10 @@
 (CUDA ones through the sm_80 and sm_90 flows to NVVM, Ascend ones to AscendC) and every
 regression kernel of test/regressions (the CUDA pass pipeline, or the error it stops
 with) compiles to the same bytes under two PYTHONHASHSEEDs.  By default each CUDA
-example compiles for the target it names; ``TILEPIPE_DETERMINISM=long`` (or
-``TILEPIPE_TESTS=long``) compiles each for both.
+example compiles for the target it names, and of the regression kernels those that
+once compiled differently (``nondeterministic_*``); ``TILEPIPE_DETERMINISM=long`` (or
+``TILEPIPE_TESTS=long``) compiles each example for both targets and every regression
+kernel.
 
 Iterating over a set or a dict keyed by ops, values or points in the passes would
 make barrier placement or wait counts vary between runs; so would z3 timeouts.  One
@@ -89,7 +91,8 @@ def kernels() -> list[tuple[str, str, str]]:
                 if target == named or long_mode("TILEPIPE_DETERMINISM"):
                     found.append((f"{path.name} {target}", target, str(path)))
     for path in sorted((ROOT / "test" / "regressions").glob("*.mlir")):
-        found.append((f"regressions/{path.name}", "pipeline", str(path)))
+        if path.name.startswith("nondeterministic") or long_mode("TILEPIPE_DETERMINISM"):
+            found.append((f"regressions/{path.name}", "pipeline", str(path)))
     return found
 
 
