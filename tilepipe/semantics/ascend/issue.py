@@ -123,6 +123,9 @@ class ScalarUnit:
         self.cells: dict[SSAValue, object] = {}  # 0-d memref.alloca -> its value
         self.instructions: list[Instruction] = []
         self.default_core = kernel_core(kernel)
+        # What a data op is, apart from its operands' values: the IR does not change
+        # during a run, and a loop issues the same op many times.
+        self._data_ops: dict[Operation, tuple] = {}
 
     def run(self) -> list[Instruction]:
         self._block(self.kernel.body.block)
@@ -226,6 +229,10 @@ class ScalarUnit:
     def _issue(self, op: Operation) -> Instruction:
         index = len(self.instructions)
         if isinstance(op, ascend.AscendTileOp):
+            if (static := self._data_ops.get(op)) is None:
+                scalar_operands = [v for v in op.operands if not isinstance(v.type, MemRefType)]
+                static = self._data_ops[op] = (op.buffer_accesses(), scalar_operands, op.core, op.pipe)
+            accesses, scalar_operands, core, pipe = static
             boxes = tuple(
                 Box(
                     a.buffer,
@@ -235,11 +242,10 @@ class ScalarUnit:
                     a.writes,
                     a.operand_name,
                 )
-                for a in op.buffer_accesses()
+                for a in accesses
             )
-            scalars = {v: self.value(v) for v in op.operands if not isinstance(v.type, MemRefType)
-                       and v in self.values}
-            return Instruction(index, op, Kind.DATA, op.core, op.pipe, boxes, scalars=scalars)
+            scalars = {v: self.value(v) for v in scalar_operands if v in self.values}
+            return Instruction(index, op, Kind.DATA, core, pipe, boxes, scalars=scalars)
         if isinstance(op, PipeBarrierOp):
             pipe = op.pipe.data
             return Instruction(index, op, Kind.BARRIER, self._sync_core(op), pipe)

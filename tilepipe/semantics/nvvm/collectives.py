@@ -285,30 +285,38 @@ def _nvvm_mma(ex, op, mask):
     return [_mma_m16n8k16(ex, op, mask, a, b, c).reshape(ex.threads, 4)]
 
 
+def _fragment_positions() -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Where each lane's fragment registers sit in the m16n8k16 operands (PTX ISA,
+    "Matrix Fragments for mma.m16n8k16"), as (row, column) index arrays shaped like
+    the fragments: ``a (lanes, 4, 2)`` in A 16x16, ``b (lanes, 2, 2)`` in B 16x8,
+    ``c (lanes, 2, 2)`` in C 16x8."""
+    lane = np.arange(WARP)[:, None, None]
+    g, q = lane // 4, lane % 4
+    register = np.arange(4)[None, :, None]
+    half_k, half_m = register // 2, register % 2
+    j = np.arange(2)[None, None, :]
+    a_rows, a_cols = g + 8 * half_m + 0 * j, 2 * q + 8 * half_k + j
+    pair = np.arange(2)[None, :, None]
+    b_rows, b_cols = 2 * q + 8 * pair + j, g + 0 * pair + 0 * j
+    c_rows, c_cols = g + 8 * pair + 0 * j, 2 * q + j + 0 * pair
+    return (a_rows, a_cols), (b_rows, b_cols), (c_rows, c_cols)
+
+
+_A_AT, _B_AT, _C_AT = _fragment_positions()
+
+
 def _mma_m16n8k16(ex, op, mask, a, b, c) -> np.ndarray:
     """Per warp D = A B + C from the fragments: ``a (threads, 4, 2)`` = a0..a7,
     ``b (threads, 2, 2)`` = b0..b3, ``c (threads, 2, 2)`` = c0..c3."""
     result = np.zeros_like(c)  # idle warps' stay zero
-    lane = np.arange(WARP)
-    g, q = lane // 4, lane % 4
     for warp in _warps(ex, op, mask):
         A = np.zeros((16, 16), np.float32)
         B = np.zeros((16, 8), np.float32)
         C = np.zeros((16, 8), np.float32)
-        fa, fb, fc = a[warp].astype(np.float32), b[warp].astype(np.float32), c[warp]
-        for half_k in (0, 1):
-            for half_m in (0, 1):
-                for j in (0, 1):
-                    A[g + 8 * half_m, 2 * q + 8 * half_k + j] = fa[:, 2 * half_k + half_m, j]
-            for j in (0, 1):
-                B[2 * q + 8 * half_k + j, g] = fb[:, half_k, j]
-        for half_m in (0, 1):
-            for j in (0, 1):
-                C[g + 8 * half_m, 2 * q + j] = fc[:, half_m, j]
-        D = gemm_accumulate(C, A, B)
-        for half_m in (0, 1):
-            for j in (0, 1):
-                result[warp, half_m, j] = D[g + 8 * half_m, 2 * q + j]
+        A[_A_AT] = a[warp]
+        B[_B_AT] = b[warp]
+        C[_C_AT] = c[warp]
+        result[warp] = gemm_accumulate(C, A, B)[_C_AT]
     return result
 
 

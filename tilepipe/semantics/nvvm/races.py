@@ -24,13 +24,64 @@ from tilepipe.core.diagnostics import op_location
 
 SEVERAL = -2  # GlobalRaceDetector.reader: more than one thread read the byte
 
-# SharedRaceDetector.proxy: how a thread's last generic-proxy access of a byte stands
-# towards later async-proxy accesses (bulk copies, their mbarrier complete_tx).  PTX
-# orders the two proxies only through a ``fence.proxy.async`` of the accessing thread
-# that is itself ordered before the async access (by a barrier, for another thread).
+# How a thread's last generic-proxy access of a byte stands towards later async-proxy
+# accesses (bulk copies, their mbarrier complete_tx).  PTX orders the two proxies only
+# through a ``fence.proxy.async`` of the accessing thread that is itself ordered before
+# the async access (by a barrier, for another thread).
 PROXY_ORDERED = 0
 PROXY_FENCED = 1  # fenced; ordered for the fencing thread only, until a barrier
 PROXY_UNFENCED = 2
+
+
+class ProxyClock:
+    """The proxy state of every (byte, thread), kept as times so that a fence or a
+    barrier costs one entry per thread instead of a pass over every byte.
+
+    ``generic[byte, thread]`` is the time of the thread's last generic access of the
+    byte (0: none); ``fenced[thread]`` the time of its last ``fence.proxy.async``;
+    ``ordered[thread]`` the time up to which its accesses are ordered (its last fence
+    that a barrier it took part in followed).  An access is then ORDERED if its time
+    is at most ``ordered``, FENCED if at most ``fenced``, else UNFENCED.  Times are
+    16-bit (a kernel's shared memory times its threads entries); when the clock runs
+    out they are rebased onto the three states."""
+
+    LIMIT = np.iinfo(np.uint16).max
+
+    def __init__(self, size: int, threads: int):
+        self.generic = np.zeros((size, threads), np.uint16)
+        self.fenced = np.zeros(threads, np.uint16)
+        self.ordered = np.zeros(threads, np.uint16)
+        self.clock = 0
+
+    def _tick(self) -> int:
+        if self.clock == self.LIMIT:
+            self._rebase()
+        self.clock += 1
+        return self.clock
+
+    def _rebase(self) -> None:
+        state = self.states(slice(None))
+        self.generic[:] = state  # ORDERED 0, FENCED 1, UNFENCED 2
+        self.fenced[:] = PROXY_FENCED
+        self.ordered[:] = PROXY_ORDERED
+        self.clock = PROXY_UNFENCED
+
+    def access(self, byte: np.ndarray, thread: np.ndarray) -> None:
+        self.generic[byte, thread] = self._tick()
+
+    def fence(self, threads: np.ndarray) -> None:
+        self.fenced[threads] = self._tick()
+
+    def barrier(self, threads: np.ndarray | slice) -> None:
+        self.ordered[threads] = self.fenced[threads]
+
+    def states(self, byte: np.ndarray | slice) -> np.ndarray:
+        """The state of ``byte``'s rows, every thread (``PROXY_*``)."""
+        times = self.generic[byte]
+        state = np.full(times.shape, PROXY_UNFENCED, np.int8)
+        state[times <= self.fenced] = PROXY_FENCED
+        state[times <= self.ordered] = PROXY_ORDERED
+        return state
 
 
 class RaceFound(Exception):
@@ -66,7 +117,7 @@ class SharedRaceDetector:
         # has not waited for its group): the write is still happening, so no barrier
         # orders it, and every access to them -- the issuing thread's too -- races.
         self.in_flight = np.zeros(self.size, bool)
-        self.proxy = np.zeros((self.size, self.threads), np.int8)
+        self.proxy = ProxyClock(self.size, self.threads)
 
     def access(
         self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int,
@@ -82,7 +133,7 @@ class SharedRaceDetector:
         if proxy == "async":
             self._check_async_proxy(op, byte, thread)
         elif proxy == "generic":
-            self.proxy[byte, thread] = PROXY_UNFENCED
+            self.proxy.access(byte, thread)
         writer = self.writer[byte]
         against_write = (writer >= 0) & ((writer != thread) | self.in_flight[byte])
         against_read = np.zeros_like(against_write)
@@ -120,7 +171,7 @@ class SharedRaceDetector:
         self._check_async_proxy(op, byte, np.full(byte.size, thread))
 
     def _check_async_proxy(self, op: Operation, byte: np.ndarray, thread: np.ndarray) -> None:
-        state = self.proxy[byte]
+        state = self.proxy.states(byte)
         unfenced = state == PROXY_UNFENCED
         # Another thread's fence orders its accesses only once a barrier follows it.
         others = state == PROXY_FENCED
@@ -138,9 +189,7 @@ class SharedRaceDetector:
 
     def proxy_fence(self, threads: np.ndarray) -> None:
         """``threads`` execute ``fence.proxy.async``."""
-        state = self.proxy[:, threads]
-        state[state == PROXY_UNFENCED] = PROXY_FENCED
-        self.proxy[:, threads] = state
+        self.proxy.fence(threads)
 
     def _report(self, op: Operation, byte: int, other: Operation | None, message: str) -> None:
         key = (
@@ -170,11 +219,9 @@ class SharedRaceDetector:
         if threads is None:
             self.writer[done] = -1
             self.readers[:] = False
-            self.proxy[self.proxy == PROXY_FENCED] = PROXY_ORDERED
+            self.proxy.barrier(slice(None))
             return
-        state = self.proxy[:, threads]
-        state[state == PROXY_FENCED] = PROXY_ORDERED
-        self.proxy[:, threads] = state
+        self.proxy.barrier(threads)
         self.writer[np.isin(self.writer, threads) & done] = -1
         self.readers[:, threads] = False
 
