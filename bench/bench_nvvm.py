@@ -7,9 +7,8 @@ ptxas) and in total, then where the upstream hand-off's time goes.
 The figure to beat is TileLang 0.1.15's own lowering of the same GEMM on the same
 machine: about 0.4-1.4 s for sm_80 at num_stages 0-4, without nvcc.  Each row is the
 median over ``--repeat`` runs of ``compile_kernel`` in this process; the "upstream MLIR"
-stage is wall time (printing the generic form, handing it to the child process that
-imported the MLIR bindings meanwhile, upstream's passes), so the stages add up to the
-total.  ptxas is included in the total; TileLang's figure has no nvcc.
+stage is wall time (printing the generic form, upstream's parse and passes, all in this
+process), so the stages add up to the total.  ptxas is included in the total; TileLang's figure has no nvcc.
 
 Then the PTX instruction count of the kernel at each num_stages, for the static GEMM
 and beside it the same GEMM over dynamic arrays (sizes from the memref descriptors):

@@ -39,8 +39,11 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.gpu import (
     GPU as XDSL_GPU,
     AsyncTokenType,
+    BlockIdOp as XDSL_BlockIdOp,
+    DimensionAttr,
     LaunchFuncOp as XDSL_LaunchFuncOp,
     ModuleOp as XDSL_ModuleOp,
+    ThreadIdOp as XDSL_ThreadIdOp,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
@@ -64,6 +67,8 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
+
+from tilepipe.dialects.upstream_syntax import reads_custom_form
 
 
 class AddressSpace(StrEnum):
@@ -234,15 +239,23 @@ class KernelFuncOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> KernelFuncOp:
         name = parser.parse_symbol_name()
-        inputs = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, lambda: parser.parse_argument()
-        )
+
+        def located_argument() -> Parser.Argument:
+            # Upstream prints an argument's location after its type with
+            # --mlir-print-debuginfo (`%arg0: memref<...> loc(unknown)`), also on
+            # workgroup attributions (before their attribute dictionary); the
+            # region gives it to the block argument.
+            argument = parser.parse_argument()
+            argument.location = parser.parse_optional_location()
+            return argument
+
+        inputs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, located_argument)
         workgroup: list = []
         aligns: list[DictionaryAttr] = []
         if parser.parse_optional_keyword("workgroup") is not None:
 
             def attribution():
-                workgroup.append(parser.parse_argument())
+                workgroup.append(located_argument())
                 aligns.append(DictionaryAttr(parser.parse_optional_dictionary_attr_dict()))
 
             parser.parse_comma_separated_list(parser.Delimiter.PAREN, attribution)
@@ -355,7 +368,8 @@ class LaunchFuncOp(XDSL_LaunchFuncOp):
     def parse(cls, parser: Parser) -> LaunchFuncOp:
         asynchronous = parser.parse_optional_keyword("async") is not None
         dependencies = parser.parse_optional_comma_separated_list(
-            parser.Delimiter.SQUARE, lambda: parser.parse_operand()
+            parser.Delimiter.SQUARE,
+            lambda: parser.resolve_operand(parser.parse_unresolved_operand(), AsyncTokenType()),
         ) or []
         async_object: list[SSAValue] = []
         if parser.parse_optional_punctuation("<") is not None:
@@ -388,7 +402,9 @@ class LaunchFuncOp(XDSL_LaunchFuncOp):
             size_type = parser.parse_type()
         dynamic_shared: list[SSAValue] = []
         if parser.parse_optional_keyword("dynamic_shared_memory_size") is not None:
-            dynamic_shared.append(parser.parse_operand())
+            dynamic_shared.append(
+                parser.resolve_operand(parser.parse_unresolved_operand(), i32)
+            )
         arguments: list[SSAValue] = []
         if parser.parse_optional_keyword("args") is not None:
 
@@ -456,10 +472,39 @@ def launched_kernel_problem(launch: LaunchFuncOp) -> str | None:
     return None
 
 
+# `gpu.block_id  x`: xDSL's ids have no custom form.  Subclasses (passes match xDSL's
+# classes, which lower-to-nvvm builds) with their fields again, as irdl_op_definition
+# reads a class's own, and upstream's optional `upper_bound`.
+_ID_FORMAT = "$dimension (`upper_bound` $upper_bound^)? attr-dict"
+
+
+@reads_custom_form
+@irdl_op_definition
+class BlockIdOp(XDSL_BlockIdOp):
+    name = "gpu.block_id"
+    dimension = prop_def(DimensionAttr)
+    upper_bound = opt_prop_def(IntegerAttr[IndexType])
+    result = result_def(IndexType)
+    assembly_format = _ID_FORMAT
+
+
+@reads_custom_form
+@irdl_op_definition
+class ThreadIdOp(XDSL_ThreadIdOp):
+    name = "gpu.thread_id"
+    dimension = prop_def(DimensionAttr)
+    upper_bound = opt_prop_def(IntegerAttr[IndexType])
+    result = result_def(IndexType)
+    assembly_format = _ID_FORMAT
+
+
 # xDSL's gpu.func/gpu.return model another MLIR (``kernel`` as a property, no
 # workgroup attributions) and its gpu.module has no custom form; upstream 22.1.8's,
 # above, replace them.
-_REPLACED = {KernelFuncOp.name, KernelReturnOp.name, KernelModuleOp.name, LaunchFuncOp.name}
+_REPLACED = {
+    KernelFuncOp.name, KernelReturnOp.name, KernelModuleOp.name, LaunchFuncOp.name,
+    BlockIdOp.name, ThreadIdOp.name,
+}
 
 GPU = Dialect(
     "gpu",
@@ -470,6 +515,8 @@ GPU = Dialect(
         KernelFuncOp,
         KernelReturnOp,
         LaunchFuncOp,
+        BlockIdOp,
+        ThreadIdOp,
     ],
     [*XDSL_GPU.attributes, AddressSpaceAttr],
 )

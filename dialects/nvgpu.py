@@ -7,6 +7,10 @@ form xDSL prints is what upstream parses (checked by ``test/python/cuda/test_nvv
 
 Shared-memory operands must live in address space 3 (or ``#gpu.address_space<workgroup>``):
 that is how upstream recognises shared memory.
+
+Each op reads upstream's custom form too (its ``assembly_format``, as in
+``NVGPUOps.td``), which upstream prints at the nvvm level (``tilepipe compile --emit
+nvvm``); tilepipe prints the generic one (:mod:`tilepipe.dialects.upstream_syntax`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAVal
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -41,6 +46,7 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 
 from tilepipe.dialects.nvvm import verify_cp_async_bytes
+from tilepipe.dialects.upstream_syntax import reads_custom_form
 
 # The mma.sync shape tilepipe emits (16-bit inputs, f32 accumulators).
 MMA_M16N8K16 = (16, 8, 16)
@@ -58,6 +64,7 @@ def _memref_rank(value: SSAValue) -> int:
     return len(value.type.get_shape())
 
 
+@reads_custom_form
 @irdl_op_definition
 class DeviceAsyncCopyOp(IRDLOperation):
     """``cp.async`` of ``dstElements`` contiguous elements from global to shared; with
@@ -73,7 +80,12 @@ class DeviceAsyncCopyOp(IRDLOperation):
     dstElements = prop_def(IntegerAttr[IndexType])
     bypassL1 = opt_prop_def(UnitAttr)
     asyncToken = result_def(DeviceAsyncTokenType)
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    # Upstream's form spells the properties it does not name (bypassL1) in attr-dict.
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "$src `[` $srcIndices `]` `,` $dst `[` $dstIndices `]` `,` $dstElements "
+        "(`,` $srcElements^)? attr-dict `:` type($src) `to` type($dst)"
+    )
 
     def __init__(
         self,
@@ -107,6 +119,7 @@ class DeviceAsyncCopyOp(IRDLOperation):
         verify_cp_async_bytes(copy_bytes, self.bypassL1 is not None)
 
 
+@reads_custom_form
 @irdl_op_definition
 class DeviceAsyncCreateGroupOp(IRDLOperation):
     """``cp.async.commit_group`` of the copies whose tokens are given."""
@@ -114,11 +127,13 @@ class DeviceAsyncCreateGroupOp(IRDLOperation):
     name = "nvgpu.device_async_create_group"
     inputTokens = var_operand_def(DeviceAsyncTokenType)
     asyncToken = result_def(DeviceAsyncTokenType)
+    assembly_format = "$inputTokens attr-dict"
 
     def __init__(self, tokens: Sequence[SSAValue | Operation]):
         super().__init__(operands=[tokens], result_types=[DeviceAsyncTokenType()])
 
 
+@reads_custom_form
 @irdl_op_definition
 class DeviceAsyncWaitOp(IRDLOperation):
     """``cp.async.wait_group numGroups``."""
@@ -126,12 +141,15 @@ class DeviceAsyncWaitOp(IRDLOperation):
     name = "nvgpu.device_async_wait"
     asyncDependencies = operand_def(DeviceAsyncTokenType)
     numGroups = opt_prop_def(IntegerAttr[I32])
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$asyncDependencies attr-dict"
 
     def __init__(self, group: SSAValue | Operation, num_groups: int | None = None):
         properties = {} if num_groups is None else {"numGroups": IntegerAttr(num_groups, i32)}
         super().__init__(operands=[group], properties=properties)
 
 
+@reads_custom_form
 @irdl_op_definition
 class LdMatrixOp(IRDLOperation):
     """``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16``.
@@ -147,6 +165,8 @@ class LdMatrixOp(IRDLOperation):
     transpose = prop_def(BoolAttr)
     numTiles = prop_def(IntegerAttr[I32])
     res = result_def(VectorType)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$srcMemref `[` $indices `]` attr-dict `:` type($srcMemref) `->` type($res)"
 
     def __init__(
         self,
@@ -177,6 +197,7 @@ class LdMatrixOp(IRDLOperation):
             )
 
 
+@reads_custom_form
 @irdl_op_definition
 class MmaSyncOp(IRDLOperation):
     """``mma.sync.aligned`` on per-thread fragments (``D = A * B + C``)."""
@@ -188,6 +209,11 @@ class MmaSyncOp(IRDLOperation):
     mmaShape = prop_def(ArrayAttr[IntegerAttr])
     tf32Enabled = opt_prop_def(UnitAttr)
     res = result_def(VectorType)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "`(` $matrixA `,` $matrixB `,` $matrixC `)` attr-dict `:` "
+        "`(` type($matrixA) `,` type($matrixB) `,` type($matrixC) `)` `->` type($res)"
+    )
 
     def __init__(
         self,

@@ -5,7 +5,9 @@ segment sizes, types -- so that the *generic* form xDSL prints is what upstream 
 (``test/python/cuda/test_nvvm_dialects.py`` checks each one against the real bindings).
 Properties upstream gives a default (``scope = #nvvm.mem_scope<cta>``, ``relaxed =
 false`` on the mbarrier ops) are left out: upstream fills in the default when it parses
-the generic form.
+the generic form.  Each op also reads the custom form upstream prints at the nvvm
+level (its ``assembly_format``, as in ``NVVMOps.td``; tilepipe prints the generic one,
+:mod:`tilepipe.dialects.upstream_syntax`).
 
 Spelling notes for 22.1.8 (they change between MLIR versions):
 
@@ -29,34 +31,53 @@ from xdsl.dialects.builtin import (
     IntegerType,
     f32,
     i1,
+    i16,
     i32,
     i64,
 )
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
-from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
-    Attribute,
     Dialect,
     Operation,
-    ParametrizedAttribute,
-    SpacedOpaqueSyntaxAttribute,
     SSAValue,
 )
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
-    irdl_attr_definition,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
+    opt_result_def,
     prop_def,
     result_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
+
+from tilepipe.dialects.nvvm_attrs import (  # re-exported: nvvm.ShflKind, ...
+    NVVM_ATTRIBUTES,
+    LoadCacheModifier,
+    LoadCacheModifierAttr,
+    MMALayout,
+    MMALayoutAttr,
+    MMAShapeAttr,
+    MMAType,
+    MMATypesAttr,
+    ProxyKind,
+    ProxyKindAttr,
+    ReductionAttr,
+    SharedSpace,
+    SharedSpaceAttr,
+    ShflKind,
+    ShflKindAttr,
+)
+from tilepipe.dialects.upstream_syntax import (
+    OperandGroupTypes,
+    PointerAddressSpace,
+    reads_custom_form,
+)
 
 SHARED_ADDRESS_SPACE = 3  # NVPTX addrspace(3): CTA shared memory
 GLOBAL_ADDRESS_SPACE = 1
@@ -77,130 +98,6 @@ def _i32(value: int) -> IntegerAttr[I32]:
     return IntegerAttr(value, i32)
 
 
-# --------------------------------------------------------------------------- attributes
-
-
-class LoadCacheModifier(StrEnum):
-    CA = "ca"  # cache at all levels
-    CG = "cg"  # cache in L2 only (16-byte cp.async)
-    CS = "cs"
-    LU = "lu"
-    CV = "cv"
-
-
-@irdl_attr_definition
-class LoadCacheModifierAttr(EnumAttribute[LoadCacheModifier], SpacedOpaqueSyntaxAttribute):
-    """``#nvvm<load_cache_modifier cg>``"""
-
-    name = "nvvm.load_cache_modifier"
-
-
-class ShflKind(StrEnum):
-    BFLY = "bfly"
-    UP = "up"
-    DOWN = "down"
-    IDX = "idx"
-
-
-@irdl_attr_definition
-class ShflKindAttr(EnumAttribute[ShflKind], SpacedOpaqueSyntaxAttribute):
-    """``#nvvm<shfl_kind bfly>``"""
-
-    name = "nvvm.shfl_kind"
-
-
-class _AngleEnum:
-    """Enum attributes upstream spells ``#nvvm.name<value>`` (it rejects the opaque
-    ``#nvvm<name value>`` form for these)."""
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser):
-        parser.parse_punctuation("<")
-        value = parser.parse_str_enum(cls.enum_type)  # type: ignore[attr-defined]
-        parser.parse_punctuation(">")
-        return value
-
-    def print_parameter(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.data.value}>")  # type: ignore[attr-defined]
-
-
-class MMALayout(StrEnum):
-    ROW = "row"
-    COL = "col"
-
-
-@irdl_attr_definition
-class MMALayoutAttr(_AngleEnum, EnumAttribute[MMALayout]):
-    """``#nvvm.mma_layout<row>`` (upstream rejects the opaque ``#nvvm<mma_layout row>``)"""
-
-    name = "nvvm.mma_layout"
-
-
-class MMAType(StrEnum):
-    F16 = "f16"
-    BF16 = "bf16"
-    F32 = "f32"
-    TF32 = "tf32"
-
-
-@irdl_attr_definition
-class MMATypesAttr(_AngleEnum, EnumAttribute[MMAType]):
-    """``#nvvm.mma_type<bf16>``"""
-
-    name = "nvvm.mma_type"
-
-
-@irdl_attr_definition
-class MMAShapeAttr(ParametrizedAttribute):
-    """``#nvvm.shape<m = 16, n = 8, k = 16>``"""
-
-    name = "nvvm.shape"
-    m: IntAttr
-    n: IntAttr
-    k: IntAttr
-
-    def __init__(self, m: int, n: int, k: int):
-        super().__init__(IntAttr(m), IntAttr(n), IntAttr(k))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        values = []
-        parser.parse_punctuation("<")
-        for i, key in enumerate("mnk"):
-            if i:
-                parser.parse_punctuation(",")
-            parser.parse_keyword(key)
-            parser.parse_punctuation("=")
-            values.append(IntAttr(parser.parse_integer()))
-        parser.parse_punctuation(">")
-        return values
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<m = {self.m.data}, n = {self.n.data}, k = {self.k.data}>")
-
-
-class ProxyKind(StrEnum):
-    ASYNC_SHARED = "async.shared"  # the only kind tilepipe emits
-
-
-@irdl_attr_definition
-class ProxyKindAttr(_AngleEnum, EnumAttribute[ProxyKind]):
-    """``#nvvm.proxy_kind<async.shared>``"""
-
-    name = "nvvm.proxy_kind"
-
-
-class SharedSpace(StrEnum):
-    CTA = "cta"
-
-
-@irdl_attr_definition
-class SharedSpaceAttr(_AngleEnum, EnumAttribute[SharedSpace]):
-    """``#nvvm.shared_space<cta>``"""
-
-    name = "nvvm.shared_space"
-
-
 # --------------------------------------------------------------------------- barriers
 
 
@@ -212,6 +109,7 @@ class Barrier0Op(IRDLOperation):
     assembly_format = "attr-dict"
 
 
+@reads_custom_form
 @irdl_op_definition
 class BarrierOp(IRDLOperation):
     """``bar.sync id, count``: a named barrier among ``numberOfThreads`` threads.
@@ -223,7 +121,14 @@ class BarrierOp(IRDLOperation):
     barrierId = opt_operand_def(i32)
     numberOfThreads = opt_operand_def(i32)
     reductionPredicate = opt_operand_def(i32)
+    # A reducing barrier (`bar.red`): read from upstream's text, never emitted.
+    reductionOp = opt_prop_def(ReductionAttr)
+    res = opt_result_def(i32)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "(`id` `=` $barrierId^)? (`number_of_threads` `=` $numberOfThreads^)? "
+        "(qualified($reductionOp)^ $reductionPredicate)? (`->` type($res)^)? attr-dict"
+    )
 
     def __init__(
         self,
@@ -235,12 +140,16 @@ class BarrierOp(IRDLOperation):
                 [barrier_id] if barrier_id is not None else [],
                 [number_of_threads] if number_of_threads is not None else [],
                 [],
-            ]
+            ],
+            result_types=[[]],
         )
 
     def verify_(self) -> None:
         if self.numberOfThreads is not None and self.barrierId is None:
             raise VerifyException("numberOfThreads needs a barrierId")
+        reducing = (self.reductionOp, self.reductionPredicate, self.res)
+        if any(part is None for part in reducing) != all(part is None for part in reducing):
+            raise VerifyException("a reduction needs reductionOp, its predicate and a result")
 
 
 # --------------------------------------------------------------------------- cp.async
@@ -257,6 +166,7 @@ def verify_cp_async_bytes(size: int, bypass_l1: bool) -> None:
         raise VerifyException("bypassing L1 (bypassL1 / cache modifier cg needs a 16-byte copy)")
 
 
+@reads_custom_form
 @irdl_op_definition
 class CpAsyncSharedGlobalOp(IRDLOperation):
     """``cp.async.{ca,cg}.shared.global [dst], [src], size``."""
@@ -267,6 +177,10 @@ class CpAsyncSharedGlobalOp(IRDLOperation):
     cpSize = opt_operand_def(i32)
     size = prop_def(IntegerAttr[I32])
     modifier = prop_def(LoadCacheModifierAttr)
+    assembly_format = (
+        "$dst `,` $src `,` $size `,` `cache` `=` $modifier (`,` $cpSize^)? attr-dict "
+        "`:` type(operands)"
+    )
 
     def __init__(
         self,
@@ -313,6 +227,7 @@ class CpAsyncWaitGroupOp(IRDLOperation):
             raise VerifyException("the number of pending groups must be >= 0")
 
 
+@reads_custom_form
 @irdl_op_definition
 class CpAsyncBulkSharedClusterGlobalOp(IRDLOperation):
     """``cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`` (sm_90):
@@ -324,11 +239,19 @@ class CpAsyncBulkSharedClusterGlobalOp(IRDLOperation):
     name = "nvvm.cp.async.bulk.shared.cluster.global"
     dstMem = operand_def(LLVMPointerType)
     srcMem = operand_def(LLVMPointerType)
-    mbar = operand_def(LLVMPointerType)
+    # Upstream's types (its form leaves out those it implies): a shared mbarrier,
+    # an i16 multicast mask, an i64 cache hint.
+    mbar = operand_def(shared_ptr_type())
     size = operand_def(i32)
-    multicastMask = opt_operand_def(IntegerType)
-    l2CacheHint = opt_operand_def(IntegerType)
+    multicastMask = opt_operand_def(i16)
+    l2CacheHint = opt_operand_def(i64)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    custom_directives = (PointerAddressSpace,)
+    assembly_format = (
+        "$dstMem `,` $srcMem `,` $mbar `,` $size (`multicast_mask` `=` $multicastMask^)? "
+        "(`l2_cache_hint` `=` $l2CacheHint^)? attr-dict "
+        "`:` type($dstMem) `,` custom<PointerAddressSpace>(type($srcMem))"
+    )
 
     def __init__(
         self,
@@ -340,6 +263,7 @@ class CpAsyncBulkSharedClusterGlobalOp(IRDLOperation):
         super().__init__(operands=[dst, src, mbar, size, [], []])
 
 
+@reads_custom_form
 @irdl_op_definition
 class FenceProxyOp(IRDLOperation):
     """``fence.proxy.async.shared::cta`` (sm_90): orders this thread's generic-proxy
@@ -349,6 +273,8 @@ class FenceProxyOp(IRDLOperation):
     name = "nvvm.fence.proxy"
     kind = prop_def(ProxyKindAttr)
     space = prop_def(SharedSpaceAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict"
 
     def __init__(self) -> None:
         super().__init__(
@@ -362,6 +288,7 @@ class FenceProxyOp(IRDLOperation):
 # --------------------------------------------------------------------------- mbarrier
 
 
+@reads_custom_form
 @irdl_op_definition
 class MBarrierInitOp(IRDLOperation):
     """``mbarrier.init.shared.b64 [addr], count``."""
@@ -370,11 +297,15 @@ class MBarrierInitOp(IRDLOperation):
     addr = operand_def(LLVMPointerType)
     count = operand_def(i32)
     predicate = opt_operand_def(i1)
+    assembly_format = (
+        "$addr `,` $count (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands)"
+    )
 
     def __init__(self, addr: SSAValue | Operation, count: SSAValue | Operation):
         super().__init__(operands=[addr, count, []])
 
 
+@reads_custom_form
 @irdl_op_definition
 class MBarrierArriveOp(IRDLOperation):
     """``mbarrier.arrive.shared.b64 state, [addr]``; the result is the phase state."""
@@ -383,11 +314,13 @@ class MBarrierArriveOp(IRDLOperation):
     addr = operand_def(LLVMPointerType)
     count = opt_operand_def(i32)
     res = result_def(i64)
+    assembly_format = "$addr (`,` $count^)? attr-dict `:` type($addr) `->` type($res)"
 
     def __init__(self, addr: SSAValue | Operation):
         super().__init__(operands=[addr, []], result_types=[i64])
 
 
+@reads_custom_form
 @irdl_op_definition
 class MBarrierArriveExpectTxOp(IRDLOperation):
     """``mbarrier.arrive.expect_tx``: arrive and expect ``txcount`` more bytes."""
@@ -396,11 +329,15 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
     addr = operand_def(LLVMPointerType)
     txcount = operand_def(i32)
     predicate = opt_operand_def(i1)
+    assembly_format = (
+        "$addr `,` $txcount (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands)"
+    )
 
     def __init__(self, addr: SSAValue | Operation, txcount: SSAValue | Operation):
         super().__init__(operands=[addr, txcount, []])
 
 
+@reads_custom_form
 @irdl_op_definition
 class MBarrierCompleteTxOp(IRDLOperation):
     """``mbarrier.complete_tx`` (sm_90): complete ``txcount`` expected bytes without
@@ -410,11 +347,13 @@ class MBarrierCompleteTxOp(IRDLOperation):
     name = "nvvm.mbarrier.complete_tx"
     addr = operand_def(LLVMPointerType)
     txcount = operand_def(i32)
+    assembly_format = "$addr `,` $txcount attr-dict `:` type(operands)"
 
     def __init__(self, addr: SSAValue | Operation, txcount: SSAValue | Operation):
         super().__init__(operands=[addr, txcount])
 
 
+@reads_custom_form
 @irdl_op_definition
 class MBarrierTestWaitOp(IRDLOperation):
     """``mbarrier.test_wait`` (sm_80): has the phase of ``stateOrPhase`` completed?"""
@@ -423,6 +362,7 @@ class MBarrierTestWaitOp(IRDLOperation):
     addr = operand_def(LLVMPointerType)
     stateOrPhase = operand_def(IntegerType)
     res = result_def(i1)
+    assembly_format = "$addr `,` $stateOrPhase attr-dict `:` type(operands) `->` type($res)"
 
     def __init__(self, addr: SSAValue | Operation, state: SSAValue | Operation):
         super().__init__(operands=[addr, state], result_types=[i1])
@@ -432,6 +372,7 @@ class MBarrierTestWaitOp(IRDLOperation):
             raise VerifyException("stateOrPhase must be an i64 state or an i32 phase")
 
 
+@reads_custom_form
 @irdl_op_definition
 class MBarrierTryWaitParityOp(IRDLOperation):
     """``mbarrier.try_wait.parity`` (sm_90+), looped until the phase completes."""
@@ -440,6 +381,7 @@ class MBarrierTryWaitParityOp(IRDLOperation):
     addr = operand_def(LLVMPointerType)
     phase = operand_def(i32)
     ticks = operand_def(i32)
+    assembly_format = "$addr `,` $phase `,` $ticks attr-dict `:` type(operands)"
 
     def __init__(
         self,
@@ -453,6 +395,7 @@ class MBarrierTryWaitParityOp(IRDLOperation):
 # --------------------------------------------------------------------------- warp
 
 
+@reads_custom_form
 @irdl_op_definition
 class ShflSyncOp(IRDLOperation):
     """``shfl.sync.{bfly,up,down,idx}``: exchange a value between the lanes of a warp."""
@@ -464,6 +407,10 @@ class ShflSyncOp(IRDLOperation):
     mask_and_clamp = operand_def(i32)
     kind = prop_def(ShflKindAttr)
     res = result_def()
+    assembly_format = (
+        "$kind $thread_mask `,` $val `,` $offset `,` $mask_and_clamp attr-dict "
+        "`:` type($val) `->` type($res)"
+    )
 
     def __init__(
         self,
@@ -490,6 +437,7 @@ class ShflSyncOp(IRDLOperation):
 MMA_ACCUMULATOR_STRUCT = LLVMStructType.from_type_list([f32] * 4)
 
 
+@reads_custom_form
 @irdl_op_definition
 class MmaOp(IRDLOperation):
     """``mma.sync.aligned`` with explicit PTX registers (upstream ``nvvm.mma.sync``).
@@ -510,7 +458,14 @@ class MmaOp(IRDLOperation):
     multiplicandAPtxType = prop_def(MMATypesAttr)
     multiplicandBPtxType = prop_def(MMATypesAttr)
     res = result_def()
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    # Upstream's form is hand-written C++: one type per register group.
+    custom_directives = (OperandGroupTypes,)
+    assembly_format = (
+        "`A` `[` $operandA `]` `B` `[` $operandB `]` `C` `[` $operandC `]` attr-dict `:` "
+        "custom<OperandGroupTypes>(type($operandA), type($operandB), type($operandC)) "
+        "`->` type($res)"
+    )
 
     def __init__(
         self,
@@ -567,16 +522,4 @@ NVVM_OPS: list[type[IRDLOperation]] = [
     MmaOp,
 ]
 
-NVVM = Dialect(
-    "nvvm",
-    NVVM_OPS,
-    [
-        LoadCacheModifierAttr,
-        ShflKindAttr,
-        MMALayoutAttr,
-        MMATypesAttr,
-        MMAShapeAttr,
-        ProxyKindAttr,
-        SharedSpaceAttr,
-    ],
-)
+NVVM = Dialect("nvvm", NVVM_OPS, NVVM_ATTRIBUTES)

@@ -1,11 +1,16 @@
 """``vector`` ops as MLIR 22.1.8 has them, where xDSL 0.75 differs or lacks them.
 
-``lower-to-nvvm`` builds these (``lowering/nvvm/emit.py``): ``vector.load`` and
-``vector.store`` with the ``alignment`` property upstream's LLVM lowering reads,
-``vector.shape_cast`` and ``vector.extract_strided_slice`` (one B fragment of an
-``ldmatrix.x4`` that loaded two).  :data:`VECTOR` is xDSL's ``vector`` dialect with these in
+``lower-to-nvvm`` builds ``vector.load`` and ``vector.store`` with the ``alignment``
+property upstream's LLVM lowering reads (``lowering/nvvm/emit.py``).
+``vector.shape_cast`` and ``vector.extract_strided_slice`` are read, not built: of a
+2-D vector, upstream lowers them only in the ``convert-vector-to-llvm`` pass, not in
+``gpu-lower-to-nvvm-pipeline``, so fragments change shape by ``vector.shuffle``,
+``extract`` and ``insert`` instead.  :data:`VECTOR` is xDSL's ``vector`` dialect with these in
 place of xDSL's load and store, registered by tile-opt and every tilepipe context
 instead of xDSL's (``registry.OVERRIDES``), so that the lowered level reads back.
+Each reads upstream's custom form too (its ``assembly_format``, as in
+``VectorOps.td``), which upstream prints at the nvvm level; tilepipe prints the
+generic one (:mod:`tilepipe.dialects.upstream_syntax`).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from xdsl.dialects.vector import Vector as XDSL_VECTOR
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -31,7 +37,10 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from tilepipe.dialects.upstream_syntax import reads_custom_form
 
+
+@reads_custom_form
 @irdl_op_definition
 class AlignedVectorLoadOp(IRDLOperation):
     """``vector.load`` with MLIR 22's ``alignment`` property (xDSL 0.75 lacks it).
@@ -43,8 +52,12 @@ class AlignedVectorLoadOp(IRDLOperation):
     indices = var_operand_def(IndexType)
     alignment = prop_def(IntegerAttr[IntegerType])
     result = result_def(VectorType)
+    # Upstream's form spells `alignment` in attr-dict.
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$base `[` $indices `]` attr-dict `:` type($base) `,` type($result)"
 
 
+@reads_custom_form
 @irdl_op_definition
 class AlignedVectorStoreOp(IRDLOperation):
     """``vector.store`` with MLIR 22's ``alignment`` property."""
@@ -54,8 +67,13 @@ class AlignedVectorStoreOp(IRDLOperation):
     base = operand_def(MemRefType)
     indices = var_operand_def(IndexType)
     alignment = prop_def(IntegerAttr[IntegerType])
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$vector `,` $base `[` $indices `]` attr-dict `:` type($base) `,` type($vector)"
+    )
 
 
+@reads_custom_form
 @irdl_op_definition
 class ShapeCastOp(IRDLOperation):
     """``vector.shape_cast`` (xDSL 0.75 lacks it): the same elements, another shape."""
@@ -63,6 +81,7 @@ class ShapeCastOp(IRDLOperation):
     name = "vector.shape_cast"
     source = operand_def(VectorType)
     result = result_def(VectorType)
+    assembly_format = "$source attr-dict `:` type($source) `to` type($result)"
 
     def verify_(self) -> None:
         source, result = self.source.type, self.result.type
@@ -74,6 +93,7 @@ class ShapeCastOp(IRDLOperation):
             raise VerifyException(f"cannot shape_cast {source} to {result}")
 
 
+@reads_custom_form
 @irdl_op_definition
 class ExtractStridedSliceOp(IRDLOperation):
     """``vector.extract_strided_slice`` with unit strides (xDSL 0.75 lacks it): the
@@ -85,6 +105,8 @@ class ExtractStridedSliceOp(IRDLOperation):
     sizes = prop_def(ArrayAttr[IntegerAttr[IntegerType]])
     strides = prop_def(ArrayAttr[IntegerAttr[IntegerType]])
     result = result_def(VectorType)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$source attr-dict `:` type($source) `to` type(results)"
 
     def __init__(self, source: SSAValue, first_row: int, rows: int) -> None:
         source_type = source.type

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _API = {
+    "LEVELS": "tilepipe.drivers.api",
+    "PRESETS": "tilepipe.drivers.api",
     "Compilation": "tilepipe.drivers.api",
     "compile_for": "tilepipe.drivers.api",
     "parse": "tilepipe.drivers.api",
@@ -35,6 +37,8 @@ __all__ = ["__version__", *_API]
 
 if TYPE_CHECKING:  # what static completion (IDEs, jedi, type checkers) sees
     from tilepipe.drivers.api import (
+        LEVELS,
+        PRESETS,
         Compilation,
         compile_for,
         parse,

@@ -18,6 +18,8 @@ from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    DenseArrayBase,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -31,11 +33,7 @@ from xdsl.rewriter import InsertPoint
 
 from tilepipe.dialects.llvm_upstream import FULL_UNROLL, LOOP_ANNOTATION
 from tilepipe.dialects.tile import constant_index
-from tilepipe.dialects.vector_upstream import (
-    AlignedVectorLoadOp,
-    AlignedVectorStoreOp,
-    ShapeCastOp,
-)
+from tilepipe.dialects.vector_upstream import AlignedVectorLoadOp, AlignedVectorStoreOp
 
 
 class ConstantPool:
@@ -250,10 +248,67 @@ def vector_store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue])
     )
 
 
-def shape_cast(value: SSAValue, shape: Sequence[int]) -> SSAValue:
-    assert isinstance(value.type, VectorType)
-    result_type = VectorType(value.type.element_type, shape)
-    return ShapeCastOp.build(operands=[value], result_types=[result_type]).result
+# Vectors change shape through ``vector.shuffle``, ``vector.extract`` and
+# ``vector.insert`` only: upstream's vector-to-LLVM conversion patterns lower these
+# directly at any rank.  ``vector.shape_cast`` and ``vector.extract_strided_slice``
+# of a 2-D vector need the pre-lowerings that only the ``convert-vector-to-llvm``
+# pass applies; under upstream's ``gpu-lower-to-nvvm-pipeline`` (vector ops lowered
+# inside ``convert-gpu-to-nvvm``) they would stay behind an unrealized cast.
+
+
+def rows(value: SSAValue, first: int, count: int) -> SSAValue:
+    """Rows ``first .. first + count`` of ``value``'s leading dimension (elements,
+    for a 1-D vector): a ``vector.shuffle`` of ``value`` with itself."""
+    source = value.type
+    assert isinstance(source, VectorType)
+    shape = source.get_shape()
+    assert 0 <= first and first + count <= shape[0]
+    result_type = VectorType(source.element_type, [count, *shape[1:]])
+    mask = DenseArrayBase.from_list(i64, list(range(first, first + count)))
+    return vector.ShuffleOp(value, value, mask, result_type=result_type).result
+
+
+def concatenate(first: SSAValue, second: SSAValue) -> SSAValue:
+    """``first`` then ``second`` along the leading dimension (a ``vector.shuffle``)."""
+    first_type, second_type = first.type, second.type
+    assert isinstance(first_type, VectorType) and isinstance(second_type, VectorType)
+    length = first_type.get_shape()[0] + second_type.get_shape()[0]
+    result_type = VectorType(first_type.element_type, [length, *first_type.get_shape()[1:]])
+    mask = DenseArrayBase.from_list(i64, list(range(length)))
+    return vector.ShuffleOp(first, second, mask, result_type=result_type).result
+
+
+def float_zeros(vector_type: VectorType) -> SSAValue:
+    """A float vector of zeros (a ``vector.broadcast`` of ``0.0``, which upstream
+    lowers directly at any rank), as the base that :func:`split_rows` fills."""
+    zero = arith.ConstantOp(FloatAttr(0.0, vector_type.element_type)).result
+    return vector.BroadcastOp(zero, vector_type).vector
+
+
+def split_rows(value: SSAValue, into: SSAValue) -> SSAValue:
+    """The 1-D ``value`` as the 2-D vector of ``into``'s type: each row of
+    ``value``'s elements shuffled out and inserted over ``into``'s."""
+    source, result_type = value.type, into.type
+    assert isinstance(source, VectorType) and len(source.get_shape()) == 1
+    assert isinstance(result_type, VectorType) and len(result_type.get_shape()) == 2
+    count, width = result_type.get_shape()
+    assert source.get_shape()[0] == count * width
+    result = into
+    for row in range(count):
+        result = vector.InsertOp(rows(value, row * width, width), result, [row]).result
+    return result
+
+
+def join_rows(value: SSAValue) -> SSAValue:
+    """The rows of the 2-D ``value`` one after another, as a 1-D vector."""
+    source = value.type
+    assert isinstance(source, VectorType) and len(source.get_shape()) == 2
+    count, width = source.get_shape()
+    row_type = VectorType(source.element_type, [width])
+    result = vector.ExtractOp(value, [0], row_type).result
+    for row in range(1, count):
+        result = concatenate(result, vector.ExtractOp(value, [row], row_type).result)
+    return result
 
 
 def broadcast(value: SSAValue, width: int) -> SSAValue:

@@ -57,7 +57,6 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from tilepipe.dialects.nvgpu import LdMatrixOp, MmaSyncOp
 from tilepipe.dialects.nvvm import MmaOp
 from tilepipe.dialects.tile import GemmOp
-from tilepipe.dialects.vector_upstream import ExtractStridedSliceOp
 from tilepipe.core.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
@@ -179,7 +178,7 @@ def _b_fragments(
             coords = [emit.add(k0, lanes.mod16), emit.add(col0, block)]
         loaded = _ldmatrix(b, coords, 4 if pair else 2, not transpose_b)
         if pair:
-            fragments += [ExtractStridedSliceOp(loaded, first, 2).result for first in (0, 2)]
+            fragments += [emit.rows(loaded, first, 2) for first in (0, 2)]
         else:
             fragments.append(loaded)
     return fragments
@@ -216,6 +215,9 @@ def _warp_tile_gemm(
     transpose_a = op.transpose_a is not None
     transpose_b = op.transpose_b is not None
     bf16 = isinstance(a.element_type, BFloat16Type)
+    # f16: the vector<2x2xf32> the four accumulator registers are inserted over (they
+    # overwrite it whole), once for every mma of the warp tile.
+    zero_accumulator = None if bf16 else emit.float_zeros(ACCUMULATOR_VECTOR)
 
     def k_step(k0: SSAValue) -> None:
         a_fragments = []
@@ -252,9 +254,10 @@ def _warp_tile_gemm(
                 # 16-byte vector each way, which LLVM keeps in registers.
                 register = [emit.const(layout.register_index(i, j, 0))]
                 acc = emit.vector_load(c.buffer, register, 4)
-                acc = emit.shape_cast(acc, ACCUMULATOR_VECTOR.get_shape())
+                assert zero_accumulator is not None
+                acc = emit.split_rows(acc, zero_accumulator)
                 acc = MmaSyncOp(a_fragments[i], b_fragments[j], acc).res
-                emit.vector_store(emit.shape_cast(acc, [4]), c.buffer, register)
+                emit.vector_store(emit.join_rows(acc), c.buffer, register)
 
     # LLVM unrolls the k-steps completely (it would keep a loop of two steps, paying
     # its counter and address updates every step): their shared-memory addresses then

@@ -19,11 +19,13 @@ class UpstreamTarget(Target):
     """Print a ``lower-to-nvvm`` module at an upstream stage, for ``chip``.
 
     The lowered module no longer names its target, hence the ``chip`` argument.
-    Upstream failures (and LLVM aborts, isolated in a child process) become a
-    diagnostic, as in ``tilepipe compile``.
+    Upstream failures become a diagnostic, as in ``tilepipe compile``.  Upstream runs
+    in this process; with ``isolate=true`` in a spawned child, where an LLVM abort
+    becomes a diagnostic too (``tilepipe compile --isolate-upstream``).
     """
 
     chip: str = "sm_80"
+    isolate: bool = False
     stage_name: ClassVar[str]
 
     def __post_init__(self) -> None:
@@ -32,12 +34,18 @@ class UpstreamTarget(Target):
             raise ValueError(f"chip '{self.chip}' is not a CUDA target (choose from {cuda})")
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from tilepipe.lowering.nvvm.upstream import Stage, UpstreamError, run_upstream_isolated
+        from tilepipe.lowering.nvvm.upstream import (
+            Stage,
+            UpstreamError,
+            run_upstream,
+            run_upstream_isolated,
+        )
 
         target = TARGETS[self.chip]
         assert isinstance(target, CudaTarget)
+        run = run_upstream_isolated if self.isolate else run_upstream
         try:
-            result = run_upstream_isolated(module, target, Stage(self.stage_name))
+            result = run(module, target, Stage(self.stage_name))
         except UpstreamError as err:
             hint = " (-t " + self.name + " prints the output of lower-to-nvvm)"
             raise DiagnosticException(str(err) + (hint if err.stage == "parsing" else "")) from None

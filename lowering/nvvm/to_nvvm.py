@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS
+from tilepipe.dialects.kernel_attrs import is_kernel
 from tilepipe.dialects.tile import TileOp
 from tilepipe.core.diagnostics import OpDiagnosticError, op_error
 
@@ -103,6 +104,24 @@ def _reject_leftovers(op: Operation) -> None:
             raise op_error(inner, "lower-to-nvvm has no lowering for this op")
 
 
+def _reject_calls_of_kernels(module: ModuleOp) -> None:
+    """Without host launchers the kernels leave the host module: host code that
+    refers to one (a ``func.call``) would be left dangling, an invalid module."""
+    kernels = {op.sym_name.data for op in module.ops if is_kernel(op)}
+    for op in module.ops:
+        if is_kernel(op):
+            continue
+        for inner in op.walk():
+            for value in (*inner.attributes.values(), *inner.properties.values()):
+                if isinstance(value, SymbolRefAttr) and value.root_reference.data in kernels:
+                    raise op_error(
+                        inner,
+                        f"refers to kernel @{value.root_reference.data}, which lower-to-nvvm "
+                        "moves into a gpu.module; use lower-to-nvvm{host-launch=true} "
+                        "(tilepipe compile --host-launch) to leave a host launcher of that name",
+                    )
+
+
 @dataclass(frozen=True)
 class LowerToNVVM(ModulePass):
     """Lower tile kernels to gpu.func kernels in upstream gpu/nvgpu/nvvm dialects."""
@@ -122,6 +141,8 @@ class LowerToNVVM(ModulePass):
         # What this pass does not lower goes to upstream MLIR as it is.
         if (diagnostic := op_upstream_lacks(op)) is not None:
             raise OpDiagnosticError(diagnostic)
+        if not self.host_launch:
+            _reject_calls_of_kernels(op)
         contexts = lower_kernels(op, self.swizzle_shared, self.host_launch)
         gpu_module = op.body.block.last_op
         assert gpu_module is not None

@@ -20,6 +20,14 @@ parses the text gets diagnostics at the kernel's source lines.
 
 Failures are reported as :class:`UpstreamError` naming the stage, the upstream pass and
 the upstream diagnostics, never as a bare binding stack trace.
+
+The hand-off runs in the caller's process: no child is forked, which multi-threaded
+hosts (PyTorch, JAX) and Windows need.  :class:`UpstreamProcess` and
+:func:`run_upstream_isolated` run it in a *spawned* child instead, for a driver that
+must survive upstream aborting (LLVM fatal errors, assertions of the bindings).
+
+:func:`handoff_pipeline` is the same sequence of upstream passes as one pass-pipeline
+string, for a host that runs them itself.
 """
 
 from __future__ import annotations
@@ -47,7 +55,9 @@ CONVERSION_TO_LLVM: tuple[tuple[str, str], ...] = (
     ("convert-gpu-to-nvvm", "gpu.module(convert-gpu-to-nvvm)"),
     ("convert-nvvm-to-llvm", "convert-nvvm-to-llvm"),
     ("convert-vector-to-llvm", "convert-vector-to-llvm"),
-    ("convert-ub-to-llvm", "convert-ub-to-llvm"),  # vector.shape_cast leaves ub.poison
+    # convert-vector-to-llvm's own pre-lowerings (shape casts, strided slices) can
+    # leave ub.poison; lower-to-nvvm no longer emits those ops, but the pass is cheap.
+    ("convert-ub-to-llvm", "convert-ub-to-llvm"),
     # Views with offsets or strides (subview, reinterpret_cast of a tile) become plain
     # descriptor arithmetic (affine, then arith) before memrefs become LLVM structs.
     ("expand-strided-metadata", "expand-strided-metadata"),
@@ -59,6 +69,19 @@ CONVERSION_TO_LLVM: tuple[tuple[str, str], ...] = (
     ("reconcile-unrealized-casts", "reconcile-unrealized-casts"),
     ("canonicalize", "canonicalize"),
 )
+
+
+BINARY_PIPELINE = "gpu-module-to-binary{format=isa}"
+
+HANDOFF_PIPELINE = "builtin.module(" + ",".join(p for _, p in CONVERSION_TO_LLVM) + ")"
+"""The target-independent part of the hand-off: upstream's conversions to the LLVM
+dialect, as one pass pipeline (:func:`handoff_pipeline` adds the target and PTX)."""
+
+HOST_PIPELINE = "builtin.module(gpu-to-llvm,reconcile-unrealized-casts)"
+"""What a host runs after :func:`handoff_pipeline` on a module with host launchers
+(``host_launch``): their ``func.func`` and ``gpu.launch_func`` become LLVM calls of
+the CUDA runtime wrappers (``mgpuLaunchKernel``, ...), ready for an ExecutionEngine.
+The hand-off itself never runs it: tilepipe's output is the kernel's PTX."""
 
 
 class Stage(Enum):
@@ -131,6 +154,37 @@ def _target_pipeline(target: CudaTarget) -> str:
     )
 
 
+def _handoff_steps(target: CudaTarget, last: Stage) -> list[tuple[str, str]]:
+    """The passes from the nvvm level to ``last``, each as (name shown in errors,
+    pipeline): what :func:`run_upstream` runs and :func:`handoff_pipeline` prints."""
+    if last is Stage.NVVM:
+        return []
+    steps = [("nvvm-attach-target", _target_pipeline(target)), *CONVERSION_TO_LLVM]
+    if last is Stage.PTX:
+        steps.append(("gpu-module-to-binary", BINARY_PIPELINE))
+    return steps
+
+
+def handoff_pipeline(target: CudaTarget | str, stage: Stage | str = Stage.PTX) -> str:
+    """The pass pipeline (``builtin.module(...)``) that takes a ``lower-to-nvvm``
+    module to ``stage`` for ``target`` (a :class:`CudaTarget` or its name, ``sm_80``):
+    ``nvvm-attach-target`` with tilepipe's chip, PTX features and LLVM ``O``, then
+    upstream's conversions, then (for ``ptx``) ``gpu-module-to-binary``.  These are the
+    passes :func:`run_upstream` runs, one at a time so that a failure names its pass;
+    a host that parses the nvvm level in its own context can run them itself."""
+    if isinstance(target, str):
+        from tilepipe.core.targets import TARGETS
+
+        named = TARGETS.get(target)
+        if not isinstance(named, CudaTarget):
+            raise ValueError(f"'{target}' is not a CUDA target")
+        target = named
+    stage = Stage(stage)
+    if stage is Stage.NVVM:
+        raise ValueError("the nvvm stage is the hand-off's input: no passes lead to it")
+    return "builtin.module(" + ",".join(p for _, p in _handoff_steps(target, stage)) + ")"
+
+
 def _import_bindings():
     from mlir import ir
     from mlir.dialects import gpu
@@ -175,10 +229,7 @@ def run_upstream(
         if last is Stage.NVVM:
             return UpstreamResult(texts, seconds)
 
-        steps = [("nvvm-attach-target", _target_pipeline(target)), *CONVERSION_TO_LLVM]
-        if last is Stage.PTX:
-            steps.append(("gpu-module-to-binary", "gpu-module-to-binary{format=isa}"))
-        for name, pipeline in steps:
+        for name, pipeline in _handoff_steps(target, last):
             if name == "gpu-module-to-binary" and Stage.LLVM in wanted:
                 texts[Stage.LLVM] = _module_text(upstream_module, debug_info)
             start = time.perf_counter()
@@ -198,49 +249,61 @@ def run_upstream(
         raise UpstreamError("gpu-module-to-binary", "no gpu.binary was produced")
 
 
+def _serve(connection, stderr_path: str) -> None:
+    """The isolated child: one request on ``connection``, its reply back.
+
+    A module-level function of plain arguments (a pipe end, a file path), so that the
+    "spawn" start method can start it in a fresh interpreter: nothing of the parent
+    needs pickling.  Upstream writes its last words ("LLVM ERROR: ...", an assertion)
+    to the file descriptor 2, which goes to ``stderr_path`` for the parent to quote.
+    """
+    import faulthandler
+    import os
+
+    faulthandler.disable()  # upstream's own message is the one to report
+    with open(stderr_path, "wb") as stderr:
+        os.dup2(stderr.fileno(), 2)
+    _import_bindings()
+    try:
+        text, target, stages, debug_info = connection.recv()
+    except EOFError:  # the driver stopped before the hand-off
+        return
+    try:
+        reply = ("ok", run_upstream(text, target, *stages, debug_info=debug_info))
+    except UpstreamError as err:
+        reply = ("error", (err.stage, err.message))
+    connection.send(reply)
+    connection.close()
+
+
 class UpstreamProcess:
-    """:func:`run_upstream` in a forked child process.
+    """:func:`run_upstream` in a spawned child process: the opt-in isolation.
 
     LLVM's fatal errors ("LLVM ERROR: Cannot select ...") and the assertion-enabled
     bindings abort the process they happen in; isolated, they become an
     :class:`UpstreamError` carrying upstream's last words instead of killing the
-    driver.  The child is forked on construction and imports the MLIR bindings
-    (~0.15 s) straight away, so a driver that starts it before its own passes gets
-    the import done in parallel with them.  One request per process; use it as a
-    context manager so an unused child is reaped.
+    driver.  The child is started with "spawn", not "fork": forking a process with
+    threads (PyTorch's, JAX's) can deadlock the child, and Windows cannot fork.  It
+    starts on construction and imports the MLIR bindings straight away, so a driver
+    that starts it before its own passes gets the start-up done in parallel with them.
+    One request per process; use it as a context manager so the child is reaped.
     """
 
     def __init__(self) -> None:
         import multiprocessing
+        import os
         import tempfile
 
-        context = multiprocessing.get_context("fork")
-        self._requests, request_sender = context.Pipe(duplex=False)
-        self._replies, self._reply_sender = context.Pipe(duplex=False)
-        self._stderr = tempfile.TemporaryFile()
-        self._process = context.Process(target=self._serve, daemon=True)
-        self._request_sender = request_sender
+        context = multiprocessing.get_context("spawn")
+        descriptor, self._stderr_path = tempfile.mkstemp(prefix="tilepipe-upstream-")
+        os.close(descriptor)
+        self._connection, child_end = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(child_end, self._stderr_path), daemon=True
+        )
         self._process.start()
-        self._reply_sender.close()
-        self._requests.close()
-
-    def _serve(self) -> None:
-        import faulthandler
-        import os
-
-        faulthandler.disable()  # upstream's own message is the one to report
-        os.dup2(self._stderr.fileno(), 2)
-        self._request_sender.close()
-        _import_bindings()
-        try:
-            text, target, stages, debug_info = self._requests.recv()
-        except EOFError:  # the driver stopped before the hand-off
-            return
-        try:
-            result = run_upstream(text, target, *stages, debug_info=debug_info)
-            self._reply_sender.send(("ok", result))
-        except UpstreamError as err:
-            self._reply_sender.send(("error", (err.stage, err.message)))
+        # Only the child holds its end now: its exit is an EOF here.
+        child_end.close()
 
     def run(
         self,
@@ -252,29 +315,40 @@ class UpstreamProcess:
     ) -> UpstreamResult:
         text = module if isinstance(module, str) else generic_text(module)
         try:
-            self._request_sender.send((text, target, (stage, *more_stages), debug_info))
-            kind, payload = self._replies.recv()
-        except (EOFError, BrokenPipeError):
+            self._connection.send((text, target, (stage, *more_stages), debug_info))
+            kind, payload = self._connection.recv()
+        except (EOFError, BrokenPipeError, ConnectionResetError):
             self._process.join()
-            self._stderr.seek(0)
-            last_words = self._stderr.read().decode(errors="replace").strip().splitlines()[-3:]
             raise UpstreamError(
                 "the upstream pipeline",
                 f"upstream MLIR/LLVM aborted (exit {self._process.exitcode}): "
-                + " | ".join(last_words),
+                + " | ".join(self._last_words()),
             ) from None
         if kind == "error":
             raise UpstreamError(*payload)
         return payload
 
+    def _last_words(self, lines: int = 3) -> list[str]:
+        try:
+            with open(self._stderr_path, "rb") as stderr:
+                text = stderr.read().decode(errors="replace")
+        except OSError:
+            return []
+        return text.strip().splitlines()[-lines:]
+
     def close(self) -> None:
-        self._request_sender.close()
+        import os
+
+        self._connection.close()  # an idle child sees EOF and returns
         self._process.join(timeout=5)
         if self._process.is_alive():
             self._process.kill()
             self._process.join()
-        self._replies.close()
-        self._stderr.close()
+        self._process.close()
+        try:
+            os.unlink(self._stderr_path)
+        except OSError:
+            pass
 
     def __enter__(self) -> UpstreamProcess:
         return self
@@ -284,8 +358,12 @@ class UpstreamProcess:
 
 
 def run_upstream_isolated(
-    module: ModuleOp | str, target: CudaTarget, stage: Stage, *more_stages: Stage
+    module: ModuleOp | str,
+    target: CudaTarget,
+    stage: Stage,
+    *more_stages: Stage,
+    debug_info: bool = False,
 ) -> UpstreamResult:
-    """:func:`run_upstream` in a child process (see :class:`UpstreamProcess`)."""
+    """:func:`run_upstream` in a spawned child process (see :class:`UpstreamProcess`)."""
     with UpstreamProcess() as process:
-        return process.run(module, target, stage, *more_stages)
+        return process.run(module, target, stage, *more_stages, debug_info=debug_info)

@@ -28,3 +28,14 @@ func.func @twice() {
 // an internal error).
 // expected-error @+1 {{@ identifier expected to start with letter, '_', or '"'.}}
 @/ func.func @k()
+
+// -----
+
+// A value defined nowhere is reported at its first use, as MLIR does, not at the end
+// of the input as one list of names.
+func.func @never_defined(%a: i32) -> i32 {
+  // expected-error @+1 {{use of undeclared SSA value %missing}}
+  %b = arith.addi %a, %missing : i32
+  %c = arith.addi %b, %also_missing : i32
+  func.return %c : i32
+}

@@ -10,6 +10,7 @@ The drivers print them as ``file:line:col: error: 'pipeline.for' op ...``
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -99,22 +100,29 @@ class DiagnosticCollector:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-_collectors: list[DiagnosticCollector] = []
+class _Collectors(threading.local):
+    """Each thread's stack of collectors: a compile in another thread reports to its own."""
+
+    def __init__(self) -> None:
+        self.stack: list[DiagnosticCollector] = []
+
+
+_collectors = _Collectors()
 
 
 @contextmanager
 def collect_diagnostics() -> Iterator[DiagnosticCollector]:
     collector = DiagnosticCollector()
-    _collectors.append(collector)
+    _collectors.stack.append(collector)
     try:
         yield collector
     finally:
-        _collectors.pop()
+        _collectors.stack.pop()
 
 
 def _emit(diagnostic: Diagnostic) -> None:
-    if _collectors:
-        _collectors[-1].diagnostics.append(diagnostic)
+    if _collectors.stack:
+        _collectors.stack[-1].diagnostics.append(diagnostic)
     else:  # outside tile-opt (library use): still tell the user
         print(diagnostic, file=sys.stderr)
 

@@ -148,5 +148,8 @@ def run_flow(
 
     if isinstance(flow, str):
         flow = flow_named(flow)
-    PassPipeline.parse_spec(get_all_passes(), flow.spec(level, options)).apply(make_context(), module)
+    from tilepipe.core.compiler_lock import serialized
+
+    pipeline = PassPipeline.parse_spec(get_all_passes(), flow.spec(level, options))
+    serialized(pipeline).apply(make_context(), module)
     return module

@@ -31,6 +31,7 @@ OVERRIDES: dict[str, tuple[str, str]] = {
     "gpu": ("tilepipe.dialects.gpu_upstream", "GPU"),
     "vector": ("tilepipe.dialects.vector_upstream", "VECTOR"),
     "llvm": ("tilepipe.dialects.llvm_upstream", "LLVM"),
+    "memref": ("tilepipe.dialects.memref_upstream", "MEMREF"),
 }
 
 PASSES: dict[str, tuple[str, str]] = {
@@ -160,7 +161,10 @@ def make_context() -> Context:
 
 
 def pass_pipeline(spec: str) -> PassPipeline:
-    """A pass pipeline from ``tile-opt -p`` syntax over every registered pass."""
+    """A pass pipeline from ``tile-opt -p`` syntax over every registered pass; it runs
+    under the compiler lock (:mod:`tilepipe.core.compiler_lock`), so threads may share it."""
     from xdsl.transforms import get_all_passes as xdsl_passes
 
-    return PassPipeline.parse_spec({**xdsl_passes(), **get_all_passes()}, spec)
+    from tilepipe.core.compiler_lock import serialized
+
+    return serialized(PassPipeline.parse_spec({**xdsl_passes(), **get_all_passes()}, spec))

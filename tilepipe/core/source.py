@@ -12,18 +12,22 @@ located diagnostic (an :class:`~tilepipe.core.diagnostics.InputError`) whichever
   Python, and a stated limit is better than a ``RecursionError`` somewhere later;
 * every operand must be visible at its use (xDSL resolves a forward reference from
   outside a region to a value defined inside it, and keeps placeholders it could not
-  resolve): checked after parsing, before anything looks at an operand's owner.
+  resolve): checked after parsing, before anything looks at an operand's owner;
+* a location alias may be used before its definition, as upstream MLIR prints them
+  (``loc(#loc3)`` ... ``#loc3 = loc("k.mlir":12:3)`` at the end of the module), which
+  xDSL's parser alone rejects (``undefined symbol alias``).
 """
 
 from __future__ import annotations
 
+import re
 from argparse import ArgumentTypeError
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, LocationAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue, UnresolvedOperand
@@ -51,12 +55,38 @@ _MODULE_SPELLINGS = (
 )
 
 
+# A top-level location alias definition, `#loc3 = loc(`: upstream prints the ones its
+# ops use after the module (MLIR's AsmPrinter defers location aliases to the end).
+_LOCATION_ALIAS_DEFINITION = re.compile(r"^(#[A-Za-z_][\w$]*)[ \t]*=[ \t]*(?=loc\()", re.MULTILINE)
+
+
+def location_alias_definitions(text: str) -> dict[str, int]:
+    """Each location alias defined once at the top level of ``text``, with the offset
+    of its ``loc(...)`` value.  A name defined twice is left out: the parser then
+    reports the redefinition where it meets it."""
+    offsets: dict[str, int] = {}
+    twice: set[str] = set()
+    for match in _LOCATION_ALIAS_DEFINITION.finditer(text):
+        if match[1] in offsets:
+            twice.add(match[1])
+        offsets[match[1]] = match.end()
+    return {name: offset for name, offset in offsets.items() if name not in twice}
+
+
 class LocatingParser(Parser):
-    """A parser that gives every op the file:line:col where its text starts, bounds
-    the region nesting and remembers where undeclared values were used."""
+    """A parser that gives every op without a written location the file:line:col
+    where its text starts, bounds the region nesting, remembers where undeclared
+    values were used and reads a location alias used before its definition."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         super().__init__(ctx, text, name)
+        # Location aliases not read yet (name -> offset of the value), and those read
+        # ahead of their definition, which the module's alias list then skips.
+        self._later_locations = location_alias_definitions(text)
+        self._read_ahead: set[str] = set()
+        # Where the token after the last location written in the text starts: an op
+        # whose text ends there has its own location (loc(unknown) included).
+        self._after_location = -1
         self._file_name = name
         self._line_offset = line_offset
         self._region_depth = 0
@@ -79,7 +109,7 @@ class LocatingParser(Parser):
             if self.failed_op_location is None:
                 self.failed_op_location = location
             raise
-        if not isinstance(op.location, FileLineColLoc):
+        if self._after_location != self._current_token.span.start:
             op.location = FileLineColLoc(
                 StringAttr(self._file_name),
                 IntAttr(location.line + self._line_offset),
@@ -101,6 +131,62 @@ class LocatingParser(Parser):
             return super().parse_optional_region(arguments)
         finally:
             self._region_depth -= counted
+
+    def parse_optional_location(self) -> LocationAttr | None:
+        location = super().parse_optional_location()
+        if location is not None:
+            self._after_location = self._current_token.span.start
+        return location
+
+    def _parse_location(self) -> LocationAttr:
+        token = self._current_token
+        if (
+            token.kind == MLIRTokenKind.HASH_IDENT
+            and token.text not in self.attribute_aliases
+            and token.text in self._later_locations
+        ):
+            self._read_location_ahead(token.text)
+        return super()._parse_location()
+
+    def _read_location_ahead(self, alias: str) -> None:
+        """Read ``alias``'s definition where it stands (later in the text) and come
+        back.  An alias naming another one (``fused[#loc1, #loc2]``) reads that one
+        the same way; the name leaves the table first, so a cycle ends as an
+        undefined alias rather than a recursion."""
+        offset = self._later_locations.pop(alias)
+        here = self._current_token.span.start
+        self._resume_from(offset)
+        location = self.parse_optional_location()
+        assert location is not None  # the table holds offsets of `loc(`
+        self._resume_from(here)
+        self.attribute_aliases[alias] = location
+        self._read_ahead.add(alias)
+
+    def _parse_alias_def(self) -> None:
+        name = self._current_token.text
+        if name in self._read_ahead:
+            # Its value was read at its first use: skip the definition.
+            self._read_ahead.discard(name)
+            del self.attribute_aliases[name]
+        super()._parse_alias_def()
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as err:
+            if not err.msg.startswith("values used but not defined"):
+                raise
+            # xDSL reports values never defined at the end of the input, all at once;
+            # MLIR reports the first use of one, where it is written.
+            undefined = [
+                (span.start, name, span)
+                for value, (name, span) in self.forward_uses.items()
+                if name in self.forward_ssa_references
+            ]
+            if not undefined:
+                raise
+            _, name, span = min(undefined, key=lambda use: use[0])
+            raise ParseError(span, f"use of undeclared SSA value %{name}") from None
 
     def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
         value = super().resolve_operand(operand, type)

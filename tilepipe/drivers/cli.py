@@ -1,6 +1,6 @@
 """``tilepipe``: the end-to-end driver.
 
-    tilepipe compile KERNEL.mlir --target sm_80|sm_90 --emit nvvm|llvm|ptx -o OUT [--num-stages N] [--mlir-print-debuginfo]
+    tilepipe compile KERNEL.mlir --target sm_80|sm_90 --emit nvvm|llvm|ptx -o OUT [--num-stages N] [--mlir-print-debuginfo] [--host-launch] [--isolate-upstream]
     tilepipe compile KERNEL.mlir --target ascend910b --emit ascend|ascendc -o OUT [--syntax-check]
 
 compiles a tile-level kernel through every registered pass of the CUDA flow, upstream
@@ -9,7 +9,8 @@ a one-screen summary to stderr: what each stage did (stages, versions, arena byt
 syncs), the time it took, and registers / shared memory from ``ptxas -v``.  For an
 Ascend target it runs the Ascend passes (in the order docs/ascend.md gives) and emits
 the ``ascend`` dialect or AscendC source, with a summary of versions, buffers, sync
-points and flag ids.
+points and flag ids.  Upstream MLIR runs in this process; ``--isolate-upstream`` runs
+it in a spawned child, so that an LLVM abort is reported as an error (exit 1).
 """
 
 from __future__ import annotations
@@ -87,6 +88,17 @@ def _parser() -> argparse.ArgumentParser:
         "--mlir-print-debuginfo", "--print-debuginfo", dest="debug_info", action="store_true",
         help="CUDA: print the source locations (loc(...)) in the nvvm and llvm output, "
         "as mlir-opt does with this flag",
+    )
+    compile_cmd.add_argument(
+        "--host-launch", action="store_true",
+        help="CUDA: keep a host function per kernel that gpu.launch_func's it with the "
+        "kernel's grid, block and dynamic shared memory (at the nvvm and llvm levels; "
+        "host code of the input that calls a kernel needs it)",
+    )
+    compile_cmd.add_argument(
+        "--isolate-upstream", action="store_true",
+        help="CUDA: run upstream MLIR in a spawned child process, so that an LLVM "
+        "abort (fatal error, assertion) is reported as an error instead of ending the driver",
     )
     compile_cmd.add_argument(
         "--schedule-svg", metavar="FILE",
@@ -173,6 +185,8 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         run_ptxas=not args.no_ptxas,
         debug_info=args.debug_info,
         index_mode=args.index_mode,
+        isolate_upstream=args.isolate_upstream,
+        host_launch=args.host_launch,
     )
     _write(args.output, result.output)
     if ascend and args.syntax_check and result.level == "ascendc":

@@ -10,6 +10,7 @@ the AscendC printer.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from tilepipe.core.diagnostics import (
     op_diagnostic,
     verify_module,
 )
+from tilepipe.core.compiler_lock import COMPILER_LOCK
 from tilepipe.core.flows import Flow, flow_for, levels_of
 from tilepipe.core.registry import make_context
 from tilepipe.core.targets import TARGETS, AscendTarget, CudaTarget, get_target
@@ -106,7 +108,8 @@ def retarget(
 
     if (diagnostic := functions_with_one_block(module)) is not None:
         raise CompileError([diagnostic])
-    InstantiateTileParams().apply(make_context(), module)
+    with COMPILER_LOCK:
+        InstantiateTileParams().apply(make_context(), module)
     from tilepipe.dialects.kernel_attrs import is_kernel
 
     for op in module.walk():
@@ -174,14 +177,18 @@ def compile_module(
     index_mode: str = "iteration",
     parse_seconds: float = 0.0,
     debug_info: bool = False,
+    isolate_upstream: bool = False,
 ) -> CompileResult:
     """Compile a parsed, verified tile-level module for ``target_name``, in place, to
     ``level`` (:func:`tilepipe.core.flows.levels_of`: ``scheduled``, ``nvvm``,
     ``llvm``, ``ptx`` (default) for CUDA; ``scheduled``, ``ascend``, ``ascendc``
     (default) for Ascend).  ``host_launch`` (CUDA) leaves a host launcher per kernel;
     ``index_mode`` (Ascend) is the multi-buffer slot clock of guarded storage;
-    ``debug_info`` keeps the source locations in the ``nvvm``/``llvm`` text.  Bad input
-    and failing stages raise :class:`CompileError`."""
+    ``debug_info`` keeps the source locations in the ``nvvm``/``llvm`` text.
+    ``isolate_upstream`` (CUDA) runs the upstream hand-off in a spawned child, so that
+    an LLVM abort becomes a :class:`CompileError` instead of ending this process; by
+    default it runs in this process, which never forks.  Bad input and failing stages
+    raise :class:`CompileError`."""
     try:
         target = get_target(target_name)
     except ValueError as err:
@@ -211,8 +218,9 @@ def compile_module(
         return result
     from tilepipe.lowering.nvvm.upstream import UpstreamProcess
 
-    # The child that will run upstream MLIR imports its bindings meanwhile.
-    with UpstreamProcess() as upstream:
+    # Isolated, the child that will run upstream MLIR starts and imports its bindings
+    # while the passes run; otherwise upstream runs here, after them.
+    with UpstreamProcess() if isolate_upstream else nullcontext() as upstream:
         _run_flow(module, flow, "nvvm", result, {"lower-to-nvvm": {"host_launch": host_launch}})
         _record_dynamic_shared(module, result)
         _hand_off(module, upstream, level, run_ptxas, result, debug_info)
@@ -230,7 +238,7 @@ def _run_flow(
 ) -> None:
     """The flow's passes up to ``level``, each verified and described."""
     ctx = make_context()
-    with collect_diagnostics() as collector:
+    with COMPILER_LOCK, collect_diagnostics() as collector:
         for name, pass_ in flow.instances(level, options):
             before = shared_buffers(module)
             start = time.perf_counter()
@@ -271,22 +279,24 @@ def _finish_ascend(module: ModuleOp, level: str, result: CompileResult) -> None:
 
 def _hand_off(
     module: ModuleOp,
-    upstream: UpstreamProcess,
+    upstream: UpstreamProcess | None,
     level: str,
     run_ptxas: bool,
     result: CompileResult,
     debug_info: bool = False,
 ) -> None:
     """Upstream MLIR lowers the module once, keeping the text ``level`` asks for and
-    the PTX ptxas checks.  The stage's time is wall time: printing the generic form,
-    the hand-over to the child and upstream's passes."""
-    from tilepipe.lowering.nvvm.upstream import STAGE_ORDER, Stage, UpstreamError
+    the PTX ptxas checks: in this process, or in the isolated child ``upstream``.  The
+    stage's time is wall time: printing the generic form, the hand-over to the child
+    if any and upstream's passes."""
+    from tilepipe.lowering.nvvm.upstream import STAGE_ORDER, Stage, UpstreamError, run_upstream
 
     stage = Stage(level)
     stages = {stage, Stage.PTX} if run_ptxas else {stage}
+    run = run_upstream if upstream is None else upstream.run
     start = time.perf_counter()
     try:
-        lowered = upstream.run(module, result.target, *stages, debug_info=debug_info)
+        lowered = run(module, result.target, *stages, debug_info=debug_info)
     except UpstreamError as err:
         raise CompileError([Diagnostic("error", str(err))]) from None
     result.upstream_pass_seconds = lowered.pass_seconds

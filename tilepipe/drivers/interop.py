@@ -7,9 +7,11 @@ prints with its locations, parsed in the caller's own context (:func:`to_upstrea
 Locations survive both ways, so a diagnostic names the caller's file and line.
 
 Upstream prints a location that occurs more than once as an alias defined at the end
-of the module (``loc(#loc3)`` ... ``#loc3 = loc("k.mlir":12:3)``), which xDSL's parser
-cannot read (an alias must be defined before its use); :func:`inline_location_aliases`
-writes each alias out where it is used.
+of the module (``loc(#loc3)`` ... ``#loc3 = loc("k.mlir":12:3)``).  tilepipe's parser
+(:func:`~tilepipe.core.source.parse_source`) reads such an alias before its
+definition; xDSL's own parser cannot (an alias must be defined before its use), and
+:func:`inline_location_aliases` writes each alias out where it is used for a tool
+that parses with it (the stock ``xdsl-opt`` without ``-f tilepipe``).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def from_upstream(value: Any, name: str = "<upstream>") -> ModuleOp:
 
     operation = upstream_operation(value)
     text = operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
-    return parse_source(inline_location_aliases(text), name)
+    return parse_source(text, name)
 
 
 def to_upstream(module: ModuleOp, like: Any) -> Any:

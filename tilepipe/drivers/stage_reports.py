@@ -92,7 +92,18 @@ def _describe_syncs(module: ModuleOp, before: dict[str, MemRefType]) -> str:
 def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
     from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR, SWIZZLE_ATTR
 
-    kernels = [op for op in module.walk() if op.name == "gpu.func"]
+    from tilepipe.lowering.nvvm.kernel import GPU_MODULE_NAME
+
+    # Only the kernels this lowering made: a gpu.module the input already held (another
+    # code generator's) is not tilepipe's to describe.
+    kernels = [
+        op
+        for module_op in module.ops
+        if module_op.name == "gpu.module"
+        and getattr(module_op, "sym_name", None) == StringAttr(GPU_MODULE_NAME)
+        for op in module_op.walk()
+        if op.name == "gpu.func"
+    ]
     parts = []
     for kernel in kernels:
         block_size = kernel.properties["known_block_size"].get_values()

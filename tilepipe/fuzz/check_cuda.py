@@ -91,9 +91,11 @@ class CudaRun(CheckRun):
                 self.add("miscompile", f"{case}: {difference}")
 
     def ptx(self) -> None:
-        """``tilepipe compile`` to PTX in a child process: the driver forks its own
-        upstream-MLIR child (not allowed in a pool worker), and an LLVM abort must not
-        take the campaign down."""
+        """``tilepipe compile`` to PTX in a child process, with upstream isolated in
+        one more (``--isolate-upstream``): an LLVM abort must not take the campaign
+        down, and must be reported as the compile error it is, not as a crash of the
+        driver.  (A pool worker is daemonic and may not start the isolated child
+        itself, hence the subprocess.)"""
         import tempfile
 
         with tempfile.TemporaryDirectory() as folder:
@@ -102,7 +104,7 @@ class CudaRun(CheckRun):
                 f.write(self.text)
             done = subprocess.run(
                 [sys.executable, "-m", "tilepipe.drivers.cli", "compile", path, "--target", self.target,
-                 "--emit", "ptx", "-o", os.path.join(folder, "out.ptx")],
+                 "--emit", "ptx", "--isolate-upstream", "-o", os.path.join(folder, "out.ptx")],
                 capture_output=True, text=True, timeout=300,
             )
         errors = [l for l in done.stderr.splitlines() if "error" in l.lower()] or done.stderr.splitlines()

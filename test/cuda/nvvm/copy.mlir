@@ -92,7 +92,7 @@ func.func @accumulator_out(%C: memref<1024x1024xf32>, %row: index)
 // A column offset that may be odd would misalign the pairs: element by element.
 // CHECK-LABEL: gpu.func @accumulator_out_odd(
 // CHECK:         "nvgpu.mma.sync"
-// CHECK-NOT:     vector<2xf32>
+// CHECK-NOT:     "vector.store"({{.*}}memref<1024x1024xf32>
 // CHECK-COUNT-32: memref.store %{{.*}} : memref<1024x1024xf32>
 // CHECK:         gpu.return
 func.func @accumulator_out_odd(%C: memref<1024x1024xf32>, %col: index)

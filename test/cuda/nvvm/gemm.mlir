@@ -8,19 +8,27 @@
 // (registers 0-1 one 8-column block, 2-3 the next), then 2x4 mma.sync; the loop over
 // the 2 k steps is marked for LLVM to unroll.  The four accumulator registers of an
 // mma (c0..c3, which are neighbours in the fragment) travel as one aligned 16-byte
-// vector.
+// vector.  Fragments change shape by shuffles, extracts and inserts only, which
+// upstream's vector-to-LLVM patterns lower at any rank (in gpu-lower-to-nvvm-pipeline
+// too, where no shape_cast or strided-slice pre-lowering runs).
 // CHECK-LABEL: gpu.func @gemm_f16(
 // CHECK:         %[[C:.*]] = memref.alloca() {alignment = 16 : i64} : memref<32xf32>
+// CHECK:         %[[ZERO:.*]] = vector.broadcast %{{.*}} : f32 to vector<2x2xf32>
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK-COUNT-2:   "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = false}> : (memref<64x32xf16, 3 : i64>, index, index) -> vector<4x2xf16>
 // CHECK:           %[[B01:.*]] = "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>, index, index) -> vector<4x2xf16>
-// CHECK-NEXT:      %[[B0:.*]] = "vector.extract_strided_slice"(%[[B01]]) <{offsets = [0 : i64], sizes = [2 : i64], strides = [1 : i64]}> : (vector<4x2xf16>) -> vector<2x2xf16>
-// CHECK-NEXT:      %[[B1:.*]] = "vector.extract_strided_slice"(%[[B01]]) <{offsets = [2 : i64], sizes = [2 : i64], strides = [1 : i64]}> : (vector<4x2xf16>) -> vector<2x2xf16>
+// CHECK-NEXT:      %[[B0:.*]] = vector.shuffle %[[B01]], %[[B01]] [0, 1] : vector<4x2xf16>, vector<4x2xf16>
+// CHECK-NEXT:      %[[B1:.*]] = vector.shuffle %[[B01]], %[[B01]] [2, 3] : vector<4x2xf16>, vector<4x2xf16>
 // CHECK:           "nvgpu.ldmatrix"(%{{.*}}) <{numTiles = 4 : i32, transpose = true}> : (memref<32x64xf16, 3 : i64>, index, index) -> vector<4x2xf16>
 // CHECK:           %[[ACC:.*]] = "vector.load"(%[[C]], %[[REG:.*]]) <{alignment = 16 : i64}> : (memref<32xf32>, index) -> vector<4xf32>
-// CHECK-NEXT:      %[[ACC2:.*]] = "vector.shape_cast"(%[[ACC]]) : (vector<4xf32>) -> vector<2x2xf32>
+// CHECK-NEXT:      %[[C01:.*]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1] : vector<4xf32>, vector<4xf32>
+// CHECK-NEXT:      %[[ROW0:.*]] = vector.insert %[[C01]], %[[ZERO]] [0] : vector<2xf32> into vector<2x2xf32>
+// CHECK-NEXT:      %[[C23:.*]] = vector.shuffle %[[ACC]], %[[ACC]] [2, 3] : vector<4xf32>, vector<4xf32>
+// CHECK-NEXT:      %[[ACC2:.*]] = vector.insert %[[C23]], %[[ROW0]] [1] : vector<2xf32> into vector<2x2xf32>
 // CHECK-NEXT:      %[[D:.*]] = "nvgpu.mma.sync"(%{{.*}}, %[[B0]], %[[ACC2]]) <{mmaShape = [16 : i64, 8 : i64, 16 : i64]}> : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK-NEXT:      %[[D4:.*]] = "vector.shape_cast"(%[[D]]) : (vector<2x2xf32>) -> vector<4xf32>
+// CHECK-NEXT:      %[[D01:.*]] = vector.extract %[[D]][0] : vector<2xf32> from vector<2x2xf32>
+// CHECK-NEXT:      %[[D23:.*]] = vector.extract %[[D]][1] : vector<2xf32> from vector<2x2xf32>
+// CHECK-NEXT:      %[[D4:.*]] = vector.shuffle %[[D01]], %[[D23]] [0, 1, 2, 3] : vector<2xf32>, vector<2xf32>
 // CHECK-NEXT:      "vector.store"(%[[D4]], %[[C]], %[[REG]]) <{alignment = 16 : i64}> : (vector<4xf32>, memref<32xf32>, index) -> ()
 // CHECK:           "nvgpu.mma.sync"(%{{.*}}, %[[B1]], %{{.*}})
 // CHECK-COUNT-6:   "nvgpu.mma.sync"

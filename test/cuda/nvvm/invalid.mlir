@@ -72,3 +72,17 @@ func.func @bulk_copy_unaligned_rows(%A: memref<1024x1024xf16>) attributes {tile.
   pipeline.bulk_copy<64x4> %A[%c0, %c0] -> %A_s, %bars[%c0] : memref<1024x1024xf16> -> memref<64x4xf16, "shared">, memref<1xi64, "shared">
   func.return
 }
+
+// -----
+
+// Without host launchers the kernel leaves the host module: a host call of it would
+// dangle.
+func.func @host(%A: memref<64xf32>) {
+  // expected-error @+1 {{'func.call' op refers to kernel @k, which lower-to-nvvm moves into a gpu.module; use lower-to-nvvm{host-launch=true} (tilepipe compile --host-launch) to leave a host launcher of that name}}
+  func.call @k(%A) : (memref<64xf32>) -> ()
+  func.return
+}
+
+func.func @k(%A: memref<64xf32>) attributes {tile.target = "sm_80", tile.threads = 32 : i64} {
+  func.return
+}

@@ -154,9 +154,11 @@ def test_compile_bad_request(target, level, message):
         tilepipe.compile_for(GEMM, target, level=level)
 
 
-def test_compile_rejects_foreign_objects():
-    with pytest.raises(TypeError, match="expected MLIR text"):
-        tilepipe.parse(42)
+@pytest.mark.parametrize("call", [tilepipe.parse, tilepipe.verify, tilepipe.compile_for,
+                                  lambda source: tilepipe.run_pipeline(source, "cuda")])
+def test_a_wrong_kind_of_source_is_a_compile_error(call):
+    with pytest.raises(tilepipe.CompileError, match="expected MLIR text.*got int"):
+        call(42)
 
 
 # -- locations in the NVVM-level text (tilepipe compile --emit nvvm, compile_for)

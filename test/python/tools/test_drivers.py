@@ -256,3 +256,31 @@ def test_cuda_memory_spaces_on_the_ascend_target_are_a_located_error(tmp_path, c
 def test_a_cuda_kernel_is_retargeted_within_its_kind(capsys):
     status, _, err = run("tilepipe", EXAMPLES / "gemm.mlir", "--target", "sm_90", "--emit", "nvvm", capsys=capsys)
     assert status == 0, err
+
+
+# -- host code that calls a kernel: --host-launch keeps a launcher of the kernel's name
+
+HOST_CALLER = """
+func.func @step(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf32>) {
+  func.call @gemm(%A, %B, %C) : (memref<1024x1024xf16>, memref<1024x1024xf16>, memref<1024x1024xf32>) -> ()
+  return
+}
+"""
+
+
+def test_host_code_calling_a_kernel_needs_host_launch(tmp_path, capsys):
+    path = tmp_path / "host_call.mlir"
+    path.write_text((EXAMPLES / "gemm.mlir").read_text() + HOST_CALLER)
+    call_line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if "func.call" in l)
+    status, _, err = run("tilepipe", path, "--emit", "nvvm", capsys=capsys)
+    assert_one_located_error(
+        status, err, path, call_line, 3,
+        "'func.call' op refers to kernel @gemm, which lower-to-nvvm moves into a gpu.module; "
+        "use lower-to-nvvm{host-launch=true} (tilepipe compile --host-launch) to leave a host "
+        "launcher of that name",
+    )
+    status, out, err = run("tilepipe", path, "--emit", "nvvm", "--host-launch", capsys=capsys)
+    assert status == 0, err
+    launcher = out[out.index("func.func @gemm(") : out.index("func.func @step(")]
+    assert "gpu.launch_func  @tilepipe_kernels::@gemm blocks in" in launcher
+    assert "call @gemm(%arg0, %arg1, %arg2)" in out[out.index("func.func @step(") :]

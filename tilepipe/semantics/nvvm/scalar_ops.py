@@ -151,6 +151,17 @@ def _extract(ex, op, mask):
     return [ex[op.operands[0]][(slice(None), *_position(op))].copy()]
 
 
+@handles("vector.shuffle")
+def _shuffle(ex, op, mask):
+    """Rows of both operands' leading dimensions, numbered across the two, picked by
+    the mask (values held as ``(threads, *shape)``)."""
+    picks = list(op.properties["mask"].get_values())
+    if any(pick < 0 for pick in picks):
+        raise NvvmExecutionError(op, "a poison (-1) shuffle mask entry is not modelled")
+    both = np.concatenate([ex[op.operands[0]], ex[op.operands[1]]], axis=1)
+    return [both[:, picks].copy()]
+
+
 @handles("vector.extract_strided_slice")
 def _extract_strided_slice(ex, op, mask):
     """Rows ``offsets[0] .. + sizes[0]`` of the leading dimension (unit strides)."""

@@ -1,0 +1,162 @@
+"""The attributes of tilepipe's ``nvvm`` ops (:mod:`tilepipe.dialects.nvvm`), spelled as
+MLIR 22.1.8 spells them: the opaque ``#nvvm<name value>`` form where upstream prints
+that, ``#nvvm.name<value>`` where upstream rejects the opaque one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IntAttr
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.str_enum import StrEnum
+
+
+class LoadCacheModifier(StrEnum):
+    CA = "ca"  # cache at all levels
+    CG = "cg"  # cache in L2 only (16-byte cp.async)
+    CS = "cs"
+    LU = "lu"
+    CV = "cv"
+
+
+@irdl_attr_definition
+class LoadCacheModifierAttr(EnumAttribute[LoadCacheModifier], SpacedOpaqueSyntaxAttribute):
+    """``#nvvm<load_cache_modifier cg>``"""
+
+    name = "nvvm.load_cache_modifier"
+
+
+class ShflKind(StrEnum):
+    BFLY = "bfly"
+    UP = "up"
+    DOWN = "down"
+    IDX = "idx"
+
+
+@irdl_attr_definition
+class ShflKindAttr(EnumAttribute[ShflKind], SpacedOpaqueSyntaxAttribute):
+    """``#nvvm<shfl_kind bfly>``"""
+
+    name = "nvvm.shfl_kind"
+
+
+class _AngleEnum:
+    """Enum attributes upstream spells ``#nvvm.name<value>`` (it rejects the opaque
+    ``#nvvm<name value>`` form for these)."""
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser):
+        parser.parse_punctuation("<")
+        value = parser.parse_str_enum(cls.enum_type)  # type: ignore[attr-defined]
+        parser.parse_punctuation(">")
+        return value
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data.value}>")  # type: ignore[attr-defined]
+
+
+class MMALayout(StrEnum):
+    ROW = "row"
+    COL = "col"
+
+
+@irdl_attr_definition
+class MMALayoutAttr(_AngleEnum, EnumAttribute[MMALayout]):
+    """``#nvvm.mma_layout<row>`` (upstream rejects the opaque ``#nvvm<mma_layout row>``)"""
+
+    name = "nvvm.mma_layout"
+
+
+class MMAType(StrEnum):
+    F16 = "f16"
+    BF16 = "bf16"
+    F32 = "f32"
+    TF32 = "tf32"
+
+
+@irdl_attr_definition
+class MMATypesAttr(_AngleEnum, EnumAttribute[MMAType]):
+    """``#nvvm.mma_type<bf16>``"""
+
+    name = "nvvm.mma_type"
+
+
+@irdl_attr_definition
+class MMAShapeAttr(ParametrizedAttribute):
+    """``#nvvm.shape<m = 16, n = 8, k = 16>``"""
+
+    name = "nvvm.shape"
+    m: IntAttr
+    n: IntAttr
+    k: IntAttr
+
+    def __init__(self, m: int, n: int, k: int):
+        super().__init__(IntAttr(m), IntAttr(n), IntAttr(k))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values = []
+        parser.parse_punctuation("<")
+        for i, key in enumerate("mnk"):
+            if i:
+                parser.parse_punctuation(",")
+            parser.parse_keyword(key)
+            parser.parse_punctuation("=")
+            values.append(IntAttr(parser.parse_integer()))
+        parser.parse_punctuation(">")
+        return values
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<m = {self.m.data}, n = {self.n.data}, k = {self.k.data}>")
+
+
+class ProxyKind(StrEnum):
+    ASYNC_SHARED = "async.shared"  # the only kind tilepipe emits
+
+
+@irdl_attr_definition
+class ProxyKindAttr(_AngleEnum, EnumAttribute[ProxyKind]):
+    """``#nvvm.proxy_kind<async.shared>``"""
+
+    name = "nvvm.proxy_kind"
+
+
+class SharedSpace(StrEnum):
+    CTA = "cta"
+
+
+@irdl_attr_definition
+class SharedSpaceAttr(_AngleEnum, EnumAttribute[SharedSpace]):
+    """``#nvvm.shared_space<cta>``"""
+
+    name = "nvvm.shared_space"
+
+
+class ReductionKind(StrEnum):
+    AND = "and"
+    OR = "or"
+    POPC = "popc"
+
+
+@irdl_attr_definition
+class ReductionAttr(_AngleEnum, EnumAttribute[ReductionKind]):
+    """``#nvvm.reduction<popc>``: the reduction of a reducing ``nvvm.barrier`` (read
+    from upstream's text; tilepipe emits none)."""
+
+    name = "nvvm.reduction"
+
+
+NVVM_ATTRIBUTES = [
+    LoadCacheModifierAttr,
+    ShflKindAttr,
+    MMALayoutAttr,
+    MMATypesAttr,
+    MMAShapeAttr,
+    ProxyKindAttr,
+    SharedSpaceAttr,
+    ReductionAttr,
+]
