@@ -15,6 +15,10 @@ from xdsl.context import Context
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline
 
+# Every module that parses or builds IR comes through here: from now on xDSL's implicit
+# builders are safe in threads (see the module).
+import tilepipe.core.compiler_lock  # noqa: F401
+
 DIALECTS: dict[str, tuple[str, str]] = {
     "tile": ("tilepipe.dialects.tile", "Tile"),
     "pipeline": ("tilepipe.dialects.pipeline", "Pipeline"),
