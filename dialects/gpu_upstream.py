@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects.llvm import FuncOp
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
@@ -114,8 +115,11 @@ class DynamicSharedMemoryOp(IRDLOperation):
 
 
 class KernelModuleOp(XDSL_ModuleOp):
-    """``gpu.module @name { ... }``: xDSL's gpu.module with upstream's custom form (a
-    plain subclass, as :class:`LaunchFuncOp`: only the syntax differs)."""
+    """``gpu.module @name [targets] attributes {...} { ... }``: xDSL's gpu.module with
+    upstream's custom form (a plain subclass, as :class:`LaunchFuncOp`: only the syntax
+    differs).  The compile targets upstream's ``nvvm-attach-target`` adds at the
+    ``llvm`` level (``[#nvvm.target<...>]``) are kept under ``targets``, upstream's
+    name for them, so that the level reads back and prints as it came."""
 
     def __init__(self, name: StringAttr, body: Region):
         super().__init__(name, body)  # type: ignore[arg-type]  (xDSL's hint is wrong)
@@ -123,19 +127,33 @@ class KernelModuleOp(XDSL_ModuleOp):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_symbol_name(self.sym_name.data)
-        printer.print_op_attributes(self.attributes, print_keyword=True)
+        targets = self.attributes.get(TARGETS)
+        if isinstance(targets, ArrayAttr):
+            printer.print_string(" [")
+            printer.print_list(targets.data, printer.print_attribute)
+            printer.print_string("]")
+        printer.print_op_attributes(
+            self.attributes, print_keyword=True, reserved_attr_names=(TARGETS,)
+        )
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
 
     @classmethod
     def parse(cls, parser: Parser) -> KernelModuleOp:
         name = parser.parse_symbol_name()
+        targets = parser.parse_optional_comma_separated_list(
+            parser.Delimiter.SQUARE, parser.parse_attribute
+        )
         attributes = parser.parse_optional_attr_dict_with_keyword()
         op = cls(name, parser.parse_region())
+        if targets is not None:
+            op.attributes[TARGETS] = ArrayAttr(targets)
         if attributes is not None:
             op.attributes.update(attributes.data)
         return op
 
+
+TARGETS = "targets"
 
 
 # Discardable attributes the custom form of gpu.func spells by its syntax.
@@ -459,10 +477,14 @@ def launched_kernel_problem(launch: LaunchFuncOp) -> str | None:
     kernel = SymbolTable.lookup_symbol(table, launch.kernel)
     if kernel is None:
         return f"kernel function '{launch.kernel}' is undefined"
-    if not isinstance(kernel, KernelFuncOp):
+    if not isinstance(kernel, KernelFuncOp | FuncOp):
         return f"referenced kernel '{launch.kernel}' is not a function"
     if "gpu.kernel" not in kernel.attributes:
         return "kernel function is missing the 'gpu.kernel' attribute"
+    if isinstance(kernel, FuncOp):
+        # The kernel at the llvm level, host not yet lowered: its arguments are the
+        # memref descriptors' fields, so (as upstream) the types are not compared.
+        return None
     inputs = kernel.function_type.inputs.data
     if len(inputs) != len(launch.kernelOperands):
         return f"got {len(launch.kernelOperands)} kernel operands but expected {len(inputs)}"

@@ -19,11 +19,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import BoolAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import BoolAttr, IntAttr, IntegerAttr, IntegerType, StringAttr
+from xdsl.dialects.builtin import VectorType
 from xdsl.dialects.llvm import LLVM as XDSL_LLVM
+from xdsl.dialects.llvm import ConstantOp as XDSL_ConstantOp
+from xdsl.dialects.llvm import GEPOp as XDSL_GEPOp
+from xdsl.dialects.llvm import GenericCastOp
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
-from xdsl.irdl import irdl_attr_definition
-from xdsl.parser import AttrParser
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 
 LOOP_ANNOTATION = "loop_annotation"  # on scf.for: llvm.br's property of that name
@@ -87,11 +99,203 @@ class LoopAnnotationAttr(ParametrizedAttribute):
         printer.print_string(">")
 
 
+@irdl_attr_definition
+class ConstantRangeAttr(ParametrizedAttribute):
+    """``#llvm.constant_range<i32, 0, 128>``: the half-open range of an integer value
+    (upstream's ``range`` on NVVM's special register reads)."""
+
+    name = "llvm.constant_range"
+    type: IntegerType
+    lower: IntAttr
+    upper: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            bound_type = parser.parse_type()
+            parser.parse_punctuation(",")
+            lower = parser.parse_integer()
+            parser.parse_punctuation(",")
+            upper = parser.parse_integer()
+        return [bound_type, IntAttr(lower), IntAttr(upper)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.type)
+        printer.print_string(f", {self.lower.data}, {self.upper.data}>")
+
+
 FULL_UNROLL = LoopAnnotationAttr(LoopUnrollAttr("full"))
 NO_UNROLL = LoopAnnotationAttr(LoopUnrollAttr("disable"))
 
+@irdl_op_definition
+class PoisonOp(IRDLOperation):
+    """``%0 = llvm.mlir.poison : !llvm.struct<...>``: the start of every struct or
+    vector upstream's conversions build value by value."""
+
+    name = "llvm.mlir.poison"
+    res = result_def()
+    assembly_format = "attr-dict `:` type($res)"
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class AddrSpaceCastOp(GenericCastOp):
+    """``llvm.addrspacecast %p : !llvm.ptr to !llvm.ptr<1>``"""
+
+    name = "llvm.addrspacecast"
+
+
+@irdl_op_definition
+class ExtractElementOp(IRDLOperation):
+    """``llvm.extractelement %v[%i : i64] : vector<4xf32>``.  The result type is the
+    vector's element type, which a declarative format cannot derive."""
+
+    name = "llvm.extractelement"
+    vector = operand_def(VectorType)
+    position = operand_def(IntegerType)
+    res = result_def()
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ExtractElementOp:
+        unresolved_vector = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        unresolved_position = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        position = parser.resolve_operand(unresolved_position, parser.parse_type())
+        parser.parse_punctuation("]")
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        vector_type = parser.parse_type()
+        if not isinstance(vector_type, VectorType):
+            parser.raise_error("expected a vector type")
+        op = cls.create(
+            operands=[parser.resolve_operand(unresolved_vector, vector_type), position],
+            result_types=[vector_type.element_type],
+        )
+        if attributes is not None:
+            op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.vector)
+        printer.print_string("[")
+        printer.print_operand(self.position)
+        printer.print_string(" : ")
+        printer.print_attribute(self.position.type)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.vector.type)
+
+
+class ConstantOp(XDSL_ConstantOp):
+    """``llvm.mlir.constant(32 : index) : i64``: xDSL's op printing its value with the
+    value's own type, as upstream does (xDSL drops ``: i64`` from an i64 result's
+    value, which reads back as the same value but ``: index`` as another one)."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> XDSL_ConstantOp:
+        with parser.in_parens():
+            value = cls.parse_value(parser)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        op = cls(value, parser.parse_type())
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        with printer.in_parens():
+            printer.print_attribute(self.value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+# GEPNoWrapFlags, as upstream spells them before the pointer (`inbounds` is
+# `inbounds_flag|nusw`, and printed as the one word).
+_GEP_FLAG_BITS = {"inbounds": 3, "nusw": 2, "nuw": 4}
+
+
+class GEPOp(XDSL_GEPOp):
+    """``llvm.getelementptr inbounds|nuw %p[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32``:
+    xDSL's op with MLIR 22's no-wrap flags (xDSL reads only ``inbounds``), kept in
+    ``noWrapFlags`` as upstream keeps them (a plain subclass: only the syntax differs)."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> XDSL_GEPOp:
+        flags = 0
+        word = parser.parse_optional_keyword("inbounds")
+        word = word or parser.parse_optional_keyword("nusw") or parser.parse_optional_keyword("nuw")
+        while word is not None:
+            flags |= _GEP_FLAG_BITS[word]
+            if parser.parse_optional_punctuation("|") is None:
+                break
+            word = parser.parse_identifier()
+            if word not in _GEP_FLAG_BITS:
+                parser.raise_error(f"unknown getelementptr flag '{word}'")
+        op = super().parse(parser)
+        op.properties["noWrapFlags"] = IntegerAttr(flags, 32)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        flags = self.noWrapFlags.value.data | (3 if self.inbounds is not None else 0)
+        words = [word for word, bits in _GEP_FLAG_BITS.items() if bits == flags & bits]
+        if "inbounds" in words:
+            words.remove("nusw")
+        if words:
+            printer.print_string(" " + "|".join(words))
+        saved = self.properties.pop("inbounds", None)
+        try:
+            super().print(printer)
+        finally:
+            if saved is not None:
+                self.properties["inbounds"] = saved
+
+
+class _BinaryIntrinsicOp(IRDLOperation):
+    """``llvm.intr.<name>(%a, %b) : (T, T) -> T``"""
+
+    lhs = operand_def()
+    rhs = operand_def()
+    res = result_def()
+    assembly_format = "`(` operands `)` attr-dict `:` functional-type(operands, results)"
+    traits = traits_def(Pure())
+
+
+def _binary_intrinsic(name: str, class_name: str) -> type[IRDLOperation]:
+    namespace = {"name": f"llvm.intr.{name}", "__module__": __name__}
+    return irdl_op_definition(type(class_name, (_BinaryIntrinsicOp,), namespace))
+
+
+BINARY_INTRINSIC_OPS = [
+    _binary_intrinsic(name, class_name)
+    for name, class_name in (
+        ("maximum", "MaximumOp"),
+        ("minimum", "MinimumOp"),
+        ("smax", "SMaxOp"),
+        ("smin", "SMinOp"),
+        ("umax", "UMaxOp"),
+        ("umin", "UMinOp"),
+    )
+]
+
+LEVEL_OPS: list[type[IRDLOperation]] = [
+    PoisonOp,
+    AddrSpaceCastOp,
+    ExtractElementOp,
+    *BINARY_INTRINSIC_OPS,
+]
+
+_REPLACED = {XDSL_GEPOp: GEPOp, XDSL_ConstantOp: ConstantOp}
+
 LLVM = Dialect(
     "llvm",
-    list(XDSL_LLVM.operations),
-    [*XDSL_LLVM.attributes, LoopUnrollAttr, LoopAnnotationAttr],
+    [
+        *(_REPLACED.get(op, op) for op in XDSL_LLVM.operations),
+        *LEVEL_OPS,
+    ],
+    [*XDSL_LLVM.attributes, LoopUnrollAttr, LoopAnnotationAttr, ConstantRangeAttr],
 )

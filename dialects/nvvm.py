@@ -25,10 +25,11 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     I32,
-    Float32Type,
     IntAttr,
     IntegerAttr,
     IntegerType,
+    VectorType,
+    f16,
     f32,
     i1,
     i16,
@@ -73,6 +74,7 @@ from tilepipe.dialects.nvvm_attrs import (  # re-exported: nvvm.ShflKind, ...
     ShflKind,
     ShflKindAttr,
 )
+from tilepipe.dialects.nvvm_lowered import LOWERED_ATTRIBUTES, LOWERED_OPS
 from tilepipe.dialects.upstream_syntax import (
     OperandGroupTypes,
     PointerAddressSpace,
@@ -435,6 +437,7 @@ class ShflSyncOp(IRDLOperation):
 
 
 MMA_ACCUMULATOR_STRUCT = LLVMStructType.from_type_list([f32] * 4)
+_F16_PAIR = VectorType(f16, [2])
 
 
 @reads_custom_form
@@ -455,8 +458,9 @@ class MmaOp(IRDLOperation):
     shape = prop_def(MMAShapeAttr)
     layoutA = prop_def(MMALayoutAttr)
     layoutB = prop_def(MMALayoutAttr)
-    multiplicandAPtxType = prop_def(MMATypesAttr)
-    multiplicandBPtxType = prop_def(MMATypesAttr)
+    # Absent where upstream infers them from the register types (f16).
+    multiplicandAPtxType = opt_prop_def(MMATypesAttr)
+    multiplicandBPtxType = opt_prop_def(MMATypesAttr)
     res = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     # Upstream's form is hand-written C++: one type per register group.
@@ -490,18 +494,50 @@ class MmaOp(IRDLOperation):
         shape = (self.shape.m.data, self.shape.n.data, self.shape.k.data)
         if shape != (16, 8, 16):
             raise VerifyException("only m16n8k16 is supported")
-        if self.multiplicandAPtxType.data != MMAType.BF16 or self.multiplicandBPtxType.data != MMAType.BF16:
-            raise VerifyException("only bf16 multiplicands are supported")
-        if (len(self.operandA), len(self.operandB), len(self.operandC)) != (4, 2, 4):
-            raise VerifyException("m16n8k16 bf16 takes 4 A, 2 B and 4 C registers")
-        for v in (*self.operandA, *self.operandB):
-            if v.type != i32:
+        if (len(self.operandA), len(self.operandB)) != (4, 2):
+            raise VerifyException("m16n8k16 takes 4 A and 2 B registers")
+        ptx_types = {
+            t.data if t is not None else None
+            for t in (self.multiplicandAPtxType, self.multiplicandBPtxType)
+        }
+        register_types = {v.type for v in (*self.operandA, *self.operandB)}
+        if ptx_types == {MMAType.BF16}:
+            if register_types != {i32}:
                 raise VerifyException("A and B registers must be i32 (packed bf16 pairs)")
-        for v in self.operandC:
-            if not isinstance(v.type, Float32Type):
-                raise VerifyException("C registers must be f32")
-        if self.res.type != MMA_ACCUMULATOR_STRUCT:
-            raise VerifyException("the result must be !llvm.struct<(f32, f32, f32, f32)>")
+        elif ptx_types <= {MMAType.F16, None}:
+            # f16, as upstream's convert-nvgpu-to-nvvm leaves it (the llvm level).
+            if register_types != {_F16_PAIR}:
+                raise VerifyException("A and B registers must be vector<2xf16>")
+        else:
+            raise VerifyException("only bf16 and f16 multiplicands are supported")
+        accumulator_types = {v.type for v in self.operandC}
+        if accumulator_types == {f32} and len(self.operandC) == 4:
+            expected = MMA_ACCUMULATOR_STRUCT
+        elif accumulator_types == {_F16_PAIR} and len(self.operandC) == 2:
+            expected = LLVMStructType.from_type_list([_F16_PAIR] * 2)
+        else:
+            raise VerifyException("C must be 4 f32 or 2 vector<2xf16> registers")
+        if self.res.type != expected:
+            raise VerifyException(f"the result must be {expected}")
+
+
+def _parse_with_inferred_ptx_types(parse):
+    """Upstream's custom form leaves out the multiplicand types it can infer from the
+    registers (f16) and its parser fills them in; its generic parser needs them (MLIR
+    22.1.8 asserts without them).  Parsed ops get them here, so that the generic form
+    tilepipe prints reads back upstream."""
+
+    def parse_mma(cls, parser):
+        op = parse.__func__(cls, parser)
+        if all(v.type == _F16_PAIR for v in (*op.operandA, *op.operandB)):
+            for name in ("multiplicandAPtxType", "multiplicandBPtxType"):
+                op.properties.setdefault(name, MMATypesAttr(MMAType.F16))
+        return op
+
+    return classmethod(parse_mma)
+
+
+MmaOp.parse = _parse_with_inferred_ptx_types(MmaOp.parse)  # type: ignore[method-assign]
 
 
 NVVM_OPS: list[type[IRDLOperation]] = [
@@ -522,4 +558,4 @@ NVVM_OPS: list[type[IRDLOperation]] = [
     MmaOp,
 ]
 
-NVVM = Dialect("nvvm", NVVM_OPS, NVVM_ATTRIBUTES)
+NVVM = Dialect("nvvm", [*NVVM_OPS, *LOWERED_OPS], [*NVVM_ATTRIBUTES, *LOWERED_ATTRIBUTES])

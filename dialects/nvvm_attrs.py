@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IntAttr
+from xdsl.dialects.builtin import DictionaryAttr, IntAttr
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import irdl_attr_definition
@@ -150,7 +150,48 @@ class ReductionAttr(_AngleEnum, EnumAttribute[ReductionKind]):
     name = "nvvm.reduction"
 
 
+@irdl_attr_definition
+class TargetAttr(ParametrizedAttribute):
+    """``#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">``: the compile target
+    upstream's ``nvvm-attach-target`` puts on a ``gpu.module`` (the ``llvm`` level).
+    tilepipe only reads it back and prints it as it came: the fields (``O``,
+    ``triple``, ``chip``, ``features``, ``flags``, ``link``, all optional) in their
+    order."""
+
+    name = "nvvm.target"
+    fields: DictionaryAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        fields: dict[str, Attribute] = {}
+        if parser.parse_optional_punctuation("<") is None:
+            return [DictionaryAttr(fields)]
+
+        def parse_field() -> None:
+            key = parser.parse_identifier()
+            parser.parse_punctuation("=")
+            value = parser.parse_optional_integer(allow_boolean=False)
+            fields[key] = IntAttr(value) if value is not None else parser.parse_attribute()
+
+        parser.parse_comma_separated_list(parser.Delimiter.NONE, parse_field)
+        parser.parse_punctuation(">")
+        return [DictionaryAttr(fields)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        if not self.fields.data:
+            return
+        printer.print_string("<")
+        for i, (key, value) in enumerate(self.fields.data.items()):
+            printer.print_string(f"{', ' if i else ''}{key} = ")
+            if isinstance(value, IntAttr):
+                printer.print_string(str(value.data))
+            else:
+                printer.print_attribute(value)
+        printer.print_string(">")
+
+
 NVVM_ATTRIBUTES = [
+    TargetAttr,
     LoadCacheModifierAttr,
     ShflKindAttr,
     MMALayoutAttr,

@@ -39,3 +39,18 @@ func.func @never_defined(%a: i32) -> i32 {
   %c = arith.addi %b, %also_missing : i32
   func.return %c : i32
 }
+
+// -----
+
+// A value used in a block its definition does not dominate (a CFG, as at the llvm
+// level; uses in blocks it dominates read back, llvm-level.mlir).
+llvm.func @not_dominated(%arg0: i1) {
+  llvm.cond_br %arg0, ^bb1, ^bb2
+^bb1:
+  %0 = llvm.mlir.constant(1 : i32) : i32
+  llvm.br ^bb2
+^bb2:
+  // expected-error @+1 {{'llvm.add' op operand #0 does not dominate this use}}
+  %1 = llvm.add %0, %0 : i32
+  llvm.return
+}

@@ -16,8 +16,10 @@ from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline
 
 # Every module that parses or builds IR comes through here: from now on xDSL's implicit
-# builders are safe in threads (see the module).
+# builders are safe in threads, and hexadecimal float elements read as bits (see the
+# modules).
 import tilepipe.core.compiler_lock  # noqa: F401
+import tilepipe.core.hex_float_elements  # noqa: F401
 
 DIALECTS: dict[str, tuple[str, str]] = {
     "tile": ("tilepipe.dialects.tile", "Tile"),

@@ -28,7 +28,7 @@ from typing import IO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, LocationAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue, UnresolvedOperand
 from xdsl.traits import IsolatedFromAbove
@@ -289,6 +289,11 @@ def _visibility_problem(
     # regions that enclose the use.
     ancestor = user
     while ancestor.parent_block() is not block:
+        if block is not None and ancestor.parent_region() is block.parent:
+            # Another block of the defining region (a CFG, as the llvm level has).
+            if block in _dominators(block.parent)[ancestor.parent_block()]:
+                return None
+            return "does not dominate this use"
         parent = ancestor.parent_op()
         if parent is None:
             return "is used outside the region that defines it"
@@ -298,6 +303,30 @@ def _visibility_problem(
     if definer is not None and not position[definer] < position[ancestor]:
         return "does not dominate this use"
     return None
+
+
+def _dominators(region: Region) -> dict[Block, set[Block]]:
+    """Each block of ``region`` to the blocks that dominate it (the entry block
+    dominates all; iterated to the fixed point, as the regions are small)."""
+    blocks = list(region.blocks)
+    predecessors: dict[Block, list[Block]] = {block: [] for block in blocks}
+    for block in blocks:
+        terminator = block.last_op
+        for successor in terminator.successors if terminator is not None else ():
+            predecessors[successor].append(block)
+    everything = set(blocks)
+    dominators = {block: set(everything) for block in blocks}
+    dominators[blocks[0]] = {blocks[0]}
+    changed = True
+    while changed:
+        changed = False
+        for block in blocks[1:]:
+            incoming = [dominators[p] for p in predecessors[block]]
+            # An unreachable block is dominated by every block, as in MLIR.
+            new = set.intersection(*incoming) | {block} if incoming else set(everything)
+            if new != dominators[block]:
+                dominators[block], changed = new, True
+    return dominators
 
 
 def redefined_symbol(module: Operation) -> Diagnostic | None:

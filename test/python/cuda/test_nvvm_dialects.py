@@ -155,8 +155,9 @@ def test_generic_form_reads_back_in_xdsl():
         (lambda a, c0, one: nvvm.CpAsyncSharedGlobalOp(a[0], a[1], 8, nvvm.LoadCacheModifier.CG), "cg needs a 16-byte"),
         (lambda a, c0, one: nvvm.CpAsyncSharedGlobalOp(a[0], a[1], 2, nvvm.LoadCacheModifier.CA), "4, 8 or 16"),
         (lambda a, c0, one: nvvm.BarrierOp(None, one), "needs a barrierId"),
-        (lambda a, c0, one: nvvm.MmaOp([one] * 4, [one] * 2, [one] * 4), "C registers must be f32"),
-        (lambda a, c0, one: nvvm.MmaOp([one] * 2, [one] * 2, [one] * 4), "4 A, 2 B and 4 C"),
+        (lambda a, c0, one: nvvm.MmaOp([one] * 4, [one] * 2, [one] * 4), "C must be 4 f32 or 2 vector<2xf16>"),
+        (lambda a, c0, one: nvvm.MmaOp([one] * 2, [one] * 2, [one] * 4), "4 A and 2 B registers"),
+        (lambda a, c0, one: nvvm.MmaOp([one] * 4, [one] * 2, [one] * 4, nvvm.MMAType.F16), "must be vector<2xf16>"),
     ],
 )
 def test_verifier_rejects(make, message):

@@ -1,11 +1,13 @@
-"""What upstream MLIR prints at the levels tilepipe produces reads back into tilepipe.
+"""What upstream MLIR prints at the levels tilepipe produces reads back into tilepipe:
+the tile and scheduled levels, the nvvm level tilepipe hands to upstream, and the llvm
+level upstream's conversions make of it.
 
 A host compiler dumps its module with upstream's printer: custom forms of the gpu,
 nvgpu, nvvm, vector and memref ops, location aliases defined at the end of the module
 (``loc(#loc3)`` ... ``#loc3 = loc(...)``) and ``loc(...)`` on block arguments when it
 prints debug info.  A reproducer cut from such a dump must be accepted by ``tile-opt``
-(and ``xdsl-opt -f tilepipe``) and mean the same module: parsed, printed in generic form
-and parsed by upstream again, it prints as the dump did.
+(and ``xdsl-opt -f tilepipe``) and mean the same module: parsed, printed in generic form (and at the lowered levels in
+tile-opt's custom form) and parsed by upstream again, it prints as the dump did.
 
 By default one kernel per target and level; ``TILEPIPE_TESTS=long`` takes every CUDA
 example on both targets (about three minutes).
@@ -19,6 +21,7 @@ from pathlib import Path
 import pytest
 from mlir import ir
 from xdsl.context import Context
+from xdsl.printer import Printer
 
 import tilepipe
 from tilepipe.core.source import TilepipeFrontend, parse_source
@@ -38,13 +41,14 @@ if EVERYTHING:
         (example, chip, level)
         for example in CUDA_EXAMPLES
         for chip in ("sm_80", "sm_90")
-        for level in ("scheduled", "nvvm")
+        for level in ("scheduled", "nvvm", "llvm")
     ]
 else:
     CASES = [
         ("gemm", "sm_80", "scheduled"),
         ("gemm", "sm_80", "nvvm"),
         ("flash_attention", "sm_90", "nvvm"),
+        ("gemm", "sm_90", "llvm"),
     ]
 
 
@@ -60,21 +64,40 @@ def host_module(text: str, name: str) -> ir.Module:
     return ir.Module.parse(generic_text(tilepipe.parse(text, name=name)), context=context)
 
 
-def reads_back_as_printed(dump: str, context: ir.Context, debug_info: bool) -> None:
+def reads_back_as_printed(
+    dump: str, context: ir.Context, debug_info: bool, upstream_dialects_only: bool = False
+) -> None:
     """``dump`` parses in tile-opt and in xdsl-opt's tilepipe frontend, and the module
-    tile-opt reads is the one upstream printed."""
+    tile-opt reads is the one upstream printed, printed back in generic form and (when
+    it holds only upstream's dialects, whose custom forms upstream reads) in the custom
+    form tile-opt prints."""
     module = parse_source(dump, "dump.mlir")
     TilepipeFrontend().parse(Context(), io.BytesIO(dump.encode()), "dump.mlir")
-    again = ir.Module.parse(generic_text(module), context=context)
-    assert again.operation.get_asm(enable_debug_info=debug_info) == dump
+    texts = [generic_text(module)]
+    if upstream_dialects_only:
+        texts.append(custom_text(module))
+    for text in texts:
+        again = ir.Module.parse(text, context=context)
+        assert again.operation.get_asm(enable_debug_info=debug_info) == dump
+
+
+def custom_text(module) -> str:
+    """What ``tile-opt`` prints for ``module`` (with locations, as upstream reads them)."""
+    out = io.StringIO()
+    Printer(stream=out, print_debuginfo=True).print_op(module)
+    return out.getvalue()
 
 
 @pytest.mark.parametrize("example,chip,level", CASES)
 def test_a_host_compilers_dump_reads_back(example, chip, level):
     source = host_module(kernel_text(example, chip), f"{example}.mlir")
     result = tilepipe.compile_for(source, chip, level=level, host_launch=True)
+    # The module is the lower-to-nvvm one at every CUDA level; the llvm level is the text.
+    lowered = (
+        ir.Module.parse(result.text, context=source.context) if level == "llvm" else result.module
+    )
     for debug_info in (False, True):
-        dump = result.module.operation.get_asm(enable_debug_info=debug_info)
+        dump = lowered.operation.get_asm(enable_debug_info=debug_info)
         if debug_info:
             # What made this hard to read: aliases used before their definition, and
             # locations on block arguments.
@@ -83,7 +106,11 @@ def test_a_host_compilers_dump_reads_back(example, chip, level):
         if level == "nvvm":
             assert "gpu.launch_func" in dump and "gpu.module @tilepipe_kernels" in dump
             assert "nvgpu.mma.sync(" in dump or "nvvm." in dump
-        reads_back_as_printed(dump, source.context, debug_info)
+        if level == "llvm":
+            # Upstream's conversions have run: what its own printer adds there.
+            assert "gpu.module @tilepipe_kernels [#nvvm.target<" in dump
+            assert "llvm.func @" in dump and "nvvm.read.ptx.sreg." in dump
+        reads_back_as_printed(dump, source.context, debug_info, level in ("nvvm", "llvm"))
     # compile_for's own text (upstream's printing with debug info at the nvvm level).
     parse_source(result.text, "text.mlir")
 
@@ -107,4 +134,4 @@ def test_tilepipe_compile_emit_nvvm_reads_back_in_tile_opt(debug_info, tmp_path,
     assert capsys.readouterr().err == ""
     context = ir.Context()
     context.allow_unregistered_dialects = True
-    reads_back_as_printed(dump, context, debug_info)
+    reads_back_as_printed(dump, context, debug_info, upstream_dialects_only=True)

@@ -273,7 +273,10 @@ def _unpack_bf16(registers: list[np.ndarray]) -> np.ndarray:
 @handles("nvvm.mma.sync")
 def _nvvm_mma(ex, op, mask):
     shape = op.properties["shape"]
-    types = {op.properties[k].data.value for k in ("multiplicandAPtxType", "multiplicandBPtxType")}
+    types = {
+        getattr(op.properties.get(k), "data", None)
+        for k in ("multiplicandAPtxType", "multiplicandBPtxType")
+    }
     if (shape.m.data, shape.n.data, shape.k.data) != (16, 8, 16) or types != {"bf16"}:
         raise NvvmExecutionError(op, "only mma.m16n8k16 with bf16 multiplicands is modelled")
     if (op.properties["layoutA"].data.value, op.properties["layoutB"].data.value) != ("row", "col"):
