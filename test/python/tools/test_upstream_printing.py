@@ -10,7 +10,7 @@ prints debug info.  A reproducer cut from such a dump must be accepted by ``tile
 tile-opt's custom form) and parsed by upstream again, it prints as the dump did.
 
 By default one kernel per target and level; ``TILEPIPE_TESTS=long`` takes every CUDA
-example on both targets (about three minutes).
+example on both targets (about six minutes).
 """
 
 from __future__ import annotations
