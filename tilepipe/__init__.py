@@ -58,4 +58,11 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_API})
+    # The API, the module's own dunders and the subpackages loaded so far; not the
+    # names this file imports for itself (Any, TYPE_CHECKING, annotations).
+    from types import ModuleType
+
+    namespace = globals()
+    own = {name for name in namespace if name.startswith("__")}
+    packages = {name for name, value in namespace.items() if isinstance(value, ModuleType)}
+    return sorted({*__all__, *own, *packages})

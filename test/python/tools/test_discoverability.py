@@ -17,6 +17,7 @@ API = ("compile_for", "run_pipeline", "pass_pipeline", "parse", "verify", "Compi
 
 def test_dir_lists_the_public_api():
     assert set(API) <= set(dir(tilepipe))
+    assert not {"Any", "TYPE_CHECKING", "annotations"} & set(dir(tilepipe))
 
 
 def test_help_shows_the_public_api():
