@@ -258,6 +258,7 @@ def undeclared_or_invisible_use(
     from tilepipe.core.diagnostics import op_diagnostic
 
     position = {op: index for index, op in enumerate(module.walk())}
+    dominators: dict[Region, dict[Block, set[Block]]] = {}  # per region, when asked
     for op in module.walk():
         for number, operand in enumerate(op.operands):
             if isinstance(operand, ForwardDeclaredValue):
@@ -269,7 +270,7 @@ def undeclared_or_invisible_use(
                         _location(name, span, line_offset),
                     )
                 return op_diagnostic(op, "error", f"operand #{number} is undeclared")
-            problem = _visibility_problem(operand, op, position)
+            problem = _visibility_problem(operand, op, position, dominators)
             if problem is not None:
                 name_hint = f" (%{operand.name_hint})" if operand.name_hint else ""
                 return op_diagnostic(op, "error", f"operand #{number}{name_hint} {problem}")
@@ -277,7 +278,10 @@ def undeclared_or_invisible_use(
 
 
 def _visibility_problem(
-    value: SSAValue, user: Operation, position: dict[Operation, int]
+    value: SSAValue,
+    user: Operation,
+    position: dict[Operation, int],
+    dominators: dict[Region, dict[Block, set[Block]]],
 ) -> str | None:
     if isinstance(value, OpResult):
         block, definer = value.op.parent_block(), value.op
@@ -291,7 +295,10 @@ def _visibility_problem(
     while ancestor.parent_block() is not block:
         if block is not None and ancestor.parent_region() is block.parent:
             # Another block of the defining region (a CFG, as the llvm level has).
-            if block in _dominators(block.parent)[ancestor.parent_block()]:
+            region = block.parent
+            if region not in dominators:
+                dominators[region] = _dominators(region)
+            if block in dominators[region][ancestor.parent_block()]:
                 return None
             return "does not dominate this use"
         parent = ancestor.parent_op()
