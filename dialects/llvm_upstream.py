@@ -1,4 +1,6 @@
-"""The ``llvm`` dialect with the loop annotation MLIR 22.1.8 has and xDSL 0.75 lacks.
+"""The ``llvm`` dialect with what MLIR 22.1.8 has and xDSL 0.75 lacks: the loop
+annotation tilepipe emits, and the ops and spellings of the ``llvm`` level that
+upstream's conversions produce, so that level reads back (the end of this module).
 
 ``lower-to-nvvm`` marks the short loops it wants LLVM to unroll completely (the 16-wide
 k-steps of a tensor-core gemm, the rounds of a cooperative copy) with
@@ -11,16 +13,22 @@ translation ignores), and LLVM unrolls the loop (``llvm.loop.unroll.full``).  Ke
 tilepipe's and upstream's MLIR passes as fast as one copy of the body allows.  The
 pipelined loops whose counter ``lowering/nvvm/induction.py`` hides carry ``<disable = true>``
 instead: neither LLVM nor ptxas unrolls them.
-:data:`LLVM` is xDSL's ``llvm`` dialect plus these two attributes, registered in its
-place (``registry.OVERRIDES``), so that the lowered level reads back.
+:data:`LLVM` is xDSL's ``llvm`` dialect plus all of these, registered in its place
+(``registry.OVERRIDES``), so that the lowered levels read back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import BoolAttr, IntAttr, IntegerAttr, IntegerType, StringAttr
-from xdsl.dialects.builtin import VectorType
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    VectorType,
+)
 from xdsl.dialects.llvm import LLVM as XDSL_LLVM
 from xdsl.dialects.llvm import ConstantOp as XDSL_ConstantOp
 from xdsl.dialects.llvm import GEPOp as XDSL_GEPOp
@@ -34,9 +42,9 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import Pure
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
+from xdsl.traits import Pure
 
 LOOP_ANNOTATION = "loop_annotation"  # on scf.for: llvm.br's property of that name
 
@@ -128,6 +136,7 @@ class ConstantRangeAttr(ParametrizedAttribute):
 FULL_UNROLL = LoopAnnotationAttr(LoopUnrollAttr("full"))
 NO_UNROLL = LoopAnnotationAttr(LoopUnrollAttr("disable"))
 
+
 @irdl_op_definition
 class PoisonOp(IRDLOperation):
     """``%0 = llvm.mlir.poison : !llvm.struct<...>``: the start of every struct or
@@ -174,8 +183,7 @@ class ExtractElementOp(IRDLOperation):
             operands=[parser.resolve_operand(unresolved_vector, vector_type), position],
             result_types=[vector_type.element_type],
         )
-        if attributes is not None:
-            op.attributes.update(attributes)
+        op.attributes.update(attributes)
         return op
 
     def print(self, printer: Printer) -> None:

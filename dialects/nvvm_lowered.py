@@ -54,8 +54,7 @@ class SpecialRegisterOp(IRDLOperation):
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         op = cls.create(properties=properties, result_types=[parser.parse_type()])
-        if attributes is not None:
-            op.attributes.update(attributes)
+        op.attributes.update(attributes)
         return op
 
     def print(self, printer: Printer) -> None:
