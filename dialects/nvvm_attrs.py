@@ -85,6 +85,19 @@ class MMATypesAttr(_AngleEnum, EnumAttribute[MMAType]):
     name = "nvvm.mma_type"
 
 
+def parse_keyed_integers(parser: AttrParser, keys: Sequence[str]) -> list[IntAttr]:
+    """``<m = 16, n = 8, k = 16>``: one integer per key, in the order of ``keys``."""
+    values = []
+    with parser.in_angle_brackets():
+        for i, key in enumerate(keys):
+            if i:
+                parser.parse_punctuation(",")
+            parser.parse_keyword(key)
+            parser.parse_punctuation("=")
+            values.append(IntAttr(parser.parse_integer()))
+    return values
+
+
 @irdl_attr_definition
 class MMAShapeAttr(ParametrizedAttribute):
     """``#nvvm.shape<m = 16, n = 8, k = 16>``"""
@@ -99,16 +112,7 @@ class MMAShapeAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        values = []
-        parser.parse_punctuation("<")
-        for i, key in enumerate("mnk"):
-            if i:
-                parser.parse_punctuation(",")
-            parser.parse_keyword(key)
-            parser.parse_punctuation("=")
-            values.append(IntAttr(parser.parse_integer()))
-        parser.parse_punctuation(">")
-        return values
+        return parse_keyed_integers(parser, "mnk")
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<m = {self.m.data}, n = {self.n.data}, k = {self.k.data}>")

@@ -32,7 +32,7 @@ from xdsl.traits import Pure
 from xdsl.utils.str_enum import StrEnum
 
 from tilepipe.dialects.llvm_upstream import ConstantRangeAttr
-from tilepipe.dialects.nvvm_attrs import MMALayoutAttr
+from tilepipe.dialects.nvvm_attrs import MMALayoutAttr, parse_keyed_integers
 
 # --------------------------------------------------------------------------- registers
 
@@ -118,15 +118,7 @@ class LdStMatrixShapeAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        values = []
-        with parser.in_angle_brackets():
-            for i, key in enumerate("mn"):
-                if i:
-                    parser.parse_punctuation(",")
-                parser.parse_keyword(key)
-                parser.parse_punctuation("=")
-                values.append(IntAttr(parser.parse_integer()))
-        return values
+        return parse_keyed_integers(parser, "mn")
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<m = {self.m.data}, n = {self.n.data}>")
