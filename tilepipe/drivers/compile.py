@@ -23,9 +23,9 @@ from tilepipe.core.diagnostics import (
     collect_diagnostics,
     diagnostic_of_exception,
     op_diagnostic,
-    verify_module,
 )
 from tilepipe.core.compiler_lock import COMPILER_LOCK
+from tilepipe.core.verify_memo import verify_module_if_changed
 from tilepipe.core.flows import Flow, flow_for, levels_of
 from tilepipe.core.registry import make_context
 from tilepipe.core.targets import TARGETS, AscendTarget, CudaTarget, get_target
@@ -131,7 +131,7 @@ def retarget(
             op.attributes["tile.target"] = StringAttr(target.name)
         if isinstance(op, PipelineForOp) and num_stages is not None:
             op.num_stages = IntegerAttr(num_stages, i64)
-    if (diagnostic := verify_module(module)) is not None:
+    if (diagnostic := verify_module_if_changed(module)) is not None:
         raise CompileError([diagnostic])
 
 
@@ -246,7 +246,7 @@ def _run_flow(
                 pass_.apply(ctx, module)
             except DiagnosticException as err:
                 raise CompileError([*collector.diagnostics, diagnostic_of_exception(err)]) from None
-            if (diagnostic := verify_module(module)) is not None:
+            if (diagnostic := verify_module_if_changed(module)) is not None:
                 raise CompileError([diagnostic])
             seconds = time.perf_counter() - start
             result.stages.append(StageReport(name, describe_stage(name, module, before), seconds))

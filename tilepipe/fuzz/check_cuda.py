@@ -15,7 +15,8 @@ import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
-from tilepipe.core.diagnostics import collect_diagnostics, diagnostic_of_exception, verify_module
+from tilepipe.core.diagnostics import collect_diagnostics, diagnostic_of_exception
+from tilepipe.core.verify_memo import verify_module_if_changed
 from tilepipe.core.flows import FLOWS
 from tilepipe.fuzz.check_run import FILE, CheckRun, _first_diff, _first_line, _Stop, cuda_pipeline
 
@@ -33,7 +34,7 @@ class CudaRun(CheckRun):
             except Exception as err:  # noqa: BLE001
                 self.internal(err, name)
                 raise _Stop from None
-            if (diagnostic := verify_module(module)) is not None:
+            if (diagnostic := verify_module_if_changed(module)) is not None:
                 self.rejected = True
                 self.add("rejected-valid", f"{name} output fails verification: {diagnostic.message}")
                 raise _Stop

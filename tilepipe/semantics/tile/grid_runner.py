@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +21,8 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from tilepipe.core.diagnostics import InputError, verify_module
+from tilepipe.core.diagnostics import InputError
+from tilepipe.core.verify_memo import verify_module_if_changed
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.tile_launch import grid_dims_op
 from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
@@ -55,8 +58,33 @@ def load_module(module_or_text: ModuleOp | str, file_name: str = "<input>") -> M
             return parse_source(module_or_text, file_name, make_context())
         except InputError as err:
             raise KernelError.at(err.diagnostic) from None
-    if (diagnostic := verify_module(module)) is not None:
+    if (diagnostic := verify_module_if_changed(module)) is not None:
         raise KernelError.at(diagnostic)
+    return module
+
+
+# Kernels run from text, parsed: execute only reads a module, and a test or a tuner runs
+# one text at many trip counts, depths and inputs.  Keyed on the text and file name
+# (its locations); bounded, least recently used first out.
+_PARSED: OrderedDict[tuple[str, str], ModuleOp] = OrderedDict()
+_PARSED_LIMIT = 16
+_PARSED_LOCK = threading.Lock()
+
+
+def _parsed_for_reading(module_or_text: ModuleOp | str, file_name: str) -> ModuleOp:
+    """:func:`load_module`, sharing the parse of a text among runs that only read it."""
+    if isinstance(module_or_text, ModuleOp):
+        return load_module(module_or_text, file_name)
+    key = (module_or_text, file_name)
+    with _PARSED_LOCK:
+        if (module := _PARSED.get(key)) is not None:
+            _PARSED.move_to_end(key)
+            return module
+    module = load_module(module_or_text, file_name)
+    with _PARSED_LOCK:
+        _PARSED[key] = module
+        while len(_PARSED) > _PARSED_LIMIT:
+            _PARSED.popitem(last=False)
     return module
 
 
@@ -240,7 +268,7 @@ def execute(
     ``shapes`` gives the sizes of dynamically shaped memref arguments by name (or
     their ``inputs`` do).  ``machine`` builds each block's :class:`BlockMachine` (the
     schedule simulator passes one that also records the trace it times)."""
-    module = load_module(module_or_text, file_name)
+    module = _parsed_for_reading(module_or_text, file_name)
     func = select_kernel(module, func_name)
     _, threads = kernel_launch_shape(func)
     args, buffers = _bind_arguments(func, inputs or {}, index_args or {}, shapes or {}, seed)
