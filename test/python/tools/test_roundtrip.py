@@ -46,7 +46,7 @@ KERNELS = kernels()
 
 def pipelines_for(text: str) -> list[str]:
     """The pass pipelines of the kernel's target.  lower-to-nvvm is left out (it is
-    slow): test_lowered_nvvm_output_round_trips and test/tools/roundtrip-levels.mlir
+    slow): test_lowered_nvvm_output_round_trips and test/tools/roundtrip-lowered-levels.mlir
     cover the lowered level."""
     if '"ascend910b"' in text:
         return [ASCEND]
