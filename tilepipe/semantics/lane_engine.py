@@ -43,10 +43,12 @@ class LaneEngine(Generic[Item, Lane]):
         order: Callable[[Item], int],
     ):
         self.order = order
-        self.lanes_of = lanes_of
+        # Each item's lanes, asked once: the loop below asks again at every step.
+        self._lanes: dict[int, tuple[Lane, ...]] = {}
         self.queues: dict[Lane, deque[Item]] = {}
         for item in items:
-            for lane in lanes_of(item):
+            lanes = self._lanes[id(item)] = tuple(lanes_of(item))
+            for lane in lanes:
                 self.queues.setdefault(lane, deque()).append(item)
         self.free: dict[Lane, int] = {lane: 0 for lane in self.queues}
         self.timeline: list[Span[Item, Lane]] = []
@@ -63,8 +65,8 @@ class LaneEngine(Generic[Item, Lane]):
                 if not queue:
                     continue
                 item = queue[0]
-                lanes = self.lanes_of(item)
-                if any(not self.queues[k] or self.queues[k][0] is not item for k in lanes):
+                lanes = self._lanes[id(item)]
+                if len(lanes) > 1 and any(not self.queues[k] or self.queues[k][0] is not item for k in lanes):
                     continue  # a multi-lane item waits until it heads all its lanes
                 needed = ready(item)
                 if needed is None:
@@ -75,7 +77,7 @@ class LaneEngine(Generic[Item, Lane]):
             if best is None:
                 return False
             start, _, item = best
-            lanes = tuple(self.lanes_of(item))
+            lanes = self._lanes[id(item)]
             for lane in lanes:
                 self.queues[lane].popleft()
             end = execute(item, start)

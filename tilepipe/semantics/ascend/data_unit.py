@@ -38,15 +38,19 @@ def numpy_dtype(memref_type: MemRefType) -> np.dtype:
     raise KernelError(None, f"the pipe simulator has no element type {element}")
 
 
-def _is_gm(buffer: SSAValue) -> bool:
-    return isinstance(buffer.type, MemRefType) and memory_space(buffer.type).is_off_chip
-
-
 class DataUnit:
     """The numpy semantics of the data instructions."""
 
     def __init__(self, arrays: dict[SSAValue, np.ndarray]):
         self.arrays = arrays
+        self._gm: dict[SSAValue, bool] = {}  # buffer -> lives in GM (asked per instruction)
+
+    def is_gm(self, buffer: SSAValue) -> bool:
+        if (known := self._gm.get(buffer)) is None:
+            known = self._gm[buffer] = (
+                isinstance(buffer.type, MemRefType) and memory_space(buffer.type).is_off_chip
+            )
+        return known
 
     def array(self, value: SSAValue) -> np.ndarray:
         if value not in self.arrays:
@@ -58,7 +62,7 @@ class DataUnit:
         """The buffer of ``box``; a region past it is an error, except a GM region of
         a copy marked as a boundary tile (``ascend.boundary``), which is clipped."""
         array = self.array(box.buffer)
-        boundary = _is_gm(box.buffer) and BOUNDARY_ATTR in instr.op.attributes
+        boundary = self.is_gm(box.buffer) and BOUNDARY_ATTR in instr.op.attributes
         if self.clipped(box) is not None and not boundary:
             start, size, dim = next(
                 (s, n, d) for s, n, d in zip(box.starts, box.sizes, array.shape)
@@ -85,7 +89,7 @@ class DataUnit:
 
     def in_bounds(self, box: Box) -> Box | None:
         """The part of ``box`` an instruction really accesses (None: nothing)."""
-        clip = self.clipped(box) if _is_gm(box.buffer) else None
+        clip = self.clipped(box) if self.is_gm(box.buffer) else None
         inside = box if clip is None else clip[0]
         return inside if all(inside.sizes) else None
 
@@ -148,7 +152,7 @@ class DataUnit:
         if isinstance(op, ascend.MoveOp):
             src, dst = boxes["src"], boxes["dst"]
             if (
-                isinstance(op, ascend.DataCopyOp) and _is_gm(src.buffer)
+                isinstance(op, ascend.DataCopyOp) and self.is_gm(src.buffer)
                 and self.clipped(src) is not None
             ):
                 return self._padded_copy(instr, src, dst)

@@ -83,11 +83,7 @@ class Instruction:
     boxes: tuple[Box, ...] = ()
     id: int = 0  # event id, cross-core flag id or lock slot
     scalars: dict[SSAValue, object] = field(default_factory=dict)
-
-    @property
-    def event(self) -> HardEvent:
-        assert isinstance(self.op, FlagOp)
-        return self.op.hard_event
+    event: HardEvent | None = None  # of a set_flag / wait_flag
 
     def describe(self) -> str:
         what = self.op.name
@@ -107,6 +103,33 @@ def kernel_core(kernel: FuncOp) -> Core | None:
     return cores.pop() if cores else Core.VECTOR
 
 
+_ROLES: dict[type[Operation], str] = {}
+_SCALAR_BINARY_OPS = {
+    **INDEX_BINARY_OPS,
+    "arith.andi": lambda a, b: a & b,
+    "arith.ori": lambda a, b: a | b,
+}
+
+
+def _role_of(op: Operation) -> str:
+    """How the scalar unit treats ops of ``op``'s class: evaluated, skipped or issued."""
+    if isinstance(op, ReturnOp | scf.YieldOp | memref.AllocOp | memref.DeallocOp | GridDimsOp):
+        return "skip"  # grid dims: evaluated before the launch
+    if isinstance(op, scf.ForOp):
+        return "for"
+    if isinstance(op, scf.IfOp):
+        return "if"
+    if isinstance(op, memref.DimOp):
+        return "dim"
+    if isinstance(op, BlockIdOp):
+        return "block_id"
+    if op.dialect_name() == "arith":
+        return "arith"
+    if isinstance(op, memref.AllocaOp | memref.LoadOp | memref.StoreOp):
+        return "cell"
+    return "issue"
+
+
 class ScalarUnit:
     """Evaluates the kernel's scalar code and collects the issued instructions."""
 
@@ -123,9 +146,10 @@ class ScalarUnit:
         self.cells: dict[SSAValue, object] = {}  # 0-d memref.alloca -> its value
         self.instructions: list[Instruction] = []
         self.default_core = kernel_core(kernel)
-        # What a data op is, apart from its operands' values: the IR does not change
-        # during a run, and a loop issues the same op many times.
+        # What a data or sync op is, apart from its operands' values: the IR does not
+        # change during a run, and a loop issues the same op many times.
         self._data_ops: dict[Operation, tuple] = {}
+        self._sync_ops: dict[Operation, tuple] = {}
 
     def run(self) -> list[Instruction]:
         self._block(self.kernel.body.block)
@@ -141,9 +165,15 @@ class ScalarUnit:
             self._op(op)
 
     def _op(self, op: Operation) -> None:
-        if isinstance(op, ReturnOp | scf.YieldOp | memref.AllocOp | memref.DeallocOp):
+        # What the scalar unit does with an op depends on its class only: decided once
+        # per class, as a run walks the same few classes tens of thousands of times.
+        role = _ROLES.get(type(op))
+        if role is None:
+            role = _ROLES[type(op)] = _role_of(op)
+        if role == "skip":
             return
-        if isinstance(op, scf.ForOp):
+        if role == "for":
+            assert isinstance(op, scf.ForOp)
             lb, ub, step = self.value(op.lb), self.value(op.ub), self.value(op.step)
             if step <= 0:
                 raise KernelError(op, f"has a non-positive step {step}")
@@ -153,27 +183,28 @@ class ScalarUnit:
                 self.values[op.body.block.args[0]] = iv
                 self._block(op.body.block)
             return
-        if isinstance(op, scf.IfOp):
+        if role == "if":
+            assert isinstance(op, scf.IfOp)
             taken = op.true_region if self.value(op.cond) else op.false_region
             if taken.blocks:
                 self._block(taken.block)
             return
-        if isinstance(op, GridDimsOp):
-            return  # evaluated before the launch
-        if isinstance(op, memref.DimOp):
+        if role == "dim":
+            assert isinstance(op, memref.DimOp)
             shape = self.shapes.get(op.source)
             if shape is None:
                 raise KernelError(op, "reads the size of a buffer that is not an argument")
             self.values[op.result] = shape[self.value(op.index)]
             return
-        if isinstance(op, BlockIdOp):
+        if role == "block_id":
+            assert isinstance(op, BlockIdOp)
             self.values[op.result] = self.block["xyz".index(op.dimension.data)]
             return
-        if op.dialect_name() == "arith":
+        if role == "arith":
             self.values[op.results[0]] = self._arith(op)
             return
-        if isinstance(op, memref.AllocaOp | memref.LoadOp | memref.StoreOp):
-            return self._scalar_cell(op)
+        if role == "cell":
+            return self._scalar_cell(op)  # type: ignore[arg-type]
         self.instructions.append(self._issue(op))
 
     def _scalar_cell(self, op: memref.AllocaOp | memref.LoadOp | memref.StoreOp) -> None:
@@ -200,13 +231,8 @@ class ScalarUnit:
                 return attr.value.data
             return float(attr.value.data)  # type: ignore[union-attr]
         args = [self.value(v) for v in op.operands]
-        binary = {
-            **INDEX_BINARY_OPS,
-            "arith.andi": lambda a, b: a & b,
-            "arith.ori": lambda a, b: a | b,
-        }
-        if op.name in binary:
-            return binary[op.name](*args)
+        if (binary := _SCALAR_BINARY_OPS.get(op.name)) is not None:
+            return binary(*args)
         if isinstance(op, arith.CmpiOp):
             a, b = args
             return [a == b, a != b, a < b, a <= b, a > b, a >= b,
@@ -246,20 +272,31 @@ class ScalarUnit:
             )
             scalars = {v: self.value(v) for v in scalar_operands if v in self.values}
             return Instruction(index, op, Kind.DATA, core, pipe, boxes, scalars=scalars)
+        if (static := self._sync_ops.get(op)) is None:
+            static = self._sync_ops[op] = self._sync_kind(op)
+        kind, core, pipe, event, static_id = static
+        ident = static_id if static_id is not None else (
+            self.value(op.id) if kind != Kind.BARRIER else 0  # type: ignore[attr-defined]
+        )
+        return Instruction(index, op, kind, core, pipe, id=ident, event=event)
+
+    def _sync_kind(self, op: Operation) -> tuple:
+        """(kind, core, pipe, hard event, static id) of a sync op."""
         if isinstance(op, PipeBarrierOp):
-            pipe = op.pipe.data
-            return Instruction(index, op, Kind.BARRIER, self._sync_core(op), pipe)
+            return Kind.BARRIER, self._sync_core(op), op.pipe.data, None, 0
         if isinstance(op, FlagOp | CrossCoreFlagOp | LockOp):
-            ident = op.id if isinstance(op.id, int) else self.value(op.id)
+            static_id = op.id if isinstance(op.id, int) else None
+            event = None
             if isinstance(op, FlagOp):
                 is_set = isinstance(op, SetFlagOp)
                 kind = Kind.SET if is_set else Kind.WAIT
-                pipe = op.hard_event.producer if is_set else op.hard_event.consumer
+                event = op.hard_event
+                pipe = event.producer if is_set else event.consumer
             elif isinstance(op, CrossCoreFlagOp):
                 kind = Kind.CROSS_SET if isinstance(op, CrossCoreSetFlagOp) else Kind.CROSS_WAIT
                 pipe = op.pipe.data
             else:
                 kind = Kind.GET if isinstance(op, GetBufOp) else Kind.RLS
                 pipe = op.pipe.data
-            return Instruction(index, op, kind, self._sync_core(op), pipe, id=ident)
+            return kind, self._sync_core(op), pipe, event, static_id
         raise KernelError(op, "has no pipe semantics in the pipe simulator")

@@ -29,9 +29,15 @@ from tilepipe.semantics.work_limit import WorkLimit
 CORE_PIPES = (Pipe.S, Pipe.V, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.MTE3, Pipe.FIX)
 
 
-def _pipes_of(instr: Instruction) -> list[tuple[Core, Pipe]]:
-    pipes = CORE_PIPES if instr.pipe == Pipe.ALL else (instr.pipe,)
-    return [(instr.core, pipe) for pipe in pipes]
+_LANES: dict[tuple[Core, Pipe], tuple[tuple[Core, Pipe], ...]] = {}
+
+
+def _pipes_of(instr: Instruction) -> tuple[tuple[Core, Pipe], ...]:
+    lanes = _LANES.get((instr.core, instr.pipe))
+    if lanes is None:
+        pipes = CORE_PIPES if instr.pipe == Pipe.ALL else (instr.pipe,)
+        lanes = _LANES[(instr.core, instr.pipe)] = tuple((instr.core, pipe) for pipe in pipes)
+    return lanes
 
 
 def _compute_work(instr: Instruction) -> str | None:
@@ -194,7 +200,7 @@ class PipeMachine:
         return end
 
     def _pipe_predecessors(
-        self, instr: Instruction, keys: list[tuple[Core, Pipe]]
+        self, instr: Instruction, keys: tuple[tuple[Core, Pipe], ...]
     ) -> list[Instruction]:
         predecessors: list[Instruction] = []
         for key in keys:
