@@ -215,10 +215,87 @@ def table(measurements: list[Measurement]) -> str:
     return "\n".join(lines)
 
 
+# -------------------------------------------------- warp-specialized (sm_90a) kernels
+
+HOPPER_CLASSES = ("HGMMA", "UTMALDG", "SYNCS", "WARPGROUP", "BAR", "uniform", "int/addr", "other")
+
+
+def hopper_class(opcode: str) -> str:
+    """The class of a SASS opcode of a Hopper kernel: the tensor-core and TMA
+    instructions, mbarrier operations (SYNCS), wgmma fences and waits (WARPGROUP), the
+    uniform datapath (one per warp: U-prefixed ops, S2UR, R2UR) and the rest."""
+    base = opcode.split(".")[0]
+    if base in ("HGMMA", "UTMALDG", "SYNCS", "WARPGROUP", "BAR"):
+        return base
+    if base in ("S2UR", "R2UR", "ULDC") or (base.startswith("U") and base != "UTMALDG"):
+        return "uniform"
+    return instruction_class(opcode) if instruction_class(opcode) == "int/addr" else "other"
+
+
+@dataclass
+class RoleLoop:
+    role: str  # "consumer" (holds HGMMA) or "producer" (holds UTMALDG)
+    classes: Counter
+
+    @property
+    def total(self) -> int:
+        return sum(self.classes.values())
+
+    @property
+    def besides(self) -> int:
+        """Instructions other than the loop's own work (HGMMA, resp. UTMALDG)."""
+        own = "HGMMA" if self.role == "consumer" else "UTMALDG"
+        return self.total - self.classes.get(own, 0)
+
+
+def role_loops(sass: str) -> list[RoleLoop]:
+    """The main loops of a warp-specialized kernel, consumer first, each counted once
+    per trip of its SASS loop (a loop the compiler unrolled counts several k-iterations:
+    divide by the tiles' HGMMA or TMA boxes per k-iteration).  An mbarrier
+    ``try_wait`` that fails branches to a retry stub placed after the kernel's last
+    ``EXIT``, which jumps back: those back-branches are not loops."""
+    instructions, labels = parse_sass(sass)
+    exits = [i for i, instruction in enumerate(instructions) if instruction.opcode == "EXIT"]
+    body_end = exits[-1] if exits else len(instructions)
+    found: list[RoleLoop] = []
+    for role, marker in (("consumer", "HGMMA"), ("producer", "UTMALDG")):
+        candidates = [
+            (first, last) for first, last in loops(instructions, labels)
+            if last < body_end
+            and any(i.opcode.startswith(marker) for i in instructions[first : last + 1])
+        ]
+        if candidates:
+            # The innermost such loop: an outer persistent-tile loop may hold it.
+            first, last = min(candidates, key=lambda loop: loop[1] - loop[0])
+            found.append(RoleLoop(role, Counter(
+                hopper_class(i.opcode) for i in instructions[first : last + 1]
+            )))
+    return found
+
+
+def role_table(loops_found: list[RoleLoop]) -> str:
+    header = ["loop", "total", "besides its own work", *HOPPER_CLASSES]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for loop in loops_found:
+        cells = [loop.role, str(loop.total), str(loop.besides),
+                 *(str(loop.classes.get(c, 0)) for c in HOPPER_CLASSES)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", default="sm_80", choices=("sm_80", "sm_90"))
+    parser.add_argument(
+        "--cubin", metavar="PATH",
+        help="count the consumer (HGMMA) and producer (UTMALDG) loops of a warp-"
+        "specialized cubin compiled elsewhere (e.g. a peer's: docs/nvvm.md)",
+    )
     args = parser.parse_args()
+    if args.cubin:
+        print(f"SASS per trip of each main loop, per thread ({args.cubin})")
+        print(role_table(role_loops(disassemble(Path(args.cubin)))))
+        return
     measurements = [measure(case, args.target) for case in cases()]
     print(
         f"SASS per steady-state k-iteration, per thread ({args.target}; "
