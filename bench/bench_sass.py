@@ -12,8 +12,9 @@ included: they issue).  A loop nested inside it (a rolled 16-wide k-step loop) r
 as often as makes the HMMA count of an iteration what the kernel's gemms need
 (``KernelCase.hmma_per_iteration``), which the table marks with ``*``.
 
-The ``TileLang`` column is TileLang 0.1.15's figure for the same kernel (nvcc 13, sm_80)
-as reported to the project -- not measured here: TileLang is not installed.
+The ``TileLang`` column is TileLang 0.1.15's figure for the same kernel (sm_80), as
+``bash bench/peer/tilelang.sh`` measures it (TileLang in a scratch venv, the registry's
+nvcc 13.5, this script's ``--cubin`` count).
 
 Both ptxas and nvdisasm are pinned registry wheels (the ``ptx`` extra:
 ``nvidia-cuda-nvcc``, ``nvidia-cuda-nvdisasm``).  The figures are instruction counts,
@@ -161,7 +162,7 @@ def _gemm_block_k32() -> str:
 def cases() -> list[KernelCase]:
     gemm = (EXAMPLES / "gemm.mlir").read_text()
     # 4 warps over 128x128: 64x64 per warp, 4x8 m16n8 blocks, K/16 steps.
-    rows = [KernelCase("gemm.mlir (block_K 64)", gemm, 3, 32 * 4, "248 regs")]
+    rows = [KernelCase("gemm.mlir (block_K 64)", gemm, 3, 32 * 4, "252, 248 regs")]
     rows += [
         KernelCase("gemm block_K 32", _gemm_block_k32(), n, 32 * 2, TILELANG_BLOCK_K32[n])
         for n in (1, 2, 3, 4)
@@ -289,12 +290,25 @@ def main() -> None:
     parser.add_argument(
         "--cubin", metavar="PATH",
         help="count the consumer (HGMMA) and producer (UTMALDG) loops of a warp-"
-        "specialized cubin compiled elsewhere (e.g. a peer's: docs/nvvm.md)",
+        "specialized cubin compiled elsewhere (e.g. a peer's: docs/nvvm.md), or else its "
+        "steady-state loop (the one with HMMA and a barrier)",
+    )
+    parser.add_argument(
+        "--hmma-per-iteration", type=int, default=0, metavar="N",
+        help="with --cubin: the HMMA a k-iteration issues per thread, to count a nested "
+        "k-step loop that many times over (default: nested loops count once)",
     )
     args = parser.parse_args()
     if args.cubin:
-        print(f"SASS per trip of each main loop, per thread ({args.cubin})")
-        print(role_table(role_loops(disassemble(Path(args.cubin)))))
+        sass = disassemble(Path(args.cubin))
+        if "HGMMA" in sass:
+            print(f"SASS per trip of each main loop, per thread ({args.cubin})")
+            print(role_table(role_loops(sass)))
+        else:
+            loop = steady_state_count(sass, args.hmma_per_iteration)
+            print(f"SASS per steady-state k-iteration, per thread ({args.cubin})")
+            print(" | ".join(f"{c} {loop.classes.get(c, 0)}" for c in ("total", *CLASSES))
+                  .replace("total 0", f"total {loop.total}"))
         return
     measurements = [measure(case, args.target) for case in cases()]
     print(
