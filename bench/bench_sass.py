@@ -170,7 +170,7 @@ def cases() -> list[KernelCase]:
     # 64x64 tiles over 4 warps whose rows a row reduction keeps whole: 16x64 per
     # warp, 1x8 blocks, 4 k-steps, two gemms.
     flash = (EXAMPLES / "flash_attention.mlir").read_text()
-    rows.append(KernelCase("flash_attention.mlir", flash, 2, 2 * 8 * 4))
+    rows.append(KernelCase("flash_attention.mlir", flash, 2, 2 * 8 * 4, "412, 214 regs"))
     epilogue = (EXAMPLES / "gemm_epilogue.mlir").read_text()
     rows.append(KernelCase("gemm_epilogue.mlir", epilogue, 2, 32 * 4))
     return rows

@@ -75,3 +75,18 @@ for config in "128 128 3" "128 256 3" "128 256 4"; do
 done
 echo "TileLang's lowering of examples/gemm.mlir's GEMM to CUDA source (sm_80, no nvcc):"
 PYTHONPATH="$scratch/stub" "$scratch/venv/bin/python" "$here/tilelang_gemm.py" --time 2>/dev/null
+# Flash attention as examples/flash_attention.mlir (num_stages 2, 128 threads; on sm_90a
+# TileLang adds a producer warpgroup).  HMMA per k-iteration on sm_80: two 64x64x64
+# gemms over 4 warps, 2 x 8 m16n8 blocks x 4 k-steps.
+flash() {  # name arch
+  PYTHONPATH="$scratch/stub" "$scratch/venv/bin/python" "$here/tilelang_flash.py" \
+    "$2" 2 128 "$scratch/out/$1.cu" 2>/dev/null
+  "$cuda/bin/nvcc" -gencode "arch=compute_${2#sm_},code=$2" -std=c++20 -O3 -lineinfo \
+    --use_fast_math -cubin -I"$tilelang/src" -I"$tilelang/3rdparty/cutlass/include" \
+    -I"$cuda/include" -I"$cuda/cccl" -Xptxas -v "$scratch/out/$1.cu" \
+    -o "$scratch/out/$1.cubin" 2>&1 | grep -E "registers|spill" | sed "s/^/$1: /"
+  (cd "$root" && .venv/bin/python bench/bench_sass.py --cubin "$scratch/out/$1.cubin" \
+    --hmma-per-iteration 64)
+}
+flash flash_sm80_s2 sm_80
+flash flash_sm90a_s2 sm_90a
