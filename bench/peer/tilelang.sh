@@ -50,43 +50,40 @@ PY
 site=$("$scratch/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 tilelang=$site/tilelang
 cuda=$site/nvidia/cu13
-measure() {  # name arch size block_M block_N block_K num_stages threads C-dtype [hmma]
-  local name=$1 arch=$2
-  PYTHONPATH="$scratch/stub" "$scratch/venv/bin/python" "$here/tilelang_gemm.py" \
-    "$arch" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "$scratch/out/$name.cu" 2>/dev/null
+count() {  # name arch hmma-per-iteration: compile out/NAME.cu and count its SASS
   # TileLang's own nvcc flags (tilelang/contrib/nvcc.py, jit/adapter/libgen.py).
-  "$cuda/bin/nvcc" -gencode "arch=compute_${arch#sm_},code=$arch" -std=c++20 -O3 -lineinfo \
-    --use_fast_math -cubin -I"$tilelang/src" -I"$tilelang/3rdparty/cutlass/include" \
-    -I"$cuda/include" -I"$cuda/cccl" -Xptxas -v "$scratch/out/$name.cu" \
-    -o "$scratch/out/$name.cubin" 2>&1 | grep -E "registers|spill" | sed "s/^/$name: /"
-  (cd "$root" && .venv/bin/python bench/bench_sass.py --cubin "$scratch/out/$name.cubin" \
-    --hmma-per-iteration "${10:-0}")
-}
-# examples/gemm.mlir's shapes (1024^3, f32 C, 128 threads), as bench_sass.py's rows; the
-# HMMA a k-iteration issues per thread: 4 warps x 64x64 = 32 m16n8 blocks per k-step.
-measure gemm_sm80_k64_s3 sm_80 1024 128 128 64 3 128 float32 128
-for stages in 1 2 3 4; do
-  measure "gemm_sm80_k32_s$stages" sm_80 1024 128 128 32 "$stages" 128 float32 64
-done
-# sm_90a: block_M block_N num_stages threads (TileLang adds a producer warpgroup).
-for config in "128 128 3" "128 256 3" "128 256 4"; do
-  set -- $config
-  measure "gemm_sm90a_${1}x${2}_s${3}" sm_90a 4096 "$1" "$2" 64 "$3" 256 float16
-done
-echo "TileLang's lowering of examples/gemm.mlir's GEMM to CUDA source (sm_80, no nvcc):"
-PYTHONPATH="$scratch/stub" "$scratch/venv/bin/python" "$here/tilelang_gemm.py" --time 2>/dev/null
-# Flash attention as examples/flash_attention.mlir (num_stages 2, 128 threads; on sm_90a
-# TileLang adds a producer warpgroup).  HMMA per k-iteration on sm_80: two 64x64x64
-# gemms over 4 warps, 2 x 8 m16n8 blocks x 4 k-steps.
-flash() {  # name arch
-  PYTHONPATH="$scratch/stub" "$scratch/venv/bin/python" "$here/tilelang_flash.py" \
-    "$2" 2 128 "$scratch/out/$1.cu" 2>/dev/null
   "$cuda/bin/nvcc" -gencode "arch=compute_${2#sm_},code=$2" -std=c++20 -O3 -lineinfo \
     --use_fast_math -cubin -I"$tilelang/src" -I"$tilelang/3rdparty/cutlass/include" \
     -I"$cuda/include" -I"$cuda/cccl" -Xptxas -v "$scratch/out/$1.cu" \
     -o "$scratch/out/$1.cubin" 2>&1 | grep -E "registers|spill" | sed "s/^/$1: /"
   (cd "$root" && .venv/bin/python bench/bench_sass.py --cubin "$scratch/out/$1.cubin" \
-    --hmma-per-iteration 64)
+    --hmma-per-iteration "$3")
 }
-flash flash_sm80_s2 sm_80
-flash flash_sm90a_s2 sm_90a
+lower() {  # script name arch args...: TileLang lowers the kernel to out/NAME.cu
+  local script=$1 name=$2
+  shift 2
+  PYTHONPATH="$scratch/stub" "$scratch/venv/bin/python" "$here/$script" "$@" \
+    "$scratch/out/$name.cu" 2>/dev/null
+}
+# examples/gemm.mlir's shapes (1024^3, f32 C, 128 threads), as bench_sass.py's rows; the
+# HMMA a k-iteration issues per thread: 4 warps x 64x64 = 32 m16n8 blocks per k-step.
+lower tilelang_gemm.py gemm_sm80_k64_s3 sm_80 1024 128 128 64 3 128 float32
+count gemm_sm80_k64_s3 sm_80 128
+for stages in 1 2 3 4; do
+  lower tilelang_gemm.py "gemm_sm80_k32_s$stages" sm_80 1024 128 128 32 "$stages" 128 float32
+  count "gemm_sm80_k32_s$stages" sm_80 64
+done
+# sm_90a: block_M block_N num_stages threads (TileLang adds a producer warpgroup).
+for config in "128 128 3" "128 256 3" "128 256 4"; do
+  set -- $config
+  lower tilelang_gemm.py "gemm_sm90a_${1}x${2}_s${3}" sm_90a 4096 "$1" "$2" 64 "$3" 256 float16
+  count "gemm_sm90a_${1}x${2}_s${3}" sm_90a 0
+done
+# Flash attention as examples/flash_attention.mlir (num_stages 2, 128 threads): on sm_80
+# two 64x64x64 gemms over 4 warps, 2 x 8 m16n8 blocks x 4 k-steps per thread.
+for arch in sm_80 sm_90a; do
+  lower tilelang_flash.py "flash_${arch}_s2" "$arch" 2 128
+  count "flash_${arch}_s2" "$arch" 64
+done
+echo "TileLang's lowering of examples/gemm.mlir's GEMM to CUDA source (sm_80, no nvcc):"
+PYTHONPATH="$scratch/stub" "$scratch/venv/bin/python" "$here/tilelang_gemm.py" --time 2>/dev/null
