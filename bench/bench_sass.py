@@ -230,7 +230,7 @@ def hopper_class(opcode: str) -> str:
         return base
     if base in ("S2UR", "R2UR", "ULDC") or (base.startswith("U") and base != "UTMALDG"):
         return "uniform"
-    return instruction_class(opcode) if instruction_class(opcode) == "int/addr" else "other"
+    return "int/addr" if instruction_class(opcode) == "int/addr" else "other"
 
 
 @dataclass
