@@ -307,8 +307,8 @@ def main() -> None:
         else:
             loop = steady_state_count(sass, args.hmma_per_iteration)
             print(f"SASS per steady-state k-iteration, per thread ({args.cubin})")
-            print(" | ".join(f"{c} {loop.classes.get(c, 0)}" for c in ("total", *CLASSES))
-                  .replace("total 0", f"total {loop.total}"))
+            counts = [f"{c} {loop.classes.get(c, 0)}" for c in CLASSES]
+            print(" | ".join([f"total {loop.total}", *counts]))
         return
     measurements = [measure(case, args.target) for case in cases()]
     print(

@@ -275,9 +275,7 @@ class ScalarUnit:
         if (static := self._sync_ops.get(op)) is None:
             static = self._sync_ops[op] = self._sync_kind(op)
         kind, core, pipe, event, static_id = static
-        ident = static_id if static_id is not None else (
-            self.value(op.id) if kind != Kind.BARRIER else 0  # type: ignore[attr-defined]
-        )
+        ident = static_id if static_id is not None else self.value(op.id)  # type: ignore[attr-defined]
         return Instruction(index, op, kind, core, pipe, id=ident, event=event)
 
     def _sync_kind(self, op: Operation) -> tuple:

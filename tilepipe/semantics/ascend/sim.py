@@ -29,15 +29,9 @@ from tilepipe.semantics.work_limit import WorkLimit
 CORE_PIPES = (Pipe.S, Pipe.V, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.MTE3, Pipe.FIX)
 
 
-_LANES: dict[tuple[Core, Pipe], tuple[tuple[Core, Pipe], ...]] = {}
-
-
 def _pipes_of(instr: Instruction) -> tuple[tuple[Core, Pipe], ...]:
-    lanes = _LANES.get((instr.core, instr.pipe))
-    if lanes is None:
-        pipes = CORE_PIPES if instr.pipe == Pipe.ALL else (instr.pipe,)
-        lanes = _LANES[(instr.core, instr.pipe)] = tuple((instr.core, pipe) for pipe in pipes)
-    return lanes
+    pipes = CORE_PIPES if instr.pipe == Pipe.ALL else (instr.pipe,)
+    return tuple((instr.core, pipe) for pipe in pipes)
 
 
 def _compute_work(instr: Instruction) -> str | None:
