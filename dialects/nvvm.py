@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     I32,
+    BoolAttr,
     IntAttr,
     IntegerAttr,
     IntegerType,
@@ -73,6 +74,8 @@ from tilepipe.dialects.nvvm_attrs import (  # re-exported: nvvm.ShflKind, ...
     SharedSpaceAttr,
     ShflKind,
     ShflKindAttr,
+    TMALoadMode,
+    TMALoadModeAttr,
 )
 from tilepipe.dialects.nvvm_lowered import LOWERED_ATTRIBUTES, LOWERED_OPS
 from tilepipe.dialects.upstream_syntax import (
@@ -263,6 +266,54 @@ class CpAsyncBulkSharedClusterGlobalOp(IRDLOperation):
         size: SSAValue | Operation,
     ):
         super().__init__(operands=[dst, src, mbar, size, [], []])
+
+
+@reads_custom_form
+@irdl_op_definition
+class CpAsyncBulkTensorSharedClusterGlobalOp(IRDLOperation):
+    """``cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes``
+    (sm_90): copy the box of the tensor map ``tmaDescriptor`` whose first element
+    is at ``coordinates`` (innermost dimension first) into shared memory at
+    ``dstMem``, in the map's swizzle, zero-filling the elements outside the tensor,
+    and complete the box's bytes on the mbarrier ``mbar``.  The map is a 128-byte
+    ``CUtensorMap`` the host encodes (``cuTensorMapEncodeTiled``); tilepipe passes it
+    as a ``__grid_constant__`` kernel parameter and hands its generic address here."""
+
+    name = "nvvm.cp.async.bulk.tensor.shared.cluster.global"
+    dstMem = operand_def(LLVMPointerType)
+    tmaDescriptor = operand_def(LLVMPointerType)
+    coordinates = var_operand_def(i32)
+    mbar = operand_def(shared_ptr_type())
+    im2colOffsets = var_operand_def(i16)
+    multicastMask = opt_operand_def(i16)
+    l2CacheHint = opt_operand_def(i64)
+    predicate = opt_operand_def(i1)
+    # Upstream's defaults (tile mode, the cluster form), spelled out in its generic
+    # print; tilepipe leaves them out.
+    mode = opt_prop_def(TMALoadModeAttr)
+    isCTAOnly = opt_prop_def(BoolAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "$dstMem `,` $tmaDescriptor `,` $mbar `,` `box` `[` $coordinates `]` "
+        "(`im2col` `[` $im2colOffsets^ `]`)? "
+        "(`multicast_mask` `=` $multicastMask^)? (`l2_cache_hint` `=` $l2CacheHint^)? "
+        "(`predicate` `=` $predicate^)? attr-dict `:` type($dstMem) `,` type($tmaDescriptor)"
+    )
+
+    def __init__(
+        self,
+        dst: SSAValue | Operation,
+        tensor_map: SSAValue | Operation,
+        coordinates: Sequence[SSAValue | Operation],
+        mbar: SSAValue | Operation,
+    ):
+        super().__init__(operands=[dst, tensor_map, coordinates, mbar, [], [], [], []])
+
+    def verify_(self) -> None:
+        if not 1 <= len(self.coordinates) <= 5:
+            raise VerifyException("a tensor copy takes 1 to 5 coordinates")
+        if self.im2colOffsets or (self.mode is not None and self.mode.data != TMALoadMode.TILE):
+            raise VerifyException("tilepipe models the tile mode only")
 
 
 @reads_custom_form
@@ -547,6 +598,7 @@ NVVM_OPS: list[type[IRDLOperation]] = [
     CpAsyncCommitGroupOp,
     CpAsyncWaitGroupOp,
     CpAsyncBulkSharedClusterGlobalOp,
+    CpAsyncBulkTensorSharedClusterGlobalOp,
     FenceProxyOp,
     MBarrierInitOp,
     MBarrierArriveOp,

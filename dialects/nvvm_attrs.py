@@ -154,6 +154,22 @@ class ReductionAttr(_AngleEnum, EnumAttribute[ReductionKind]):
     name = "nvvm.reduction"
 
 
+class TMALoadMode(StrEnum):
+    TILE = "tile"  # the only mode tilepipe emits (upstream's default)
+    IM2COL = "im2col"
+    IM2COL_W = "im2col_w"
+    IM2COL_W_128 = "im2col_w_128"
+    TILE_GATHER4 = "tile_gather4"
+
+
+@irdl_attr_definition
+class TMALoadModeAttr(_AngleEnum, EnumAttribute[TMALoadMode]):
+    """``#nvvm.tma_load_mode<tile>``: how a tensor copy reads its box (read from
+    upstream's generic print, where the default is spelled out)."""
+
+    name = "nvvm.tma_load_mode"
+
+
 @irdl_attr_definition
 class TargetAttr(ParametrizedAttribute):
     """``#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">``: the compile target
@@ -204,4 +220,5 @@ NVVM_ATTRIBUTES = [
     ProxyKindAttr,
     SharedSpaceAttr,
     ReductionAttr,
+    TMALoadModeAttr,
 ]

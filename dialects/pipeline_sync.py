@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    UnitAttr,
     i64,
 )
 from xdsl.dialects.func import FuncOp
@@ -130,7 +131,13 @@ def _verify_mbarrier_slot(barriers: SSAValue, index: SSAValue | None) -> None:
 
 @irdl_op_definition
 class BulkCopyOp(AsyncTileCopy):
-    """A bulk (TMA-style) tile copy that completes its bytes on an mbarrier slot."""
+    """A bulk (TMA-style) tile copy that completes its bytes on an mbarrier slot.
+
+    With ``tensor_map`` it is one tensor-map copy of the whole tile (its box): the
+    hardware zero-fills the box past the edge of the global array and still counts
+    the box's bytes, and the shared tile may be swizzled.  Without, the copy moves
+    the tile's rows one by one (``cp.async.bulk``), and an edge tile is copied by
+    plain loads.  ``tma-copy`` decides (docs/sync.md)."""
 
     name = "pipeline.bulk_copy"
     src = operand_def(MemRefType)
@@ -139,6 +146,7 @@ class BulkCopyOp(AsyncTileCopy):
     dst_offsets = var_operand_def(IndexType)
     barriers = operand_def(MemRefType)
     barrier_index = var_operand_def(IndexType)
+    tensor_map = opt_prop_def(UnitAttr)
 
     def __init__(
         self,
@@ -149,11 +157,19 @@ class BulkCopyOp(AsyncTileCopy):
         barriers: SSAValue | Operation,
         barrier_index: SSAValue | Operation,
         shape: Sequence[int],
+        tensor_map: bool = False,
     ):
+        properties: dict[str, Attribute] = {"shape": DenseArrayBase.from_list(i64, shape)}
+        if tensor_map:
+            properties["tensor_map"] = UnitAttr()
         super().__init__(
             operands=[src, src_offsets, dst, dst_offsets, barriers, [barrier_index]],
-            properties={"shape": DenseArrayBase.from_list(i64, shape)},
+            properties=properties,
         )
+
+    @property
+    def is_tensor_copy(self) -> bool:
+        return self.tensor_map is not None
 
     @property
     def barrier_slot(self) -> SSAValue:
@@ -167,7 +183,7 @@ class BulkCopyOp(AsyncTileCopy):
 
     def print(self, printer: Printer) -> None:
         print_tile_shape(printer, self.tile_shape)
-        printer.print_string(" ")
+        printer.print_string(" tensor_map " if self.is_tensor_copy else " ")
         print_region_operand(printer, self.src, self.src_offsets)
         printer.print_string(" -> ")
         print_region_operand(printer, self.dst, self.dst_offsets)
@@ -181,6 +197,7 @@ class BulkCopyOp(AsyncTileCopy):
     @classmethod
     def parse(cls, parser: Parser) -> BulkCopyOp:
         shape = parse_tile_shape(parser)
+        tensor_map = parser.parse_optional_keyword("tensor_map") is not None
         src = parse_region_operand(parser)
         parser.parse_punctuation("->")
         dst = parse_region_operand(parser)
@@ -200,6 +217,7 @@ class BulkCopyOp(AsyncTileCopy):
             barriers,
             index[0],
             shape,
+            tensor_map,
         )
         op.attributes |= attrs
         return op

@@ -20,6 +20,13 @@ CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 CU_JIT_ERROR_LOG_BUFFER = 5
 CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 JIT_LOG_BYTES = 16384
+# Tensor maps (cuda.h: CUtensorMapDataType, CUtensorMapSwizzle, ...).
+TENSOR_MAP_DATA_TYPES = {"f16": 6, "f32": 7, "f64": 8, "bf16": 9, "i32": 3, "i64": 5, "i8": 0}
+TENSOR_MAP_SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
+CU_TENSOR_MAP_INTERLEAVE_NONE = 0
+CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2
+CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0  # out-of-bounds elements read as zero
+TENSOR_MAP_BYTES, TENSOR_MAP_ALIGNMENT = 128, 64
 # cuBLAS (cublas_api.h, library_types.h).
 CUBLAS_OP_N = 0
 CUDA_R_16F, CUDA_R_32F = 2, 0
@@ -65,6 +72,55 @@ _SIGNATURES = {
     "cuEventElapsedTime": [_c.POINTER(_c.c_float), _PTR, _PTR],
     "cuEventDestroy_v2": [_PTR],
 }
+# Drivers before CUDA 12 have no tensor maps; kernels without maps do not need them.
+_OPTIONAL_SIGNATURES = {
+    "cuTensorMapEncodeTiled": [
+        _PTR, _c.c_int, _c.c_uint32, _PTR, _c.POINTER(_c.c_uint64), _c.POINTER(_c.c_uint64),
+        _c.POINTER(_c.c_uint32), _c.POINTER(_c.c_uint32), _c.c_int, _c.c_int, _c.c_int, _c.c_int,
+    ],
+}
+
+
+class TensorMapValue:
+    """A ``CUtensorMap``: 128 bytes at a 64-byte aligned host address (the encoder
+    requires it), passed to a launch by value like any other parameter."""
+
+    def __init__(self) -> None:
+        self._storage = (_c.c_ubyte * (TENSOR_MAP_BYTES + TENSOR_MAP_ALIGNMENT))()
+        skip = -_c.addressof(self._storage) % TENSOR_MAP_ALIGNMENT
+        self.value = (_c.c_ubyte * TENSOR_MAP_BYTES).from_buffer(self._storage, skip)
+
+
+def encode_tensor_map(
+    lib, pointer: int, shape, element_type: str, element_bytes: int, box, swizzle: int
+) -> TensorMapValue:
+    """``cuTensorMapEncodeTiled`` for a row-major array at device address ``pointer``
+    (``shape`` and ``box`` outermost first, as tilepipe.tensor_maps records them; the
+    driver takes them innermost first, with the byte strides of the outer dimensions),
+    zero fill out of bounds, L2 promotion of 128-byte lines."""
+    if element_type not in TENSOR_MAP_DATA_TYPES or swizzle not in TENSOR_MAP_SWIZZLES:
+        raise CheckFailed(f"no tensor map for {element_type} elements with swizzle {swizzle}")
+    rank = len(shape)
+    strides = [element_bytes]
+    for extent in reversed(shape[1:]):
+        strides.append(strides[-1] * extent)
+    dims = (_c.c_uint64 * rank)(*reversed(shape))
+    byte_strides = (_c.c_uint64 * max(rank - 1, 1))(*strides[1:])
+    box_dims = (_c.c_uint32 * rank)(*reversed(box))
+    element_strides = (_c.c_uint32 * rank)(*([1] * rank))
+    encoded = TensorMapValue()
+    result = lib.cuTensorMapEncodeTiled(
+        _c.cast(_c.pointer(encoded.value), _PTR), TENSOR_MAP_DATA_TYPES[element_type], rank,
+        _PTR(pointer), dims, byte_strides, box_dims, element_strides,
+        CU_TENSOR_MAP_INTERLEAVE_NONE, TENSOR_MAP_SWIZZLES[swizzle],
+        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+    )
+    if result != 0:
+        raise CheckFailed(
+            f"cuTensorMapEncodeTiled rejected shape {list(shape)}, box {list(box)}, "
+            f"swizzle {swizzle} (CUresult {result})"
+        )
+    return encoded
 
 
 class CudaDriver:
@@ -78,6 +134,10 @@ class CudaDriver:
         for name, argtypes in _SIGNATURES.items():
             function = getattr(self.lib, name)
             function.argtypes, function.restype = argtypes, _c.c_int
+        for name, argtypes in _OPTIONAL_SIGNATURES.items():
+            if hasattr(self.lib, name):
+                function = getattr(self.lib, name)
+                function.argtypes, function.restype = argtypes, _c.c_int
         if (result := self.lib.cuInit(0)) != 0:
             raise CudaUnavailable(f"cuInit failed with {self.error_name(result)}")
         count = _c.c_int()
@@ -144,6 +204,15 @@ class CudaDriver:
         self.call("cuMemcpyHtoD_v2", pointer.value, array.ctypes.data_as(_PTR), array.nbytes)
         return pointer.value
 
+    def tensor_map(
+        self, pointer: int, shape, element_type: str, element_bytes: int, box, swizzle: int
+    ) -> TensorMapValue:
+        if not hasattr(self.lib, "cuTensorMapEncodeTiled"):
+            raise CheckFailed("the driver has no cuTensorMapEncodeTiled (CUDA 12 or later)")
+        return encode_tensor_map(
+            self.lib, pointer, shape, element_type, element_bytes, box, swizzle
+        )
+
     def download(self, pointer: int, like: np.ndarray) -> np.ndarray:
         out = np.empty_like(like)
         self.call("cuMemcpyDtoH_v2", out.ctypes.data_as(_PTR), pointer, out.nbytes)
@@ -160,7 +229,8 @@ class CudaDriver:
 
     def launch(self, function: _PTR, grid, threads: int, shared_bytes: int, arguments) -> None:
         grid = tuple(grid) + (1,) * (3 - len(grid))
-        params = (_PTR * len(arguments))(*(_c.cast(_c.pointer(a), _PTR) for a in arguments))
+        values = [a.value if isinstance(a, TensorMapValue) else a for a in arguments]
+        params = (_PTR * len(values))(*(_c.cast(_c.pointer(v), _PTR) for v in values))
         self.call("cuLaunchKernel", function, *grid, threads, 1, 1, shared_bytes, None, params, None)
 
     def milliseconds_per_call(self, run, repeat: int, warmup: int = 3) -> float:

@@ -61,11 +61,15 @@ from gpu_problems import (  # noqa: F401
 from gpu_run import TOLERANCE, Outcome, format_outcome, run_problem, worst_difference  # noqa: F401
 
 
-def arch_for(major: int, minor: int) -> str:
-    """The tilepipe target for a compute capability (newer GPUs JIT the sm_90 PTX)."""
+def archs_for(major: int, minor: int) -> list[str]:
+    """The tilepipe targets a compute capability runs: sm_80 on Ampere/Ada; on Hopper
+    (9.0) the portable sm_90 and the Hopper path sm_90a (tensor maps), side by side;
+    newer GPUs JIT the sm_90 PTX (sm_90a code runs on 9.0 only)."""
     if major < 8:
         raise CudaUnavailable(f"compute capability {major}.{minor}: tilepipe targets sm_80 and newer")
-    return "sm_80" if major == 8 else "sm_90"
+    if major == 8:
+        return ["sm_80"]
+    return ["sm_90", "sm_90a"] if (major, minor) == (9, 0) else ["sm_90"]
 
 
 def _sizes(text: str) -> list[int]:
@@ -103,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--cuda-driver", default="libcuda.so.1", help="driver library (default libcuda.so.1)")
+    parser.add_argument("--arch", type=lambda text: text.split(","),
+                        help="run only these of the GPU's targets, e.g. sm_90a (default: all it runs)")
     return parser
 
 
@@ -118,7 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         driver = CudaDriver(args.cuda_driver)
         device = driver.describe()
         major, minor = map(int, device["compute_capability"].split("."))
-        arch = arch_for(major, minor)
+        archs = archs_for(major, minor)
+        if args.arch:
+            archs = [a for a in archs if a in args.arch]
+            if not archs:
+                raise CudaUnavailable(f"--arch {','.join(args.arch)}: this GPU runs {', '.join(archs_for(major, minor))}")
     except CudaUnavailable as err:
         message = f"skipped: no CUDA driver / no GPU ({err})"
         print(json.dumps({"skipped": message}) if args.json else f"gpu_check: {message}")
@@ -126,12 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     outcomes: list[Outcome] = []
     if not args.json:
         print(f"gpu_check: {device['name']} (compute capability {device['compute_capability']}, "
-              f"driver {device['driver']}) -> {arch}")
+              f"driver {device['driver']}) -> {', '.join(archs)}")
     for path in kernels:
         try:
             problems = load_problems(path, args.sizes, notes, dict(args.shape), dict(args.index_arg))
         except (CompileError, CheckFailed, KernelError, OSError) as err:
-            problems, failed = [], Outcome(str(path), arch, None, message=str(err))
+            problems, failed = [], Outcome(str(path), archs[0], None, message=str(err))
             outcomes.append(failed)
             if not args.json:
                 print(format_outcome(failed))
@@ -140,16 +150,17 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"gpu_check: note: {note}")
             printed = len(notes)
         for problem in problems:
-            for stages in args.num_stages or [None]:
-                config = argparse.Namespace(**{**vars(args), "num_stages": stages})
-                outcomes.append(run_problem(driver, problem, arch, config))
-                if not args.json:
-                    print(format_outcome(outcomes[-1]))
+            for arch in archs:
+                for stages in args.num_stages or [None]:
+                    config = argparse.Namespace(**{**vars(args), "num_stages": stages})
+                    outcomes.append(run_problem(driver, problem, arch, config))
+                    if not args.json:
+                        print(format_outcome(outcomes[-1]))
     summary = calibration(outcomes)
     if not args.json and summary["points"]:
         print(format_calibration(summary))
     if args.json:
-        report = {"device": device, "arch": arch, "notes": notes, "calibration": summary,
+        report = {"device": device, "archs": archs, "notes": notes, "calibration": summary,
                   "results": [{"kernel": o.kernel, "arch": o.arch, "num_stages": o.num_stages,
                                "ok": o.ok, "message": o.message, **o.details} for o in outcomes]}
         print(json.dumps(report, indent=2))

@@ -16,7 +16,13 @@ from tilepipe.semantics import argument_names, execute
 from tilepipe.semantics.memory import element_format
 from tilepipe.semantics.tile.grid_runner import random_array
 
-from kernel_abi import argument_shapes, check_abi, kernel_arguments, ptx_parameters
+from kernel_abi import (
+    argument_shapes,
+    check_abi,
+    kernel_arguments,
+    ptx_parameters,
+    tensor_map_parameters,
+)
 from cuda_driver import (
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -121,8 +127,10 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
     shapes = argument_shapes(func, problem.shapes)
     names = list(shapes)  # the memref arguments
     # The ABI check runs before anything touches the GPU.
+    maps = tensor_map_parameters(compiled.module, kernel)
+    details["tensor_maps"] = len(maps)
     check_abi(
-        kernel_arguments(func, dict.fromkeys(names, 0), problem.shapes, problem.index_args),
+        kernel_arguments(func, dict.fromkeys(names, 0), problem.shapes, problem.index_args, maps),
         ptx_parameters(compiled.ptx, kernel), kernel,
     )
     rng = np.random.default_rng(args.seed)
@@ -132,7 +140,9 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
     pointers = {n: driver.upload(formats[n].to_storage(inputs[n])) for n in names}
     module = None
     try:
-        arguments = kernel_arguments(func, pointers, problem.shapes, problem.index_args)
+        arguments = kernel_arguments(
+            func, pointers, problem.shapes, problem.index_args, maps, driver.tensor_map
+        )
         details["parameters"] = len(arguments)
         module = driver.load_ptx(compiled.ptx)
         function = driver.function(module, kernel)

@@ -1,7 +1,9 @@
 """The kernel ABI scripts/gpu_check.py launches with: upstream MLIR's, every memref
 argument passed as its flattened descriptor (allocated pointer, aligned pointer, offset,
-sizes, strides), every index argument as an i64, checked against the PTX entry's
-``.param`` list before anything touches the GPU (docs/gpu_check.md)."""
+sizes, strides), every index argument as an i64, then (sm_90a) each tensor map the
+kernel records in ``tilepipe.tensor_maps`` by value, 128 bytes encoded on the host for
+this launch; checked against the PTX entry's ``.param`` list before anything touches
+the GPU (docs/gpu_check.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from xdsl.dialects.func import FuncOp
 from tilepipe.semantics import KernelError, argument_names
 from tilepipe.semantics.tile.grid_runner import argument_shape
 
-from cuda_driver import CheckFailed
+from cuda_driver import CheckFailed, TensorMapValue
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,11 @@ class PtxParam:
 
 
 _ENTRY = r"\.entry\s+{name}\s*\((?P<params>[^)]*)\)"
-_PARAM = re.compile(r"\.param\s+\.[busf](?P<bits>\d+)(?P<ptr>\s+\.ptr)?")
+# ".param .u64 .ptr .align 1 name" or, by value, ".param .align 64 .b8 name[128]"
+_PARAM = re.compile(
+    r"\.param\s+(?:\.align\s+\d+\s+)?\.[busf](?P<bits>\d+)(?P<ptr>\s+\.ptr)?"
+    r"(?:\s+\.align\s+\d+)?\s+\w+(?:\[(?P<count>\d+)\])?"
+)
 
 
 def ptx_parameters(ptx: str, kernel: str) -> list[PtxParam]:
@@ -36,7 +42,7 @@ def ptx_parameters(ptx: str, kernel: str) -> list[PtxParam]:
     if match is None:
         raise CheckFailed(f"the PTX has no entry '{kernel}'")
     return [
-        PtxParam(int(m.group("bits")), m.group("ptr") is not None)
+        PtxParam(int(m.group("bits")) * int(m.group("count") or 1), m.group("ptr") is not None)
         for m in _PARAM.finditer(match.group("params"))
     ]
 
@@ -70,10 +76,14 @@ def argument_shapes(func: FuncOp, shapes: dict[str, tuple[int, ...]]) -> dict[st
 
 def kernel_arguments(
     func: FuncOp, pointers: dict[str, int], shapes: dict[str, tuple[int, ...]] | None = None,
-    index_args: dict[str, int] | None = None,
+    index_args: dict[str, int] | None = None, tensor_maps=(), encode=None,
 ) -> list[tuple[str, ctypes._SimpleCData]]:
     """The kernel's parameter list for device buffers ``pointers`` (by argument name),
-    the sizes of dynamic dimensions ``shapes`` and the values ``index_args``."""
+    the sizes of dynamic dimensions ``shapes`` and the values ``index_args``, then
+    one parameter per tensor map (``tensor_maps``: the lowered kernel's
+    ``TensorMapParameter`` list), each ``encode(pointer, shape, element type, element
+    bytes, box, swizzle)`` (``CudaDriver.tensor_map``; without it, 128 zero bytes
+    that only the ABI check looks at)."""
     sizes = argument_shapes(func, shapes or {})
     index_args = index_args or {}
     arguments: list[tuple[str, ctypes._SimpleCData]] = []
@@ -89,6 +99,19 @@ def kernel_arguments(
         if not isinstance(arg_type.layout, NoneAttr):
             raise CheckFailed(f"argument %{name} : {arg_type}: needs a row-major memref")
         arguments += memref_descriptor(name, sizes[name], pointers[name])
+    names = argument_names(func)
+    for tensor_map in tensor_maps:
+        name = names[tensor_map.argument]
+        arg_type = func.body.block.args[tensor_map.argument].type
+        element = arg_type.element_type
+        if encode is None:
+            value = TensorMapValue()
+        else:
+            value = encode(
+                pointers[name], sizes[name], str(element), element.bitwidth // 8,
+                tensor_map.box, tensor_map.swizzle,
+            )
+        arguments.append((f"{name}.tensor_map", value))
     return arguments
 
 
@@ -99,6 +122,7 @@ def check_abi(arguments, params: list[PtxParam], kernel: str) -> None:
             f"kernel {kernel}: {len(arguments)} packed arguments, the PTX declares {len(params)} parameters"
         )
     for index, ((name, value), param) in enumerate(zip(arguments, params)):
+        value = value.value if isinstance(value, TensorMapValue) else value
         pointer = isinstance(value, ctypes.c_void_p)
         if ctypes.sizeof(value) * 8 != param.bits or pointer != param.is_pointer:
             raise CheckFailed(
@@ -106,3 +130,14 @@ def check_abi(arguments, params: list[PtxParam], kernel: str) -> None:
                 f"{', pointer' if pointer else ''}) does not match the PTX's .b{param.bits}"
                 f"{' .ptr' if param.is_pointer else ''}"
             )
+
+
+def tensor_map_parameters(module, kernel: str) -> list:
+    """The tensor maps the lowered ``kernel`` of ``module`` (the nvvm level) takes,
+    in parameter order (``lowering/nvvm/tensor_maps.py``)."""
+    from tilepipe.dialects.tensor_maps import TENSOR_MAPS_ATTR, tensor_map_parameters as read
+
+    for op in module.walk() if module is not None else ():
+        if op.name == "gpu.func" and op.attributes["sym_name"].data == kernel:
+            return read(op.attributes.get(TENSOR_MAPS_ATTR))
+    return []

@@ -6,10 +6,13 @@ edges: ``with_interior_fast_path``),
 past the edge of a global array), and
 ``pipeline.bulk_copy`` (sm_90) as one ``cp.async.bulk`` per tile row, issued by
 thread 0 and completing its bytes on the named mbarrier (guarded at an array's edge,
-where the tile is copied with predicated loads instead)."""
+where the tile is copied with predicated loads instead), or, as a tensor-map copy
+(sm_90a), as one ``cp.async.bulk.tensor`` of the whole tile."""
 
 from __future__ import annotations
 
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import i32
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -158,7 +161,8 @@ BULK_COPY_ALIGNMENT = 16  # cp.async.bulk: 16-byte aligned addresses and sizes
 
 class LowerBulkCopy(RewritePattern):
     """Thread 0 issues ``cp.async.bulk`` for each row of the tile (rows are the
-    contiguous runs of a row-major tile; no tensor map is needed)."""
+    contiguous runs of a row-major tile; no tensor map is needed), or, for a
+    tensor-map copy, one ``cp.async.bulk.tensor`` for the whole tile."""
 
     def __init__(self, context: KernelContext):
         self.context = context
@@ -170,6 +174,15 @@ class LowerBulkCopy(RewritePattern):
             raise op_error(
                 op, f"bulk (TMA) copies need sm_90; target {target.name} has no TMA"
             )
+        if op.is_tensor_copy:
+            if not target.has_tensor_map_copy:
+                raise op_error(
+                    op, f"tensor-map copies need sm_90a; target {target.name} has none"
+                )
+            with emit.emitting(rewriter, op):
+                _tensor_copy(op, self.context)
+            rewriter.erase(op)
+            return
         operands = tile_operands(op, self.context)
         src, dst = operands["src"], operands["dst"]
         size = element_bytes(src.element_type)
@@ -221,3 +234,23 @@ class LowerBulkCopy(RewritePattern):
             else:
                 if_else(src.edges.region_inside(src.offsets, op.tile_shape), bulk, at_the_edge)
         rewriter.erase(op)
+
+
+def _tensor_copy(op: BulkCopyOp, context: KernelContext) -> None:
+    """Thread 0 copies the tile's box at the tile's global origin (coordinates
+    innermost first, as i32) into the slice of the shared buffer: the hardware
+    zero-fills what lies past the array, so there is no edge path, and it lands the
+    box in the map's swizzle, the permutation the buffer's other accesses use."""
+    lowered = context.tensor_copies[op]
+    dst = tile_operands(op, context)["dst"]
+    origin = dst.indices([emit.const(0)] * len(op.tile_shape))
+    coordinates = [arith.IndexCastOp(offset, i32).result for offset in reversed(op.src_offsets)]
+    on_thread_zero(
+        context,
+        lambda: nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
+            emit.element_pointer(dst.buffer, origin, nvvm.SHARED_CLUSTER_ADDRESS_SPACE),
+            lowered.tensor_map,
+            coordinates,
+            mbarrier_pointer(op.barriers, op.barrier_slot),
+        ),
+    )

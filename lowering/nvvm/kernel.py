@@ -63,6 +63,7 @@ from tilepipe.dialects.kernel_attrs import (
 )
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
+from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, GridDimsOp, ReduceOp, TileOp
 from tilepipe.dialects.tile_launch import grid_dims_op
 from tilepipe.core.diagnostics import op_error
@@ -97,6 +98,7 @@ from tilepipe.lowering.nvvm.registers import check_register_budget
 from tilepipe.lowering.nvvm.staging_tiles import add_staging_buffers
 from tilepipe.lowering.nvvm.relayout import Relayout, plan_relayouts
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
+from tilepipe.lowering.nvvm.tensor_maps import TensorCopy, add_tensor_maps
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
 STATIC_SHARED_LIMIT = 48 * 1024  # CUDA: static __shared__ bytes per kernel, all archs
@@ -126,6 +128,8 @@ class KernelContext:
     # must follow its reads.
     scratch_offset: int | None = None
     scratch_reductions: dict[ReduceOp, bool] = field(default_factory=dict)
+    # Each tensor-map copy's map input and swizzle (``tensor_maps``).
+    tensor_copies: dict[BulkCopyOp, TensorCopy] = field(default_factory=dict)
 
     def shared_memory(self) -> SSAValue:
         """The kernel's shared memory (i8), emitted where it is used: an op that does
@@ -473,6 +477,7 @@ def build_kernel(
         for view, permutation in context.swizzles.items():
             assert isinstance(view.owner, Operation)
             view.owner.attributes[SWIZZLE_ATTR] = StringAttr(permutation.describe())
+    context.tensor_copies = add_tensor_maps(gpu_func, context.swizzles)
     return context
 
 

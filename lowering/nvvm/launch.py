@@ -17,7 +17,9 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IndexType, StringAttr, SymbolRefAttr, i32
 from xdsl.rewriter import InsertPoint
 
+from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.gpu_upstream import KernelFuncOp, LaunchFuncOp
+from tilepipe.dialects.tensor_maps import TENSOR_MAPS_ATTR
 
 
 def host_launcher(kernel: KernelFuncOp, module_name: str, dynamic_shared_bytes: int) -> func.FuncOp:
@@ -25,6 +27,15 @@ def host_launcher(kernel: KernelFuncOp, module_name: str, dynamic_shared_bytes: 
     named ``module_name``) with its known grid and block sizes."""
     name = kernel.attributes["sym_name"]
     assert isinstance(name, StringAttr)
+    if TENSOR_MAPS_ATTR in kernel.attributes:
+        # gpu.launch_func passes each operand by address, a map must go by value
+        # (128 bytes); the host encodes it (docs/nvvm.md, "Tensor maps").
+        raise op_error(
+            kernel,
+            "a host launcher cannot pass tensor maps yet: launch the kernel from a host "
+            "that encodes them (scripts/gpu_run.py), or compile with "
+            "tma-copy{tensor_maps=false}",
+        )
     inputs = list(kernel.function_type.inputs.data)
     launcher = func.FuncOp(name.data, (inputs, []))
     launcher.location = kernel.location

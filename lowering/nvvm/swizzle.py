@@ -26,12 +26,18 @@ and the race detector are unchanged).
 The lowering marks each swizzled buffer's ``memref.view`` with ``tilepipe.swizzle``,
 the permutation as a formula (``"col ^ ((row % 8) * 8)"``).
 
+The same permutations are the tensor-map copy's hardware swizzles (PTX ISA,
+"Swizzling modes"): with rows of 32, 64 or 128 bytes, the 32B, 64B and 128B modes XOR
+the unit bits [4, 4 + log2(R/16)) of the shared address with its bits [7, ...), which
+for row ``r`` of ``R`` bytes are ``(r * R / 128) % (R / 16)``: the formulas above
+(given the tile's 8-row pattern starts at an address aligned to 8 rows, which
+``tma-copy`` asks of the arena).
+
 Which buffers: shared buffers read by a tensor-core ``tile.gemm`` whose every use is
-a tile op lowered through ``TileOperand`` -- not a ``pipeline.bulk_copy``, which moves
-whole rows contiguously (a TMA tensor copy with a hardware swizzle mode would be the
-sm_90 way; tilepipe's bulk copies are the non-tensor form) -- and whose arena bytes
-no buffer of the same type permuted otherwise shares (thread-sync takes such views
-for one buffer).
+a tile op lowered through ``TileOperand``, or a tensor-map copy that lands rows of 32,
+64 or 128 bytes (in its hardware swizzle) -- not a row-wise ``pipeline.bulk_copy``,
+which moves whole rows contiguously -- and whose arena bytes no buffer of the same
+type permuted otherwise shares (thread-sync takes such views for one buffer).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.tile import GemmOp, TileOp
 from tilepipe.dialects.tile_base import constant_index, element_bytes
 from tilepipe.passes.analysis.divisibility import value_divisibility
+from tilepipe.passes.cuda.tensor_map import TensorBox, tensor_box
 from tilepipe.passes.memory.arena_aliasing import arena_slice
 
 from tilepipe.lowering.nvvm import emit
@@ -124,12 +131,12 @@ def choose_swizzle(buffer_type: MemRefType) -> SharedSwizzle | None:
 
 def _addressed_by_indices(op: object, buffer: SSAValue) -> bool:
     """Does ``op`` touch ``buffer`` only as a tile region that the lowering addresses
-    element by element (every tile op but a bulk copy)?"""
-    return (
-        isinstance(op, TileOp)
-        and not isinstance(op, BulkCopyOp)
-        and any(b == buffer for _, b, _ in op.tile_regions())
-    )
+    element by element (every tile op but a bulk copy), or land it in the same
+    permutation (a tensor-map copy whose rows are a hardware swizzle's)?"""
+    if isinstance(op, BulkCopyOp):
+        box = tensor_box(op) if op.is_tensor_copy and op.dst == buffer else None
+        return isinstance(box, TensorBox) and box.swizzle_candidate > 0
+    return isinstance(op, TileOp) and any(b == buffer for _, b, _ in op.tile_regions())
 
 
 def swizzled_buffers(

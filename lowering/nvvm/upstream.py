@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from tilepipe.core.targets import CudaTarget
+from tilepipe.dialects.tensor_maps import TENSOR_MAPS_ATTR
 
 # PTX ISA 8.0 covers everything tilepipe emits (cp.async, ldmatrix, mma.sync,
 # mbarrier expect_tx / try_wait.parity) and is accepted by ptxas for sm_80 and sm_90.
@@ -185,6 +186,62 @@ def handoff_pipeline(target: CudaTarget | str, stage: Stage | str = Stage.PTX) -
     return "builtin.module(" + ",".join(p for _, p in _handoff_steps(target, stage)) + ")"
 
 
+def mark_tensor_map_parameters(upstream_module, ir=None) -> int:
+    """Make the tensor-map inputs of each kernel ``__grid_constant__`` parameters:
+    ``llvm.byval = !llvm.array<128 x i8>``, ``llvm.align = 64``,
+    ``nvvm.grid_constant`` on the last inputs of each ``llvm.func`` that carries
+    ``tilepipe.tensor_maps`` (``lowering/nvvm/tensor_maps.py``), so that the PTX takes
+    ``.param .align 64 .b8 map[128]`` and its address (``cvta.param``), as a CUDA
+    kernel taking ``const __grid_constant__ CUtensorMap`` does.  Runs on upstream's
+    module right after ``convert-gpu-to-nvvm``, which keeps neither attribute from a
+    ``gpu.func`` (a host running :func:`handoff_pipeline` itself calls it there too);
+    returns the number of parameters marked."""
+    if ir is None:
+        ir, _, _ = _import_bindings()
+    marked = 0
+    for module_op in upstream_module.body.operations:
+        if module_op.operation.name != "gpu.module":
+            continue
+        module_marked = marked
+        for op in module_op.regions[0].blocks[0].operations:
+            if op.operation.name != "llvm.func" or TENSOR_MAPS_ATTR not in op.attributes:
+                continue
+            maps = len(op.attributes[TENSOR_MAPS_ATTR])
+            count = len(op.regions[0].blocks[0].arguments)
+            old = op.attributes["arg_attrs"] if "arg_attrs" in op.attributes else None
+            entries = [old[i] if old is not None else ir.DictAttr.get({}) for i in range(count)]
+            for index in range(count - maps, count):
+                fields = {named.name: named.attr for named in ir.DictAttr(entries[index])}
+                fields["llvm.byval"] = ir.TypeAttr.get(ir.Type.parse("!llvm.array<128 x i8>"))
+                fields["llvm.align"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64)
+                fields["nvvm.grid_constant"] = ir.UnitAttr.get()
+                entries[index] = ir.DictAttr.get(fields)
+                marked += 1
+            op.attributes["arg_attrs"] = ir.ArrayAttr.get(entries)
+        if marked > module_marked:
+            _align_dynamic_shared_memory(module_op, ir)
+    return marked
+
+
+# A tensor copy lands at a 128-byte aligned shared address, a 128B-swizzled one at a
+# 1024-byte aligned one; the arena's offsets assume its base is so aligned.
+TENSOR_COPY_BASE_ALIGNMENT = 1024
+
+
+def _align_dynamic_shared_memory(gpu_module, ir) -> None:
+    """Upstream declares the dynamic shared memory (``gpu.dynamic_shared_memory``)
+    16-byte aligned; a kernel with tensor copies needs its base aligned as its
+    arena's swizzled tiles (what CUDA code asks with ``extern __shared__
+    __align__(1024)``)."""
+    for op in gpu_module.regions[0].blocks[0].operations:
+        if op.operation.name == "llvm.mlir.global" and ir.StringAttr(
+            op.attributes["sym_name"]
+        ).value.startswith("__dynamic_shmem__"):
+            op.attributes["alignment"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(64), TENSOR_COPY_BASE_ALIGNMENT
+            )
+
+
 def _import_bindings():
     from mlir import ir
     from mlir.dialects import gpu
@@ -237,6 +294,8 @@ def run_upstream(
                 PassManager.parse(f"builtin.module({pipeline})").run(upstream_module.operation)
             except Exception as error:
                 raise UpstreamError(name, _diagnostic_text(error)) from None
+            if name == "convert-gpu-to-nvvm":
+                mark_tensor_map_parameters(upstream_module, ir)
             seconds[name] = time.perf_counter() - start
         if last is Stage.LLVM:
             texts[Stage.LLVM] = _module_text(upstream_module, debug_info)

@@ -32,13 +32,14 @@ from tilepipe.dialects.pipeline_sync import (
     MBarrierWaitParityOp,
 )
 from tilepipe.dialects.tile import CopyOp
-from tilepipe.core.diagnostics import op_error
+from tilepipe.core.diagnostics import emit_remark, op_error
 from tilepipe.core.targets import CudaTarget, UnknownTarget, target_of
 
 from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
 from tilepipe.passes.analysis.divisibility import provable_vector_width
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, versions_by_buffer
-from tilepipe.passes.memory.liveness import is_loop_like
+from tilepipe.passes.cuda.tensor_map import BOX_ALIGNMENT, shared_alloc, tensor_box
+from tilepipe.passes.memory.liveness import ALIGNMENT_ATTR, SWIZZLE_ATTR, is_loop_like
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, read_schedule
 
 TMA_ALIGNMENT = 16  # bytes: the innermost box extent must be a multiple of 16 B
@@ -156,8 +157,31 @@ class BulkCopyPlanner:
         return sorted(groups, key=lambda g: self.time(g.consumer))
 
 
-def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
-    """Rewrite one planned loop; returns the number of copies converted."""
+def _as_tensor_copy(copy: CopyOp) -> bool:
+    """Can ``copy`` be one tensor-map copy?  If so, ask its shared buffer for the
+    alignment the box (and its swizzle) needs; if not, say why in a remark."""
+    box = tensor_box(copy)
+    alloc = shared_alloc(copy)
+    if isinstance(box, str) or alloc is None:
+        reason = box if isinstance(box, str) else "its shared tile is not an allocation"
+        emit_remark(copy, f"bulk copy without a tensor map: {reason}; copied row by row")
+        return False
+    _ask_alignment(alloc, ALIGNMENT_ATTR, BOX_ALIGNMENT)
+    if box.swizzle_candidate:
+        _ask_alignment(alloc, SWIZZLE_ATTR, box.swizzle_candidate)
+    return True
+
+
+def _ask_alignment(alloc: memref.AllocOp, name: str, value: int) -> None:
+    current = alloc.attributes.get(name)
+    if isinstance(current, IntegerAttr) and current.value.data >= value:
+        return
+    alloc.attributes[name] = IntegerAttr(value, i64)
+
+
+def convert_loop(loop: ForOp, rewriter: PatternRewriter, tensor_maps: bool = False) -> int:
+    """Rewrite one planned loop; returns the number of copies converted.  With
+    ``tensor_maps`` each copy that can be is one tensor-map copy."""
     schedule = read_schedule(loop)
     if schedule is None:
         return 0
@@ -202,7 +226,14 @@ def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
             continue
         assert isinstance(op, CopyOp)
         bulk = BulkCopyOp(
-            op.src, op.src_offsets, op.dst, op.dst_offsets, bars.memref, slots[g], op.tile_shape
+            op.src,
+            op.src_offsets,
+            op.dst,
+            op.dst_offsets,
+            bars.memref,
+            slots[g],
+            op.tile_shape,
+            tensor_map=tensor_maps and _as_tensor_copy(op),
         )
         bulk.location = op.location
         rewriter.replace(op, bulk)
@@ -225,7 +256,11 @@ def convert_loop(loop: ForOp, rewriter: PatternRewriter) -> int:
 
 
 class ConvertPipelinedCopies(RewritePattern):
-    """Bulk copies for the loops of kernels whose target has the bulk copy engine."""
+    """Bulk copies for the loops of kernels whose target has the bulk copy engine;
+    tensor-map copies where the target has them too, unless ``tensor_maps`` is off."""
+
+    def __init__(self, tensor_maps: bool = True):
+        self.tensor_maps = tensor_maps
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, loop: ForOp, rewriter: PatternRewriter) -> None:
@@ -240,7 +275,7 @@ class ConvertPipelinedCopies(RewritePattern):
             raise op_error(function, str(err)) from None
         if isinstance(target, CudaTarget) and target.has_bulk_tensor_copy:
             if not _runs_more_than_once(loop, function):
-                convert_loop(loop, rewriter)
+                convert_loop(loop, rewriter, self.tensor_maps and target.has_tensor_map_copy)
 
 
 def _runs_more_than_once(loop: ForOp, function: func.FuncOp) -> bool:
@@ -258,11 +293,16 @@ def _runs_more_than_once(loop: ForOp, function: func.FuncOp) -> bool:
 
 @dataclass(frozen=True)
 class TmaCopy(ModulePass):
-    """Turn pipelined global->shared copies into TMA bulk copies with mbarrier phases (sm_90)."""
+    """Turn pipelined global->shared copies into TMA bulk copies with mbarrier phases
+    (sm_90).  On a target with tensor maps (sm_90a) each copy whose source is a kernel
+    argument and whose tile is a whole slice of its shared buffer is one tensor-map
+    copy; ``tensor-maps=false`` keeps the row-wise bulk copies."""
 
     name = "tma-copy"
 
+    tensor_maps: bool = True
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         PatternRewriteWalker(
-            ConvertPipelinedCopies(), apply_recursively=False
+            ConvertPipelinedCopies(self.tensor_maps), apply_recursively=False
         ).rewrite_module(op)

@@ -56,6 +56,9 @@ class MultiBuffering:
                 [], [], versioned_memref_type(buffer.type, count), alloc.alignment
             )
             new_alloc.results[0].name_hint = buffer.name_hint
+            # What the buffer asks of the arena (arena.alignment, arena.swizzle) holds
+            # for each of its versions.
+            new_alloc.attributes.update(alloc.attributes)
             rewriter.insert_op(new_alloc, InsertPoint.after(alloc))
             self.replacement[buffer] = new_alloc.results[0]
 

@@ -172,3 +172,23 @@ def small_kernel(name: str, num_stages: int, trips: int, dynamic: bool) -> str:
     (the %n argument, to be passed as ``index_args={"n": trips}``)."""
     text = with_num_stages(SMALL_KERNELS[name], num_stages)
     return text.replace("TRIPS", str(trips)).replace("UPPER", "%n" if dynamic else "%trips")
+
+
+def deletions_not_noticed(module, names, fails) -> list[str]:
+    """Delete each op of ``module`` named in ``names`` in turn (in place, put back
+    after: a sync has no results, and cloning the whole lowered kernel per mutant
+    costs more than running it); the ones whose deletion ``fails(module)`` does not
+    notice, as ``"#position name"``."""
+    unnoticed = []
+    for position, op in enumerate([op for op in module.walk() if op.name in names]):
+        block, following = op.parent_block(), op.next_op
+        op.detach()
+        try:
+            if not fails(module):
+                unnoticed.append(f"#{position} {op.name}")
+        finally:
+            if following is None:
+                block.add_op(op)
+            else:
+                block.insert_op_before(op, following)
+    return unnoticed

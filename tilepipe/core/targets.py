@@ -78,6 +78,12 @@ class CudaTarget:
     has_mbarrier: bool = True
     has_mbarrier_try_wait_parity: bool = False  # sm_90+
     has_bulk_tensor_copy: bool = False  # TMA, sm_90+
+    # Tensor-map TMA (``cp.async.bulk.tensor``): one copy per tile box, the hardware
+    # swizzles it into shared memory and zero-fills what lies outside the tensor.
+    # The map is a kernel parameter the host encodes per launch.  Taken by default
+    # where the target has it (``tma-copy{tensor-maps=false}`` falls back to the
+    # row-wise bulk copies); sm_90a, the architecture-specific Hopper target.
+    has_tensor_map_copy: bool = False
     # The memref memory spaces a kernel for this target may use ("global" = none).
     memory_spaces: tuple[str, ...] = ("global", "shared", "fragment", "local")
     # The tensor-core instructions a gemm may lower to; a gemm none fits runs on the
@@ -165,6 +171,11 @@ SM_90 = CudaTarget(
         "barrier": Latency(20),
     },
 )
+# Hopper's architecture-specific target (PTX ``.target sm_90a``, ``ptxas -arch
+# sm_90a``): the sm_90 record plus the features that do not carry forward to later
+# architectures and that TileLang's sm_90 kernels use.  A kernel for it runs on
+# sm_90 devices only; ``sm_90`` stays the portable record.
+SM_90A = replace(SM_90, name="sm_90a", has_tensor_map_copy=True)
 ASCEND_910B = AscendTarget(
     name="ascend910b",
     capacities={
@@ -182,7 +193,7 @@ ASCEND_910B = AscendTarget(
 ASCEND_950 = replace(ASCEND_910B, name="ascend950", lock_primitive=LockPrimitive.ASC_LOCK)
 
 TARGETS: dict[str, CudaTarget | AscendTarget] = {
-    t.name: t for t in (SM_80, SM_90, ASCEND_910B, ASCEND_950)
+    t.name: t for t in (SM_80, SM_90, SM_90A, ASCEND_910B, ASCEND_950)
 }
 
 DEFAULT_TARGET = "sm_80"

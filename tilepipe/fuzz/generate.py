@@ -436,9 +436,14 @@ def _ascend(rng: random.Random, seed: int) -> Program:
     return program
 
 
+SAME_DRAW = {"sm_90a": "sm_90"}
+
+
 def generate(seed: int, target: str) -> Program:
-    """The kernel of ``seed`` for ``target`` (sm_80, sm_90 or ascend910b)."""
-    rng = random.Random(f"{target}:{seed}")
+    """The kernel of ``seed`` for ``target`` (sm_80, sm_90, sm_90a or ascend910b).
+    sm_90a draws sm_90's kernel (the same program, retargeted): a seed then runs the
+    same kernel through the row-wise bulk copies and the tensor-map ones."""
+    rng = random.Random(f"{SAME_DRAW.get(target, target)}:{seed}")
     if target == ASCEND_TARGET:
         return _ascend(rng, seed)
     return _cuda(rng, target, seed)

@@ -246,7 +246,7 @@ def _valid_args(rng: random.Random, driver: str, text: str) -> list[str]:
             args += ["--compare-with", INPUT]
         return args
     if driver == "tilepipe":
-        target = "ascend" if ascend else rng.choice(["sm_80", "sm_90"])
+        target = "ascend" if ascend else rng.choice(["sm_80", "sm_90", "sm_90a"])
         emit = ["--emit", "ascendc"] if ascend else ["--emit", "nvvm", "--no-ptxas"]
         return ["compile", INPUT, "--target", target, *emit, "-q", "-o", OUTPUT]
     return [INPUT]

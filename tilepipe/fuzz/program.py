@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-CUDA_TARGETS = ("sm_80", "sm_90")
+CUDA_TARGETS = ("sm_80", "sm_90", "sm_90a")
 ASCEND_TARGET = "ascend910b"
 TRIP_COUNT_ARG = "n"
 

@@ -41,4 +41,4 @@
 
 // NOT-LOWERED: error: upstream MLIR failed in parsing: {{.*}}unregistered dialect{{.*}} (-t ptx prints the output of lower-to-nvvm)
 
-// BAD-CHIP: tile-opt: error: bad target 'ptx{chip=ascend910b}': chip 'ascend910b' is not a CUDA target (choose from sm_80, sm_90)
+// BAD-CHIP: tile-opt: error: bad target 'ptx{chip=ascend910b}': chip 'ascend910b' is not a CUDA target (choose from sm_80, sm_90, sm_90a)

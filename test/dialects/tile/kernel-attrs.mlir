@@ -1,6 +1,6 @@
 // RUN: tile-opt %s --split-input-file --verify-diagnostics
 
-// expected-error @+1 {{unknown target "sm_75" (known: ascend910b, ascend950, sm_80, sm_90)}}
+// expected-error @+1 {{unknown target "sm_75" (known: ascend910b, ascend950, sm_80, sm_90, sm_90a)}}
 func.func @unknown_target() attributes {tile.target = "sm_75"} {
   func.return
 }

@@ -22,7 +22,7 @@ SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 import gpu_check  # noqa: E402
 import gpu_run  # noqa: E402
-from cuda_driver import CheckFailed, CudaUnavailable  # noqa: E402
+from cuda_driver import CheckFailed, CudaUnavailable, TensorMapValue, encode_tensor_map  # noqa: E402
 
 GEMM = gpu_check.EXAMPLES / "gemm.mlir"
 POINTERS = {"A": 0x7F0000000000, "B": 0x7F0000200000, "C": 0x7F0000400000}
@@ -111,15 +111,16 @@ def test_sizes_that_do_not_tile_the_problem_are_rejected():
 
 
 @pytest.mark.parametrize(
-    "capability, arch", [((8, 0), "sm_80"), ((8, 9), "sm_80"), ((9, 0), "sm_90"), ((10, 0), "sm_90")]
+    "capability, archs",
+    [((8, 0), ["sm_80"]), ((8, 9), ["sm_80"]), ((9, 0), ["sm_90", "sm_90a"]), ((10, 0), ["sm_90"])],
 )
-def test_the_gpu_picks_the_target(capability, arch):
-    assert gpu_check.arch_for(*capability) == arch
+def test_the_gpu_picks_the_targets(capability, archs):
+    assert gpu_check.archs_for(*capability) == archs
 
 
 def test_gpus_before_sm_80_are_skipped():
     with pytest.raises(CudaUnavailable, match="compute capability 7.5"):
-        gpu_check.arch_for(7, 5)
+        gpu_check.archs_for(7, 5)
 
 
 def test_without_a_driver_the_check_is_skipped(tmp_path, capsys):
@@ -143,6 +144,7 @@ class InterpretingDriver:
         self.shared_bytes = shared_bytes  # None: any (it depends on num_stages)
         self.memory: dict[int, np.ndarray] = {}
         self.launches = 0
+        self.tensor_maps: list[tuple] = []
 
     def upload(self, array: np.ndarray) -> int:
         pointer = 0x10000 * (len(self.memory) + 1)
@@ -179,6 +181,13 @@ class InterpretingDriver:
         for name, (pointer, fmt) in buffers.items():
             self.memory[pointer] = fmt.to_storage(outputs[name])
         self.launches += 1
+
+    def tensor_map(self, pointer, shape, element_type, element_bytes, box, swizzle):
+        """What the real driver encodes with cuTensorMapEncodeTiled; the tile-level
+        run needs no map, so the stand-in records the request."""
+        assert pointer in self.memory and self.memory[pointer].shape == tuple(shape)
+        self.tensor_maps.append((tuple(shape), element_type, element_bytes, tuple(box), swizzle))
+        return TensorMapValue()
 
     def milliseconds_per_call(self, run, repeat: int) -> float:
         run()
@@ -220,6 +229,57 @@ def test_the_check_compares_what_the_launch_wrote(monkeypatch, corrupt):
         assert outcome.details["tflops"] == pytest.approx(2 * 256**3 / 1e-3 / 1e12)
         text = gpu_check.format_outcome(outcome)
         assert "check      ok" in text and "no reference available" in text
+
+
+def test_on_sm90a_the_maps_are_encoded_per_launch_and_passed_by_value(monkeypatch):
+    """The Hopper path's kernel takes a 128-byte map per operand after the memref
+    descriptors: the check encodes one per array and box for the launch, and the
+    packed list matches the PTX entry (``.param .align 64 .b8 ..[128]``)."""
+    monkeypatch.setattr(gpu_run, "reference_figure", lambda *args: None)
+    problem = _problem(256)
+    driver = InterpretingDriver(problem, shared_bytes=None)
+    args = gpu_check.build_parser().parse_args(["--repeat", "1"])
+    outcome = gpu_check.run_problem(driver, problem, "sm_90a", args)
+    assert outcome.ok, outcome.message
+    assert outcome.details["tensor_maps"] == 2 and outcome.details["parameters"] == 23
+    assert driver.tensor_maps == [
+        ((256, 256), "f16", 2, (128, 64), 128),  # A: 128-byte rows, the 128B swizzle
+        ((256, 256), "f16", 2, (64, 128), 0),  # B: 256-byte rows, no swizzle mode
+    ]
+    compiled = compile_kernel(problem.text, str(GEMM), "sm_90a", run_ptxas=False)
+    params = gpu_check.ptx_parameters(compiled.ptx, "gemm")
+    assert params[-2:] == [gpu_check.PtxParam(1024, False)] * 2
+
+
+class RecordingEncoder:
+    """Stands in for libcuda's cuTensorMapEncodeTiled (no driver here): records the
+    arguments as the driver would read them."""
+
+    def __init__(self, result: int = 0):
+        self.result, self.calls = result, []
+
+    def cuTensorMapEncodeTiled(self, tensor_map, data_type, rank, address, dims, strides,
+                               box, element_strides, interleave, swizzle, promotion, fill):
+        self.calls.append({
+            "aligned": ctypes.cast(tensor_map, ctypes.c_void_p).value % 64 == 0,
+            "data_type": data_type, "rank": rank, "address": address.value,
+            "dims": list(dims), "strides": list(strides)[: rank - 1], "box": list(box),
+            "element_strides": list(element_strides), "interleave": interleave,
+            "swizzle": swizzle, "fill": fill,
+        })
+        return self.result
+
+
+def test_a_map_is_encoded_innermost_first_with_byte_strides():
+    lib = RecordingEncoder()
+    encode_tensor_map(lib, 0x7F00, (4, 100, 72), "bf16", 2, (1, 64, 64), 128)
+    assert lib.calls == [{
+        "aligned": True, "data_type": 9, "rank": 3, "address": 0x7F00,
+        "dims": [72, 100, 4], "strides": [144, 14400], "box": [64, 64, 1],
+        "element_strides": [1, 1, 1], "interleave": 0, "swizzle": 3, "fill": 0,
+    }]
+    with pytest.raises(CheckFailed, match=r"rejected shape \[4, 100, 72\]"):
+        encode_tensor_map(RecordingEncoder(1), 0x7F00, (4, 100, 72), "bf16", 2, (1, 64, 64), 128)
 
 
 def test_each_argument_is_held_to_its_own_scale():

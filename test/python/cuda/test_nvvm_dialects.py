@@ -99,6 +99,16 @@ def nvvm_ops(args, c0, one):
     nvvm.MmaOp([one] * 4, [one] * 2, [value.result] * 4)
 
 
+CLUSTER_PTR = LLVMPointerType(IntAttr(7))
+GENERIC_PTR = LLVMPointerType()
+
+
+def tensor_copy_ops(args, c0, one):
+    dst, tensor_map, bar = args
+    nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(dst, tensor_map, [one, one], bar)
+    nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(dst, tensor_map, [one, one, one, one, one], bar)
+
+
 def nvgpu_ops(args, c0, one):
     shared, glob = args
     token = nvgpu.DeviceAsyncCopyOp(shared, [c0, c0], glob, [c0, c0], 8, bypass_l1=True)
@@ -117,9 +127,10 @@ def nvgpu_ops(args, c0, one):
     "arg_types, body",
     [
         ([SHARED_PTR, GLOBAL_PTR, SHARED_PTR], nvvm_ops),
+        ([CLUSTER_PTR, GENERIC_PTR, SHARED_PTR], tensor_copy_ops),
         ([SHARED_F16, GLOBAL_F16], nvgpu_ops),
     ],
-    ids=["nvvm", "nvgpu"],
+    ids=["nvvm", "nvvm-tensor-copy", "nvgpu"],
 )
 def test_generic_form_is_upstream_form(arg_types, body):
     ours = generic(build(arg_types, body))
@@ -141,6 +152,7 @@ def test_generic_form_reads_back_in_xdsl():
         ctx.register_dialect(dialect, xdsl_dialects()[dialect])
     for arg_types, body in (
         ([SHARED_PTR, GLOBAL_PTR, SHARED_PTR], nvvm_ops),
+        ([CLUSTER_PTR, GENERIC_PTR, SHARED_PTR], tensor_copy_ops),
         ([SHARED_F16, GLOBAL_F16], nvgpu_ops),
     ):
         text = generic(build(arg_types, body))
@@ -163,6 +175,14 @@ def test_generic_form_reads_back_in_xdsl():
 def test_verifier_rejects(make, message):
     with pytest.raises(VerifyException, match=message):
         build([SHARED_PTR, GLOBAL_PTR, SHARED_PTR], make)
+
+
+def test_a_tensor_copy_takes_one_to_five_coordinates():
+    def body(args, c0, one):
+        nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(args[0], args[1], [one] * 6, args[2])
+
+    with pytest.raises(VerifyException, match="1 to 5 coordinates"):
+        build([CLUSTER_PTR, GENERIC_PTR, SHARED_PTR], body)
 
 
 def test_async_copy_size_is_checked():

@@ -1,10 +1,10 @@
 """The bounded, seeded CI sample of the differential fuzzer (docs/fuzzing.md).
 
 Kernels ``generate(seed, target)`` for seeds ``SEED .. SEED + COUNT - 1``, round robin
-over sm_80, sm_90 and ascend910b, each through its whole flow in-process
+over sm_80, sm_90, sm_90a and ascend910b, each through its whole flow in-process
 (tilepipe/fuzz/check.py); the sample asserts that no kernel fails.  ``TILEPIPE_FUZZ_COUNT``
 raises the count (the default, 15 kernels per target, is the smallest whose CUDA kernels
-include every kind of real shape; ``TILEPIPE_TESTS=long`` runs 300).
+include every kind of real shape; ``TILEPIPE_TESTS=long`` runs 400).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tilepipe.fuzz.check import Options, check_program
 from tilepipe.fuzz.generate import generate
 
 SEED = 20261201
-COUNT = sample_size("TILEPIPE_FUZZ_COUNT", quick=45, long=300)
+COUNT = sample_size("TILEPIPE_FUZZ_COUNT", quick=60, long=400)
 
 
 def test_generation_is_deterministic():
@@ -31,8 +31,8 @@ def test_the_generator_covers_the_surface():
     loop shape the brief lists."""
     ops, spaces, dtypes, kinds = set(), set(), set(), set()
     schedules, trips, steps, grids = set(), set(), set(), set()
-    for i in range(90):
-        program = generate(SEED + i, TARGETS[i % 3])
+    for i in range(120):
+        program = generate(SEED + i, TARGETS[i % len(TARGETS)])
         kinds.add(program.kind)
         grids.add(program.grid > 1 and program.use_block_id)
         for stmt in program.statements():
@@ -56,9 +56,9 @@ def test_the_generator_covers_the_surface():
 def test_the_cuda_sample_has_real_shapes():
     """Ragged static arrays and dynamic dimensions (with loop bounds and a grid from the
     sizes, and divisibility facts) are in the CI sample on both CUDA targets."""
-    if COUNT < 45:
+    if COUNT < 60:
         pytest.skip("a sample smaller than the default")
-    for target in ("sm_80", "sm_90"):
+    for target in ("sm_80", "sm_90", "sm_90a"):
         shaped = [
             p for i in range(COUNT // len(TARGETS)) if (p := generate(SEED + i, target)).shape_cases
         ]

@@ -450,17 +450,22 @@ def _bulk_copy(ex, op, mask):
         if not 0 <= offset <= ex.shared.size - size:
             raise NvvmExecutionError(op, "writes outside the block's shared memory")
         ex.shared[offset : offset + size] = ex.global_bytes(src, size)
-        if ex.races is not None:
-            # Both the data and the mbarrier's complete_tx go through the async proxy.
-            ex.races.access(
-                op, np.array([thread]), np.array([offset]), size, write=True, proxy="async"
-            )
-            ex.races.async_proxy_access(
-                op, int(thread), bar - SHARED_ADDRESS_BASE, MBARRIER_BYTES
-            )
-        state = ex.mbarriers.get(bar)
-        if state is None:
-            raise NvvmExecutionError(op, "completes on an uninitialised mbarrier")
-        state.tx_bytes -= size
-        state.landed.append((offset, size))
-        state.maybe_complete()
+        complete_bulk_bytes(ex, op, int(thread), offset, size, bar)
+
+
+def complete_bulk_bytes(ex, op, thread: int, offset: int, size: int, bar: int) -> None:
+    """Shared bytes ``[offset, offset + size)`` landed by ``thread``'s bulk or tensor
+    copy: an async-proxy write, whose ``complete_tx`` (also through the async proxy)
+    takes ``size`` bytes off the mbarrier at ``bar`` and orders the bytes before the
+    threads that wait for the phase it completes."""
+    if ex.races is not None:
+        ex.races.access(
+            op, np.array([thread]), np.array([offset]), size, write=True, proxy="async"
+        )
+        ex.races.async_proxy_access(op, thread, bar - SHARED_ADDRESS_BASE, MBARRIER_BYTES)
+    state = ex.mbarriers.get(bar)
+    if state is None:
+        raise NvvmExecutionError(op, "completes on an uninitialised mbarrier")
+    state.tx_bytes -= size
+    state.landed.append((offset, size))
+    state.maybe_complete()

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
 )
+from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tilepipe.core.diagnostics import op_location
@@ -121,6 +122,9 @@ class BlockExecution:
         for arg, array in zip(entry.args[:inputs], args):
             if isinstance(arg.type, IndexType | IntegerType):  # a scalar argument
                 self.values[arg] = np.full(self.threads, int(np.asarray(array)), np.int64)
+                continue
+            if isinstance(arg.type, LLVMPointerType):  # a tensor map (tensor_copy)
+                self.values[arg] = array
                 continue
             self.values[arg] = MemRef(array, "global", 0, is_bf16_memref(arg.type))
         for arg in entry.args[inputs:]:

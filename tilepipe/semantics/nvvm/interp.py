@@ -15,7 +15,7 @@ from xdsl.ir import Operation
 
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 # Imported for their side effect: each registers its op handlers with ``execution``.
-from tilepipe.semantics.nvvm import collectives, control_flow, conversions, memory_ops, scalar_ops  # noqa: F401
+from tilepipe.semantics.nvvm import collectives, control_flow, conversions, memory_ops, scalar_ops, tensor_copy  # noqa: F401
 from tilepipe.semantics.nvvm.banks import BankCounter, total_wavefronts
 from tilepipe.semantics.nvvm.execution import (  # noqa: F401  (NvvmExecutionError: public)
     BlockExecution,
@@ -84,6 +84,8 @@ def run_nvvm_kernel(
     # bf16 arguments come and go as f32 (rounded to bf16); in the model they are bits.
     bf16 = [is_bf16_memref(t) for t in func.properties["function_type"].inputs.data]
     arrays = [round_f32_to_bf16_bits(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
+    # The host's part of a launch: the tensor maps, encoded from the arrays.
+    maps = tensor_copy.tensor_maps_of(func, arrays)
     chosen = blocks if blocks is not None else list(itertools.product(*(range(g) for g in grid or ())))
     races: list[str] = []
     banks = BankCounter() if count_bank_conflicts else None
@@ -100,7 +102,7 @@ def run_nvvm_kernel(
             for detector in global_races.values():
                 detector.begin_block()
             execution = BlockExecution(
-                func, arrays, block, check_races, banks, global_races, work
+                func, [*arrays, *maps], block, check_races, banks, global_races, work
             )
             if execution.races is not None:
                 execution.races.first_race_stops = stop_at_first_race

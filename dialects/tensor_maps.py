@@ -1,0 +1,77 @@
+"""``tilepipe.tensor_maps``: the record a lowered kernel (``gpu.func``) keeps of its
+tensor-map inputs (sm_90a), read by the hand-off, the NVVM interpreter and the hosts
+that encode the maps (docs/nvvm.md, "Tensor maps").
+
+One dictionary per map input, in input order (the map inputs follow the kernel's own):
+
+    {argument = 0 : i64, box = array<i64: 128, 64>, swizzle = 128 : i64}
+
+``argument`` indexes the kernel's own inputs (the array the map describes), ``box``
+is outermost first with one extent per dimension of the array, ``swizzle`` is in
+bytes (0: none).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, i64
+from xdsl.ir import Attribute
+
+TENSOR_MAPS_ATTR = "tilepipe.tensor_maps"
+SWIZZLE_MODES = (0, 32, 64, 128)
+
+
+class MalformedTensorMaps(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class TensorMapParameter:
+    """One map input of a kernel: which argument, which box, which swizzle."""
+
+    argument: int
+    box: tuple[int, ...]
+    swizzle: int
+
+    def attribute(self) -> DictionaryAttr:
+        return DictionaryAttr(
+            {
+                "argument": IntegerAttr(self.argument, i64),
+                "box": DenseArrayBase.from_list(i64, self.box),
+                "swizzle": IntegerAttr(self.swizzle, i64),
+            }
+        )
+
+
+def tensor_maps_attribute(parameters) -> ArrayAttr:
+    return ArrayAttr([p.attribute() for p in parameters])
+
+
+def tensor_map_parameters(attribute: Attribute | None) -> list[TensorMapParameter]:
+    """The maps ``attribute`` (a kernel's ``tilepipe.tensor_maps``, or None) records;
+    a malformed record raises :class:`MalformedTensorMaps` saying what is wrong."""
+    if attribute is None:
+        return []
+    if not isinstance(attribute, ArrayAttr):
+        raise MalformedTensorMaps(f"'{TENSOR_MAPS_ATTR}' must be an array, got {attribute}")
+    maps = []
+    for entry in attribute.data:
+        fields = entry.data if isinstance(entry, DictionaryAttr) else {}
+        argument, box, swizzle = (fields.get(k) for k in ("argument", "box", "swizzle"))
+        if not (
+            isinstance(argument, IntegerAttr)
+            and isinstance(box, DenseArrayBase)
+            and isinstance(swizzle, IntegerAttr)
+            and swizzle.value.data in SWIZZLE_MODES
+        ):
+            raise MalformedTensorMaps(
+                f"each entry of '{TENSOR_MAPS_ATTR}' is {{argument = i : i64, box = "
+                f"array<i64: ...>, swizzle = 0|32|64|128 : i64}}, got {entry}"
+            )
+        maps.append(
+            TensorMapParameter(
+                argument.value.data, tuple(int(v) for v in box.get_values()), swizzle.value.data
+            )
+        )
+    return maps

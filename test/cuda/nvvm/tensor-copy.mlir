@@ -1,0 +1,74 @@
+// sm_90a: a tensor-map copy lowers to one cp.async.bulk.tensor of the whole tile by
+// thread 0, at the tile's global origin (coordinates innermost first).  Each
+// distinct (argument, box, swizzle) is a kernel input !llvm.ptr after the kernel's
+// own, recorded in tilepipe.tensor_maps for the host that encodes the maps; the
+// hand-off makes those inputs __grid_constant__ parameters (.param .align 64 .b8
+// [128], read through cvta.param) and aligns the dynamic shared memory to 1024 bytes.
+// A tile whose rows are a hardware swizzle's (A: 128 bytes) is swizzled, and its map
+// says so; B's 256-byte rows are not.
+
+// RUN: sed 's/"sm_80"/"sm_90a"/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled},lower-to-nvvm | filecheck %s
+// RUN: sed 's/"sm_80"/"sm_90a"/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled},lower-to-nvvm -t 'ptx{chip=sm_90a}' | filecheck %s --check-prefix=PTX
+// RUN: sed 's/"sm_80"/"sm_90a"/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled},lower-to-nvvm -t 'nvvm-llvm{chip=sm_90a}' | tile-opt - | filecheck %s --check-prefix=LLVM
+// RUN: tile-opt %s --split-input-file --verify-diagnostics -p lower-to-nvvm
+
+// CHECK-LABEL: gpu.func @gemm(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf32>, %A_map: !llvm.ptr, %B_map: !llvm.ptr) kernel
+// CHECK-SAME:    tilepipe.tensor_maps = [{argument = 0 : i64, box = array<i64: 128, 64>, swizzle = 128 : i64}, {argument = 1 : i64, box = array<i64: 64, 128>, swizzle = 0 : i64}]
+// CHECK:         %A_s = memref.view {{.*}} {tilepipe.swizzle = "col ^ ((row % 8) * 8)"}
+// CHECK:         %B_s = memref.view
+// CHECK-NOT:       tilepipe.swizzle
+// CHECK-SAME:      memref<3x64x128xf16, 3 : i64>
+// CHECK:         scf.if
+// CHECK:           "nvvm.cp.async.bulk.tensor.shared.cluster.global"(%{{.*}}, %A_map, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 2, 1, 0, 0, 0, 0>}> : (!llvm.ptr<7>, !llvm.ptr, i32, i32, !llvm.ptr<3>) -> ()
+// CHECK:           "nvvm.cp.async.bulk.tensor.shared.cluster.global"(%{{.*}}, %B_map,
+// CHECK-NOT:     nvvm.cp.async.bulk.shared.cluster.global
+// CHECK-NOT:     nvvm.mbarrier.complete_tx
+
+// Upstream's LLVM dialect, read back by tilepipe: the map inputs are byval grid constants.
+// LLVM:      llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 1024 : i64}
+// LLVM:      llvm.func @gemm(
+// LLVM-SAME:   %arg21: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %arg22: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
+// LLVM:      "nvvm.cp.async.bulk.tensor.shared.cluster.global"(%{{.*}}, %arg21,
+
+// PTX:       .target sm_90a
+// PTX:       .param .align 64 .b8 gemm_param_21[128],
+// PTX-NEXT:  .param .align 64 .b8 gemm_param_22[128]
+// PTX-NEXT:  )
+// PTX:       .shared .align 1024 .b8 __dynamic_shmem__0;
+// PTX:       cvta.param.u64
+// PTX:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+
+func.func @not_on_sm90(%A: memref<64x64xf16>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
+  %c0 = arith.constant 0 : index
+  %s = memref.alloc() : memref<64x64xf16, "shared">
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  // expected-error @+1 {{tensor-map copies need sm_90a; target sm_90 has none}}
+  pipeline.bulk_copy<64x64> tensor_map %A -> %s, %bars[%c0] : memref<64x64xf16> -> memref<64x64xf16, "shared">, memref<1xi64, "shared">
+  func.return
+}
+
+// -----
+
+func.func @unaligned(%A: memref<64x64xf16>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %bars = memref.alloc() : memref<2xi64, "shared">
+  %s = memref.alloc() : memref<64x64xf16, "shared">
+  // expected-error @+1 {{a tensor-map copy needs its shared tile 128-byte aligned; the tile lies at byte offset 16 (ask with arena.alignment or arena.swizzle)}}
+  pipeline.bulk_copy<64x64> tensor_map %A -> %s, %bars[%c0] : memref<64x64xf16> -> memref<64x64xf16, "shared">, memref<2xi64, "shared">
+  func.return
+}
+
+// -----
+
+func.func @not_a_whole_slice(%A: memref<64x64xf16>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %s = memref.alloc() {arena.alignment = 128 : i64} : memref<64x64xf16, "shared">
+  %bars = memref.alloc() : memref<1xi64, "shared">
+  // expected-error @+1 {{a tensor-map copy needs a box; here: its shared tile is not a whole slice of its buffer (a box lands contiguously)}}
+  pipeline.bulk_copy<32x64> tensor_map %A -> %s[%c32, %c0], %bars[%c0] : memref<64x64xf16> -> memref<64x64xf16, "shared">, memref<1xi64, "shared">
+  func.return
+}

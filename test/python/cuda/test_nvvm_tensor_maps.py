@@ -1,0 +1,229 @@
+"""Tensor-map TMA on sm_90a, per thread in the NVVM interpreter: the lowered GEMM, its
+tiles landed by ``cp.async.bulk.tensor`` in the hardware's swizzle and zero-filled past
+the arrays' edges, is race free and equal to the product at num_stages 1-4 and trip
+counts 0, 1, 2 and 17 (dynamic), at ragged static shapes, and with rows of 32, 64 and
+128 bytes (the three swizzle modes); every barrier, proxy fence, mbarrier arrival and
+wait of the lowered kernel is needed.  The interpreter's swizzle (address bits, PTX
+ISA) and the lowering's (row and column indices, ``swizzle.py``) are written apart;
+these runs are where they must agree."""
+
+import numpy as np
+import pytest
+
+from pipeline_helpers import apply_passes, deletions_not_noticed
+from tilepipe.core.flows import FLOWS
+from tilepipe.drivers.compile import compile_kernel
+from tilepipe.lowering.nvvm.swizzle import choose_swizzle
+from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel
+from tilepipe.semantics.nvvm.tensor_copy import TensorMap, TensorMapError, box_values, swizzled
+from xdsl.dialects.builtin import Float16Type, MemRefType
+
+GEMM = """
+func.func @gemm(%A: memref<MxKxf16>, %B: memref<KxNxf16>, %C: memref<MxNxf32>, %n: index)
+    attributes {tile.grid = array<i64: 1, 1>, tile.threads = 128 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cbk = arith.constant BK : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<128xBKxf16, "shared">
+  %B_s = memref.alloc() : memref<BKx128xf16, "shared">
+  %C_f = memref.alloc() : memref<128x128xf32, "fragment">
+  tile.fill<128x128> %zero -> %C_f : f32 -> memref<128x128xf32, "fragment">
+  pipeline.for %ko = %c0 to %n step %c1 num_stages = STAGES {
+    %k0 = arith.muli %ko, %cbk : index
+    tile.copy<128xBK> %A[%c0, %k0] -> %A_s : memref<MxKxf16> -> memref<128xBKxf16, "shared">
+    tile.copy<BKx128> %B[%k0, %c0] -> %B_s : memref<KxNxf16> -> memref<BKx128xf16, "shared">
+    tile.gemm<128x128xBK> %A_s, %B_s -> %C_f : memref<128xBKxf16, "shared">, memref<BKx128xf16, "shared"> -> memref<128x128xf32, "fragment">
+  }
+  tile.copy<128x128> %C_f -> %C : memref<128x128xf32, "fragment"> -> memref<MxNxf32>
+  func.return
+}
+"""
+
+MAX_TRIPS = 17
+
+
+def gemm(stages: int, block_k: int = 64, m: int = 128, n: int = 128, k: int = 64 * MAX_TRIPS):
+    text = GEMM.replace("STAGES", str(stages)).replace("BK", str(block_k))
+    return text.replace("M", str(m)).replace("N", str(n)).replace("K", str(k))
+
+
+def lowered(text: str):
+    return apply_passes(text, ",".join(FLOWS["cuda"].passes))
+
+
+def operands(m: int, n: int, k: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    return a, b, np.zeros((m, n), np.float32)
+
+
+def expected(a, b, k: int) -> np.ndarray:
+    return a[:, :k].astype(np.float32) @ b[:k].astype(np.float32)
+
+
+def tensor_copies(module) -> int:
+    return sum(op.name == "nvvm.cp.async.bulk.tensor.shared.cluster.global" for op in module.walk())
+
+
+@pytest.mark.parametrize(
+    "stages, trips", [(1, 2), (2, 0), (2, 1), (3, 2), (3, 17), (4, 1), (4, 5)]
+)
+def test_tensor_map_gemm_is_race_free_and_exact(stages, trips):
+    module = lowered(gemm(stages))
+    assert tensor_copies(module) > 0
+    a, b, c = operands(128, 128, 64 * MAX_TRIPS)
+    run = run_nvvm_kernel(module, [a, b, c, np.array(trips)], check_races=True)
+    assert run.races == []
+    np.testing.assert_allclose(run.outputs[2], expected(a, b, 64 * trips), atol=1e-3)
+
+
+def test_ragged_shapes_read_zeros_past_the_edges():
+    """M = 100, N = 120 and K = 72 against 128x128x64 tiles: the boxes reach past
+    every edge (the second k tile holds 8 real columns of A and rows of B), the
+    hardware zero-fills, and no edge path is left in the kernel."""
+    module = lowered(gemm(3, m=100, n=120, k=72))
+    names = {op.name for op in module.walk()}
+    assert "nvvm.mbarrier.complete_tx" not in names  # the row-wise copy's edge path
+    a, b, c = operands(100, 120, 72, seed=1)
+    run = run_nvvm_kernel(module, [a, b, c, np.array(2)], check_races=True)
+    assert run.races == []
+    np.testing.assert_allclose(run.outputs[2], expected(a, b, 72), atol=1e-3)
+
+
+@pytest.mark.parametrize("block_k, swizzle", [(16, 32), (32, 64), (64, 128)])
+def test_each_swizzle_mode_lands_where_ldmatrix_reads(block_k, swizzle):
+    """A's rows are 2 * block_k bytes: the 32B, 64B and 128B modes.  A wrong mode or
+    a wrong alignment puts elements where the permuted ldmatrix addresses do not
+    look, and the product is wrong; the swizzled reads are free of bank conflicts."""
+    module = lowered(gemm(2, block_k=block_k, k=4 * block_k))
+    (kernel,) = [op for op in module.walk() if op.name == "gpu.func"]
+    maps = kernel.attributes["tilepipe.tensor_maps"].data
+    assert maps[0].data["swizzle"].value.data == swizzle
+    a, b, c = operands(128, 128, 4 * block_k, seed=block_k)
+    run = run_nvvm_kernel(
+        module, [a, b, c, np.array(4)], check_races=True, count_bank_conflicts=True
+    )
+    assert run.races == []
+    np.testing.assert_allclose(run.outputs[2], expected(a, b, 4 * block_k), atol=1e-3)
+    wavefronts, ideal = run.shared_wavefronts["nvgpu.ldmatrix"]
+    # A is swizzled; B's 256-byte rows have no hardware swizzle yet (half the reads).
+    assert wavefronts < 2 * ideal * 4
+
+
+def test_without_tensor_maps_the_same_kernel_copies_rows():
+    text = gemm(3)
+    module = apply_passes(
+        text, ",".join(FLOWS["cuda"].passes).replace("tma-copy", "tma-copy{tensor_maps=false}")
+    )
+    assert tensor_copies(module) == 0
+    assert any(op.name == "nvvm.cp.async.bulk.shared.cluster.global" for op in module.walk())
+
+
+SYNCS = (
+    "nvvm.barrier0",
+    "nvvm.fence.proxy",
+    "nvvm.mbarrier.arrive.expect_tx",
+    "nvvm.mbarrier.try_wait.parity",
+)
+
+
+# The prologue and drain of a dynamic trip count guard their syncs: each is reached at
+# some trip count below the depth, and the steady loop's at 4.
+MUTATION_TRIPS = (1, 2, 3, 4)
+
+
+def _fails(module, arguments) -> bool:
+    for trips in MUTATION_TRIPS:
+        try:
+            run = run_nvvm_kernel(
+                module, [*arguments, np.array(trips)], check_races=True, stop_at_first_race=True
+            )
+        except NvvmExecutionError:  # a hang: a phase that never completes
+            return True
+        if run.races:
+            return True
+    return False
+
+
+def test_every_sync_around_the_tensor_copies_is_needed():
+    module = lowered(gemm(3, k=64 * max(MUTATION_TRIPS)))
+    arguments = list(operands(128, 128, 64 * max(MUTATION_TRIPS)))
+    assert not _fails(module, arguments)
+    assert {op.name for op in module.walk() if op.name in SYNCS} == set(SYNCS)
+    assert deletions_not_noticed(module, SYNCS, lambda m: _fails(m, arguments)) == []
+
+
+# ----------------------------------------------------------- the model by itself
+
+
+@pytest.mark.parametrize("row_bytes", [32, 64, 128])
+def test_hardware_swizzle_equals_the_lowerings_permutation(row_bytes):
+    """Address-bit XOR (PTX ISA) against ``col ^ (phase(row) * E)``, element by
+    element over 16 rows of f16."""
+    columns = row_bytes // 2
+    permutation = choose_swizzle(MemRefType(Float16Type(), [16, columns]))
+    assert permutation is not None
+    for row in range(16):
+        phase = (row // permutation.rows_per_phase) % permutation.phases
+        for col in range(columns):
+            logical = row * row_bytes + 2 * col
+            lowered_col = col ^ (phase * permutation.unit_elements)
+            assert swizzled(np.array(logical), row_bytes) == row * row_bytes + 2 * lowered_col
+
+
+def test_a_box_past_the_edges_reads_zeros():
+    array = np.arange(6 * 5, dtype=np.float32).reshape(6, 5)
+    box = box_values(array, (4, 4), [4, 3]).reshape(4, 4)
+    want = np.zeros((4, 4), np.float32)
+    want[:2, :2] = array[4:6, 3:5]
+    np.testing.assert_array_equal(box, want)
+    negative = box_values(array, (2, 2), [-1, -1]).reshape(2, 2)
+    np.testing.assert_array_equal(negative, [[0, 0], [0, array[0, 0]]])
+
+
+@pytest.mark.parametrize(
+    "tensor_map, shape, message",
+    [
+        (TensorMap(0, (64, 128), 128), (64, 128), "exceed the 128-byte swizzle"),
+        (TensorMap(0, (64, 4), 0), (64, 64), "no multiple of 16"),
+        (TensorMap(0, (64, 512), 0), (64, 1024), "extents must be 1..256"),
+        (TensorMap(0, (8, 8), 0), (8, 100), "not multiples of 16 bytes"),
+        (TensorMap(0, (8,), 0), (8, 8), "rank 1 for an array of rank 2"),
+    ],
+)
+def test_the_encoder_rejects_what_the_driver_rejects(tensor_map, shape, message):
+    with pytest.raises(TensorMapError, match=message):
+        tensor_map.check(np.zeros(shape, np.float16))
+
+
+def test_ptxas_accepts_the_sm90a_gemm():
+    text = gemm(3).replace("%n: index", "%unused: index").replace("to %n", "to %c16")
+    text = text.replace("%c1 = arith.constant 1 : index",
+                        "%c1 = arith.constant 1 : index\n  %c16 = arith.constant 16 : index")
+    result = compile_kernel(text, "gemm_sm90a.mlir", "sm_90a")
+    (report,) = result.ptxas
+    assert report.arch == "sm_90a"
+    assert ".param .align 64 .b8" in result.ptx
+
+
+def test_a_malformed_map_record_is_a_clear_error():
+    module = lowered(gemm(2, k=128))
+    (kernel,) = [op for op in module.walk() if op.name == "gpu.func"]
+    from xdsl.dialects.builtin import ArrayAttr, StringAttr
+
+    kernel.attributes["tilepipe.tensor_maps"] = ArrayAttr([StringAttr("box")])
+    a, b, c = operands(128, 128, 128)
+    with pytest.raises(NvvmExecutionError, match="each entry of 'tilepipe.tensor_maps' is"):
+        run_nvvm_kernel(module, [a, b, c, np.array(2)])
+
+
+def test_an_array_the_encoder_rejects_is_a_clear_error():
+    """An array of 100 f16 per row: its row stride of 200 bytes is no multiple of 16,
+    which cuTensorMapEncodeTiled refuses (the interpreter encodes the maps from the
+    arrays a run is given, as a host would)."""
+    module = lowered(gemm(2, k=128))
+    a, b, c = operands(128, 128, 128)
+    with pytest.raises(NvvmExecutionError, match="not multiples of 16 bytes"):
+        run_nvvm_kernel(module, [a, np.zeros((128, 100), np.float16), c, np.array(2)])
