@@ -17,6 +17,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.dialects.tile import TileOp
+from tilepipe.passes.memory.liveness import ALIGNMENT_ATTR, SWIZZLE_ATTR
 from tilepipe.passes.pipelining.buffer_versions import BufferVersions
 from tilepipe.passes.rewrite.index_arith import Index, IndexBuilder
 from tilepipe.passes.rewrite.operand_rewrite import with_operands
@@ -56,9 +57,11 @@ class MultiBuffering:
                 [], [], versioned_memref_type(buffer.type, count), alloc.alignment
             )
             new_alloc.results[0].name_hint = buffer.name_hint
-            # What the buffer asks of the arena (arena.alignment, arena.swizzle) holds
-            # for each of its versions.
-            new_alloc.attributes.update(alloc.attributes)
+            # What the buffer asks of the arena holds for each of its versions (its
+            # other attributes, such as tile.dims, describe the unversioned shape).
+            for name in (ALIGNMENT_ATTR, SWIZZLE_ATTR):
+                if name in alloc.attributes:
+                    new_alloc.attributes[name] = alloc.attributes[name]
             rewriter.insert_op(new_alloc, InsertPoint.after(alloc))
             self.replacement[buffer] = new_alloc.results[0]
 

@@ -10,7 +10,6 @@
 // RUN: sed 's/"sm_80"/"sm_90a"/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled},lower-to-nvvm | filecheck %s
 // RUN: sed 's/"sm_80"/"sm_90a"/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled},lower-to-nvvm -t 'ptx{chip=sm_90a}' | filecheck %s --check-prefix=PTX
 // RUN: sed 's/"sm_80"/"sm_90a"/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled},lower-to-nvvm -t 'nvvm-llvm{chip=sm_90a}' | tile-opt - | filecheck %s --check-prefix=LLVM
-// RUN: tile-opt %s --split-input-file --verify-diagnostics -p lower-to-nvvm
 
 // CHECK-LABEL: gpu.func @gemm(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf32>, %A_map: !llvm.ptr, %B_map: !llvm.ptr) kernel
 // CHECK-SAME:    tilepipe.tensor_maps = [{argument = 0 : i64, box = array<i64: 128, 64>, swizzle = 128 : i64}, {argument = 1 : i64, box = array<i64: 64, 128>, swizzle = 0 : i64}]
@@ -37,38 +36,3 @@
 // PTX:       .shared .align 1024 .b8 __dynamic_shmem__0;
 // PTX:       cvta.param.u64
 // PTX:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-
-func.func @not_on_sm90(%A: memref<64x64xf16>)
-    attributes {tile.threads = 128 : i64, tile.target = "sm_90"} {
-  %c0 = arith.constant 0 : index
-  %s = memref.alloc() : memref<64x64xf16, "shared">
-  %bars = memref.alloc() : memref<1xi64, "shared">
-  // expected-error @+1 {{tensor-map copies need sm_90a; target sm_90 has none}}
-  pipeline.bulk_copy<64x64> tensor_map %A -> %s, %bars[%c0] : memref<64x64xf16> -> memref<64x64xf16, "shared">, memref<1xi64, "shared">
-  func.return
-}
-
-// -----
-
-func.func @unaligned(%A: memref<64x64xf16>)
-    attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
-  %c0 = arith.constant 0 : index
-  %bars = memref.alloc() : memref<2xi64, "shared">
-  %s = memref.alloc() : memref<64x64xf16, "shared">
-  // expected-error @+1 {{a tensor-map copy needs its shared tile 128-byte aligned; the tile lies at byte offset 16 (ask with arena.alignment or arena.swizzle)}}
-  pipeline.bulk_copy<64x64> tensor_map %A -> %s, %bars[%c0] : memref<64x64xf16> -> memref<64x64xf16, "shared">, memref<2xi64, "shared">
-  func.return
-}
-
-// -----
-
-func.func @not_a_whole_slice(%A: memref<64x64xf16>)
-    attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
-  %c0 = arith.constant 0 : index
-  %c32 = arith.constant 32 : index
-  %s = memref.alloc() {arena.alignment = 128 : i64} : memref<64x64xf16, "shared">
-  %bars = memref.alloc() : memref<1xi64, "shared">
-  // expected-error @+1 {{a tensor-map copy needs a box; here: its shared tile is not a whole slice of its buffer (a box lands contiguously)}}
-  pipeline.bulk_copy<32x64> tensor_map %A -> %s[%c32, %c0], %bars[%c0] : memref<64x64xf16> -> memref<64x64xf16, "shared">, memref<1xi64, "shared">
-  func.return
-}
