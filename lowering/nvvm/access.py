@@ -63,7 +63,7 @@ class TileOperand:
         offsets = self.offsets or tuple(emit.const(0) for _ in range(rank))
         indices = [*offsets[:lead], *(emit.add(o, c) for o, c in zip(offsets[lead:], coords))]
         if self.swizzle is not None:
-            indices[-1] = self.swizzle.column(indices[-2], indices[-1])
+            indices[-2], indices[-1] = self.swizzle.position(indices[-2], indices[-1])
         return indices
 
     def load(self, coords: Sequence[SSAValue], register: SSAValue | None) -> SSAValue:

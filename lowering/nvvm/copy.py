@@ -237,20 +237,27 @@ class LowerBulkCopy(RewritePattern):
 
 
 def _tensor_copy(op: BulkCopyOp, context: KernelContext) -> None:
-    """Thread 0 copies the tile's box at the tile's global origin (coordinates
-    innermost first, as i32) into the slice of the shared buffer: the hardware
-    zero-fills what lies past the array, so there is no edge path, and it lands the
-    box in the map's swizzle, the permutation the buffer's other accesses use."""
+    """Thread 0 copies the tile's box (or each of its panels) at the tile's global
+    origin (coordinates innermost first, as i32) into the slice of the shared buffer:
+    the hardware zero-fills what lies past the array, so there is no edge path, and
+    it lands each box in the map's swizzle, the permutation the buffer's other
+    accesses use (a panel starts where the tile's element (0, first column) is
+    stored)."""
     lowered = context.tensor_copies[op]
     dst = tile_operands(op, context)["dst"]
-    origin = dst.indices([emit.const(0)] * len(op.tile_shape))
-    coordinates = [arith.IndexCastOp(offset, i32).result for offset in reversed(op.src_offsets)]
-    on_thread_zero(
-        context,
-        lambda: nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
-            emit.element_pointer(dst.buffer, origin, nvvm.SHARED_CLUSTER_ADDRESS_SPACE),
-            lowered.tensor_map,
-            coordinates,
-            mbarrier_pointer(op.barriers, op.barrier_slot),
-        ),
-    )
+    rank = len(op.tile_shape)
+
+    def issue() -> None:
+        for panel in range(lowered.panels):
+            first = panel * lowered.panel_columns
+            origin = dst.indices([emit.const(0)] * (rank - 1) + [emit.const(first)])
+            *outer, innermost = op.src_offsets
+            coordinates = [emit.add(innermost, first), *reversed(outer)]
+            nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
+                emit.element_pointer(dst.buffer, origin, nvvm.SHARED_CLUSTER_ADDRESS_SPACE),
+                lowered.tensor_map,
+                [arith.IndexCastOp(c, i32).result for c in coordinates],
+                mbarrier_pointer(op.barriers, op.barrier_slot),
+            )
+
+    on_thread_zero(context, issue)

@@ -64,16 +64,43 @@ LINE_UNITS = 8  # 128 bytes: all 32 banks
 
 @dataclass(frozen=True)
 class SharedSwizzle:
-    """``col ^ (((row / rows_per_phase) % phases) * unit_elements)``"""
+    """``col ^ (((row / rows_per_phase) % phases) * unit_elements)``; with
+    ``panels`` > 1, the rows are stored as that many panels of ``panel_columns``
+    columns (panel ``j``: columns ``[j P, (j + 1) P)`` of all ``panel_rows`` rows,
+    row-major, one after the other), each permuted by the formula."""
 
     unit_elements: int
     rows_per_phase: int
     phases: int
+    panels: int = 1
+    panel_columns: int = 0
+    panel_rows: int = 0
 
     def describe(self) -> str:
         """The permutation as a formula, for the IR and the compile summary."""
         row = "row" if self.rows_per_phase == 1 else f"row / {self.rows_per_phase}"
-        return f"col ^ (({row} % {self.phases}) * {self.unit_elements})"
+        formula = f"col ^ (({row} % {self.phases}) * {self.unit_elements})"
+        if self.panels > 1:
+            return f"panels of {self.panel_columns} columns, {formula}"
+        return formula
+
+    def position(self, row: SSAValue, col: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """Where element (``row``, ``col``) of a tile is stored, as (row, column) of
+        the same shape."""
+        if self.panels == 1:
+            return row, self.column(row, col)
+        panel = emit.div(col, self.panel_columns)
+        within = emit.rem(col, self.panel_columns)
+        # Element (row, col) is element panel * R * P + row * P + within of the tile;
+        # rows of n P columns put it at row panel * R / n + row / n, column
+        # (row % n) * P + within.
+        stored_row = emit.add(
+            emit.mul(panel, self.panel_rows // self.panels), emit.div(row, self.panels)
+        )
+        stored_col = emit.add(
+            emit.mul(emit.rem(row, self.panels), self.panel_columns), self.column(row, within)
+        )
+        return stored_row, stored_col
 
     def keeps_together(self, width: int, element_type: Attribute) -> bool:
         """Does an aligned run of ``width`` elements stay contiguous (inside one
@@ -112,8 +139,11 @@ def _without_multiples(value: SSAValue, period: int) -> SSAValue:
     return value
 
 
-def choose_swizzle(buffer_type: MemRefType) -> SharedSwizzle | None:
-    """The permutation for a row-major shared tile, or None where none is needed."""
+def choose_swizzle(buffer_type: MemRefType, panels: bool = False) -> SharedSwizzle | None:
+    """The permutation for a row-major shared tile, or None where none is needed.
+    With ``panels`` (a tile the tensor-map TMA lands), rows longer than 128 bytes are
+    stored as 128-byte panels, each in the 128-byte swizzle: the only layout a TMA
+    swizzle gives a wider tile (one box per panel)."""
     shape = buffer_type.get_shape()
     if len(shape) < 2:
         return None
@@ -121,6 +151,12 @@ def choose_swizzle(buffer_type: MemRefType) -> SharedSwizzle | None:
     row_bytes = shape[-1] * size
     if size > UNIT_BYTES or row_bytes % UNIT_BYTES:
         return None
+    line = LINE_UNITS * UNIT_BYTES
+    if panels and row_bytes > line:
+        count, rows = row_bytes // line, shape[-2]
+        if row_bytes % line or rows % LINE_UNITS or rows % count:
+            return None
+        return SharedSwizzle(UNIT_BYTES // size, 1, LINE_UNITS, count, line // size, rows)
     units = row_bytes // UNIT_BYTES
     if units >= LINE_UNITS and units % LINE_UNITS == 0:
         return SharedSwizzle(UNIT_BYTES // size, 1, LINE_UNITS)
@@ -158,7 +194,10 @@ def swizzled_buffers(
             continue
         buffer_type = buffer.type
         assert isinstance(buffer_type, MemRefType)
-        swizzle = choose_swizzle(buffer_type)
+        landed_by_tensor_copies = any(
+            isinstance(user, BulkCopyOp) and user.is_tensor_copy for user in users
+        )
+        swizzle = choose_swizzle(buffer_type, panels=landed_by_tensor_copies)
         if swizzle is not None:
             swizzles[buffer] = swizzle
     return _alike_on_shared_bytes(shared_buffers, swizzles)

@@ -30,16 +30,19 @@ from tilepipe.dialects.tensor_maps import (
     tensor_maps_attribute,
 )
 from tilepipe.dialects.tile_base import constant_index
-from tilepipe.passes.cuda.tensor_map import TensorBox, swizzle_alignment, tensor_box
+from tilepipe.passes.cuda.tensor_map import swizzle_alignment, tensor_box
 
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle
 
 @dataclass(frozen=True)
 class TensorCopy:
-    """How one tensor-map copy is lowered: its map input and its swizzle."""
+    """How one tensor-map copy is lowered: its map input, its swizzle and the panels
+    it lands as (one box of ``panel_columns`` columns each; 1: the whole tile)."""
 
     tensor_map: SSAValue
     swizzle: int
+    panels: int = 1
+    panel_columns: int = 0
 
 
 def _view_offset(buffer: SSAValue) -> int | None:
@@ -71,15 +74,20 @@ def add_tensor_maps(
         source = op.src
         if not isinstance(source, BlockArgument) or source.index >= inputs:
             raise op_error(op, "a tensor-map copy reads a kernel argument")
-        swizzle = box.swizzle_candidate if op.dst in swizzles else 0
-        _check_destination_alignment(op, box, swizzle)
-        parameter = TensorMapParameter(source.index, box.box, swizzle)
+        permutation = swizzles.get(op.dst)
+        swizzle = box.swizzle_candidate if permutation is not None else 0
+        panels = permutation.panels if permutation is not None else 1
+        if panels != (box.panels if swizzle else 1):
+            raise op_error(op, "the tile's panels are not the box's")  # swizzle.py: same rule
+        panel_box = (*box.box[:-1], box.box[-1] // panels)
+        _check_destination_alignment(op, box.bytes // panels, swizzle)
+        parameter = TensorMapParameter(source.index, panel_box, swizzle)
         if parameter not in parameters:
             parameters[parameter] = entry.insert_arg(
                 LLVMPointerType(), inputs + len(parameters)
             )
             parameters[parameter].name_hint = f"{source.name_hint or 'arg'}_map"
-        lowered[op] = TensorCopy(parameters[parameter], swizzle)
+        lowered[op] = TensorCopy(parameters[parameter], swizzle, panels, panel_box[-1])
     old = gpu_func.function_type
     gpu_func.function_type = FunctionType.from_lists(
         [*old.inputs.data, *(LLVMPointerType() for _ in parameters)], old.outputs.data
@@ -88,13 +96,13 @@ def add_tensor_maps(
     return lowered
 
 
-def _check_destination_alignment(op: BulkCopyOp, box: TensorBox, swizzle: int) -> None:
+def _check_destination_alignment(op: BulkCopyOp, box_bytes: int, swizzle: int) -> None:
     """A tensor copy lands at a 128-byte aligned shared address, a swizzled one at
     its pattern's alignment (the hardware swizzles by address bits); ``tma-copy``
     asks the arena for it, a hand-written copy may not have."""
     needed = swizzle_alignment(swizzle)
     offset = _view_offset(op.dst)
-    if offset is None or offset % needed or box.bytes % needed:
+    if offset is None or offset % needed or box_bytes % needed:
         where = "an unknown offset" if offset is None else f"byte offset {offset}"
         raise op_error(
             op,

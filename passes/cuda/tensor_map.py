@@ -8,7 +8,10 @@ copy moves: up to 5 dimensions of at most 256 elements, the innermost a multiple
 16 bytes.  The copy lands the box contiguously, row-major, at a shared address that is
 128-byte aligned, permuting the 16-byte units of each row by the map's swizzle
 (32, 64 or 128 bytes; the pattern repeats every 8 rows, so a swizzled box needs the
-swizzle's 256-, 512- or 1024-byte alignment).  Elements outside the array read as
+swizzle's 256-, 512- or 1024-byte alignment).  A swizzled box's rows are at most the
+swizzle's bytes, so a tile with longer rows (a multiple of 128 bytes) lands as panels:
+one 128-byte wide box per panel, side by side in the tile, one after the other in
+shared memory (the layout ``lowering/nvvm/swizzle.py`` addresses).  Elements outside the array read as
 zero and still count as transaction bytes (PTX ISA, "Tensor copy", "Swizzling
 modes"; CUDA driver API, ``cuTensorMapEncodeTiled``).
 
@@ -46,12 +49,14 @@ def swizzle_alignment(swizzle: int) -> int:
 @dataclass(frozen=True)
 class TensorBox:
     """What a tensor copy's map says beyond its array: the box (outermost extent
-    first, one per dimension of the array) and the swizzle a shared tile of this
-    shape can take (0: none)."""
+    first, one per dimension of the array), the swizzle a shared tile of this shape
+    can take (0: none) and, swizzled, in how many boxes of 128-byte rows (panels,
+    side by side in the tile, one after the other in shared memory) it lands."""
 
     box: tuple[int, ...]
     element_bytes: int
     swizzle_candidate: int
+    panels: int = 1
 
     @property
     def bytes(self) -> int:
@@ -96,9 +101,20 @@ def tensor_box(op: CopyOp | BulkCopyOp) -> TensorBox | str:
     # Multi-buffering makes the buffer a stack of such tiles: each must stay aligned.
     if box.bytes % BOX_ALIGNMENT:
         return f"its tile of {box.bytes} bytes is no multiple of {BOX_ALIGNMENT} bytes"
-    rows = box.bytes // row_bytes
-    if row_bytes in SWIZZLE_BYTES and rows % SWIZZLE_PERIOD_ROWS == 0:
-        box = TensorBox(box.box, size, row_bytes)
+    # The hardware swizzles by address, the lowering by a tile's row: they agree when
+    # each 2-d slice of the tile starts a pattern (8 rows).  Panels hold every row of
+    # the tile, so they take 2-d tiles only.
+    rows = shape[-2] if len(shape) > 1 else 1
+    widest = SWIZZLE_BYTES[-1]
+    if rows % SWIZZLE_PERIOD_ROWS == 0:
+        if row_bytes in SWIZZLE_BYTES:
+            box = TensorBox(box.box, size, row_bytes)
+        elif (
+            row_bytes % widest == 0
+            and rows % (row_bytes // widest) == 0
+            and box.bytes == rows * row_bytes
+        ):
+            box = TensorBox(box.box, size, widest, row_bytes // widest)
     return box
 
 

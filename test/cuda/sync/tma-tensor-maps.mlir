@@ -1,7 +1,7 @@
 // sm_90a: tma-copy makes each bulk copy whose source is a kernel argument and whose
 // tile is a whole slice of its shared buffer one tensor-map copy (`tensor_map`), and
 // asks the arena for the alignment its box and swizzle need (128 bytes; the 8-row
-// span of a 32/64/128-byte swizzle).  sm_90 keeps its row-wise bulk copies, and
+// span of a 32/64/128-byte swizzle, rows over 128 bytes landing as 128-byte panels).  sm_90 keeps its row-wise bulk copies, and
 // tma-copy{tensor_maps=false} falls back to them on sm_90a.  A copy that cannot be
 // a tensor copy says why in a remark.
 
@@ -11,11 +11,11 @@
 // RUN: sed 's/"sm_80"/"sm_90"/' %examples/gemm.mlir | tile-opt - -p pipeline-planning,tma-copy | filecheck %s --check-prefix=ROWS
 // RUN: tile-opt %s --split-input-file --verify-diagnostics -p pipeline-planning,tma-copy | filecheck %s --check-prefix=REMARK
 
-// 128-byte rows of A: the 128B swizzle, 1024-byte aligned; 256-byte rows of B: no
-// swizzle mode moves them, 128-byte aligned.
+// 128-byte rows of A: the 128B swizzle, 1024-byte aligned; 256-byte rows of B: two
+// 128-byte panels in the 128B swizzle, 1024-byte aligned too.
 // CHECK-LABEL: func.func @gemm
 // CHECK:         %A_s = memref.alloc() {arena.alignment = 128 : i64, arena.swizzle = 128 : i64} : memref<128x64xf16, "shared">
-// CHECK-NEXT:    %B_s = memref.alloc() {arena.alignment = 128 : i64} : memref<64x128xf16, "shared">
+// CHECK-NEXT:    %B_s = memref.alloc() {arena.alignment = 128 : i64, arena.swizzle = 128 : i64} : memref<64x128xf16, "shared">
 // CHECK:         pipeline.for
 // CHECK:           pipeline.bulk_copy<128x64> tensor_map %A[%m0, %k0] -> %A_s, %tma_bars[%{{.*}}]
 // CHECK-NEXT:      pipeline.bulk_copy<64x128> tensor_map %B[%k0, %n0] -> %B_s, %tma_bars[%{{.*}}]
@@ -24,7 +24,7 @@
 // Multi-buffering keeps what each buffer asked of the arena.
 // VERSIONED-LABEL: func.func @gemm
 // VERSIONED:         %A_s = memref.alloc() {arena.alignment = 128 : i64, arena.swizzle = 128 : i64} : memref<3x128x64xf16, "shared">
-// VERSIONED-NEXT:    %B_s = memref.alloc() {arena.alignment = 128 : i64} : memref<3x64x128xf16, "shared">
+// VERSIONED-NEXT:    %B_s = memref.alloc() {arena.alignment = 128 : i64, arena.swizzle = 128 : i64} : memref<3x64x128xf16, "shared">
 // VERSIONED:         pipeline.bulk_copy<128x64> tensor_map %A[%{{.*}}] -> %A_s[%{{.*}}, %c0, %c0]
 
 // ROWS-LABEL: func.func @gemm

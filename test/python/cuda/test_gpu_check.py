@@ -233,8 +233,9 @@ def test_the_check_compares_what_the_launch_wrote(monkeypatch, corrupt):
 
 def test_on_sm90a_the_maps_are_encoded_per_launch_and_passed_by_value(monkeypatch):
     """The Hopper path's kernel takes a 128-byte map per operand after the memref
-    descriptors: the check encodes one per array and box for the launch, and the
-    packed list matches the PTX entry (``.param .align 64 .b8 ..[128]``)."""
+    descriptors: the check encodes one per array and box for the launch (B's box is
+    one of its two panels), and the packed list matches the PTX entry
+    (``.param .align 64 .b8 ..[128]``)."""
     monkeypatch.setattr(gpu_run, "reference_figure", lambda *args: None)
     problem = _problem(256)
     driver = InterpretingDriver(problem, shared_bytes=None)
@@ -244,7 +245,7 @@ def test_on_sm90a_the_maps_are_encoded_per_launch_and_passed_by_value(monkeypatc
     assert outcome.details["tensor_maps"] == 2 and outcome.details["parameters"] == 23
     assert driver.tensor_maps == [
         ((256, 256), "f16", 2, (128, 64), 128),  # A: 128-byte rows, the 128B swizzle
-        ((256, 256), "f16", 2, (64, 128), 0),  # B: 256-byte rows, no swizzle mode
+        ((256, 256), "f16", 2, (64, 64), 128),  # B: 256-byte rows, two 128-byte panels
     ]
     compiled = compile_kernel(problem.text, str(GEMM), "sm_90a", run_ptxas=False)
     params = gpu_check.ptx_parameters(compiled.ptx, "gemm")

@@ -161,11 +161,11 @@ def _races(module, args) -> list:
 
 def _reproducer_args(module, trips: int) -> list:
     """Random arrays for the kernel's memref arguments, ``trips`` for %n."""
-    from tilepipe.semantics.nvvm.interp import gpu_kernel
+    from tilepipe.semantics.nvvm.interp import argument_types, gpu_kernel
 
     rng = np.random.default_rng(0)
     args = []
-    for arg_type in gpu_kernel(module).properties["function_type"].inputs.data:
+    for arg_type in argument_types(gpu_kernel(module)):
         if not hasattr(arg_type, "get_shape"):
             args.append(np.asarray(trips))
             continue

@@ -2,8 +2,8 @@
 tiles landed by ``cp.async.bulk.tensor`` in the hardware's swizzle and zero-filled past
 the arrays' edges, is race free and equal to the product at num_stages 1-4 and trip
 counts 0, 1, 2 and 17 (dynamic), at ragged static shapes, and with rows of 32, 64 and
-128 bytes (the three swizzle modes); every barrier, proxy fence, mbarrier arrival and
-wait of the lowered kernel is needed.  The interpreter's swizzle (address bits, PTX
+128 bytes (the three swizzle modes) and of 256 bytes (two 128-byte panels); every
+barrier, proxy fence, mbarrier arrival and wait of the lowered kernel is needed.  The interpreter's swizzle (address bits, PTX
 ISA) and the lowering's (row and column indices, ``swizzle.py``) are written apart;
 these runs are where they must agree."""
 
@@ -94,13 +94,17 @@ def test_ragged_shapes_read_zeros_past_the_edges():
 
 @pytest.mark.parametrize("block_k, swizzle", [(16, 32), (32, 64), (64, 128)])
 def test_each_swizzle_mode_lands_where_ldmatrix_reads(block_k, swizzle):
-    """A's rows are 2 * block_k bytes: the 32B, 64B and 128B modes.  A wrong mode or
-    a wrong alignment puts elements where the permuted ldmatrix addresses do not
-    look, and the product is wrong; the swizzled reads are free of bank conflicts."""
+    """A's rows are 2 * block_k bytes: the 32B, 64B and 128B modes; B's rows of 256
+    bytes land as two 128-byte panels (two boxes), each in the 128B mode.  A wrong
+    mode, alignment or panel puts elements where the permuted ldmatrix addresses do
+    not look, and the product is wrong; all the ldmatrix reads are conflict free."""
     module = lowered(gemm(2, block_k=block_k, k=4 * block_k))
     (kernel,) = [op for op in module.walk() if op.name == "gpu.func"]
-    maps = kernel.attributes["tilepipe.tensor_maps"].data
-    assert maps[0].data["swizzle"].value.data == swizzle
+    maps = [
+        (entry.data["box"].get_values(), entry.data["swizzle"].value.data)
+        for entry in kernel.attributes["tilepipe.tensor_maps"].data
+    ]
+    assert maps == [((128, block_k), swizzle), ((block_k, 64), 128)]
     a, b, c = operands(128, 128, 4 * block_k, seed=block_k)
     run = run_nvvm_kernel(
         module, [a, b, c, np.array(4)], check_races=True, count_bank_conflicts=True
@@ -108,8 +112,7 @@ def test_each_swizzle_mode_lands_where_ldmatrix_reads(block_k, swizzle):
     assert run.races == []
     np.testing.assert_allclose(run.outputs[2], expected(a, b, 4 * block_k), atol=1e-3)
     wavefronts, ideal = run.shared_wavefronts["nvgpu.ldmatrix"]
-    # A is swizzled; B's 256-byte rows have no hardware swizzle yet (half the reads).
-    assert wavefronts < 2 * ideal * 4
+    assert wavefronts == ideal
 
 
 def test_without_tensor_maps_the_same_kernel_copies_rows():

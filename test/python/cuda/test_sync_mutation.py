@@ -16,7 +16,12 @@ from tilepipe.drivers.compile import make_context, parse_kernel
 from tilepipe.dialects.pipeline_sync import BarrierOp, WaitGroupOp
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races
-from tilepipe.semantics.nvvm.interp import NvvmExecutionError, gpu_kernel, run_nvvm_kernel
+from tilepipe.semantics.nvvm.interp import (
+    NvvmExecutionError,
+    argument_types,
+    gpu_kernel,
+    run_nvvm_kernel,
+)
 from tilepipe.semantics.testing import assert_equivalent, loosened_waits, sync_mutants
 from tilepipe.core.flows import FLOWS
 
@@ -119,7 +124,7 @@ def _nvvm_arguments(module) -> list[np.ndarray]:
         rng.uniform(-1, 1, [d.data for d in t.shape.data]).astype(
             np.float16 if str(t.element_type) == "f16" else np.float32
         )
-        for t in kernel.properties["function_type"].inputs.data
+        for t in argument_types(kernel)
     ]
 
 
@@ -135,12 +140,15 @@ def _nvvm_fails(module, arguments) -> bool:
 
 
 # Per thread, each lowered kernel runs once per sync: by default each depth on one of
-# the two targets (sm_90 at 1 and 3, sm_80 at 2 and 4), every depth on both with
-# TILEPIPE_MUTATION_SWEEP=long.  The tile-level test above covers every depth of both.
+# the three targets (sm_90a -- tensor-map copies -- at 1 and 4, sm_80 at 2, sm_90 at 3),
+# every depth on each with TILEPIPE_MUTATION_SWEEP=long.  The tile-level test above
+# covers every depth of sm_80 and sm_90 (sm_90a's tile level is sm_90's).
 PER_THREAD_CASES = [
     (name, target, num_stages)
     for name in ("gemm.mlir", "gemm_epilogue.mlir", "flash_attention.mlir")
-    for target, num_stages in targets_by_depth(first=1, variable="TILEPIPE_MUTATION_SWEEP")
+    for target, num_stages in targets_by_depth(
+        targets=("sm_80", "sm_90", "sm_90a"), first=2, variable="TILEPIPE_MUTATION_SWEEP"
+    )
 ]
 
 

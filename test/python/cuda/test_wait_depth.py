@@ -23,7 +23,12 @@ from tilepipe.dialects.nvvm import CpAsyncWaitGroupOp
 from tilepipe.dialects.pipeline_sync import WaitGroupOp
 from tilepipe.core.registry import get_all_passes
 from tilepipe.semantics import find_races, run_tile_kernel
-from tilepipe.semantics.nvvm.interp import NvvmExecutionError, gpu_kernel, run_nvvm_kernel
+from tilepipe.semantics.nvvm.interp import (
+    NvvmExecutionError,
+    argument_types,
+    gpu_kernel,
+    run_nvvm_kernel,
+)
 from tilepipe.semantics.testing import assert_equivalent, loosened_waits
 from tilepipe.core.flows import FLOWS
 
@@ -145,7 +150,7 @@ def arguments(module) -> list[np.ndarray]:
         rng.uniform(-1, 1, [d.data for d in t.shape.data]).astype(
             np.float16 if str(t.element_type) == "f16" else np.float32
         )
-        for t in kernel.properties["function_type"].inputs.data
+        for t in argument_types(kernel)
     ]
 
 

@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.ir import Operation
 
+from tilepipe.dialects.tensor_maps import TENSOR_MAPS_ATTR
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 # Imported for their side effect: each registers its op handlers with ``execution``.
 from tilepipe.semantics.nvvm import collectives, control_flow, conversions, memory_ops, scalar_ops, tensor_copy  # noqa: F401
@@ -50,6 +51,14 @@ def gpu_kernel(module: ModuleOp, name: str | None = None) -> Operation:
     return kernels[0]
 
 
+def argument_types(kernel: Operation) -> list:
+    """The types of the arguments a run of ``kernel`` (a ``gpu.func``) is given: its
+    inputs but the tensor maps (``tilepipe.tensor_maps``), which the run encodes."""
+    inputs = list(kernel.properties["function_type"].inputs.data)
+    maps = kernel.attributes.get(TENSOR_MAPS_ATTR)
+    return inputs[: len(inputs) - len(maps.data)] if isinstance(maps, ArrayAttr) else inputs
+
+
 def run_nvvm_kernel(
     module: ModuleOp,
     args: Sequence[np.ndarray],
@@ -82,7 +91,7 @@ def run_nvvm_kernel(
         )
     arrays = [np.array(a, copy=True) for a in args]
     # bf16 arguments come and go as f32 (rounded to bf16); in the model they are bits.
-    bf16 = [is_bf16_memref(t) for t in func.properties["function_type"].inputs.data]
+    bf16 = [is_bf16_memref(t) for t in argument_types(func)]
     arrays = [round_f32_to_bf16_bits(a) if is_bf16 else a for a, is_bf16 in zip(arrays, bf16)]
     # The host's part of a launch: the tensor maps, encoded from the arrays.
     maps = tensor_copy.tensor_maps_of(func, arrays)
