@@ -89,7 +89,7 @@ def measure(target: str, num_stages: int, repeat: int) -> tuple[dict[str, float]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--target", default="sm_80", choices=("sm_80", "sm_90"), help="CUDA target (default sm_80)"
+        "--target", default="sm_80", choices=("sm_80", "sm_90", "sm_90a"), help="CUDA target (default sm_80)"
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per row, median (default 3)")
     args = parser.parse_args()

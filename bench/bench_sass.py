@@ -10,7 +10,8 @@ barrier (BAR): the pipelined main loop, not an epilogue's.  Its instructions are
 counted once per iteration, each thread executing every one of them (predicated ones
 included: they issue).  A loop nested inside it (a rolled 16-wide k-step loop) runs
 as often as makes the HMMA count of an iteration what the kernel's gemms need
-(``KernelCase.hmma_per_iteration``), which the table marks with ``*``.
+(``KernelCase.hmma_per_iteration``), which the table marks with ``*``; a nested loop
+without HMMA (sm_90's mbarrier try_wait retry) counts once.
 
 The ``TileLang`` column is TileLang 0.1.15's figure for the same kernel (sm_80), as
 ``bash bench/peer/tilelang.sh`` measures it (TileLang in a scratch venv, the registry's
@@ -95,10 +96,16 @@ def loops(instructions: list[Instruction], labels: dict[str, int]) -> list[tuple
 class LoopCount:
     classes: Counter
     inner_trips: int | None  # the inferred trip count of nested loops, if any
+    # k-iterations one trip of the loop runs: a steady loop unrolled over an mbarrier
+    # ring (sm_90: one copy per ring slot) holds that many iterations' HMMA.
+    iterations: int = 1
 
     @property
     def total(self) -> int:
         return sum(self.classes.values())
+
+    def per_iteration(self, count: int) -> str:
+        return f"{count / self.iterations:.4g}"
 
 
 def steady_state_count(sass: str, hmma_per_iteration: int) -> LoopCount:
@@ -123,6 +130,9 @@ def steady_state_count(sass: str, hmma_per_iteration: int) -> LoopCount:
     nested = [
         n for n in nested if not any(o != n and o[0] <= n[0] and n[1] <= o[1] for o in nested)
     ]
+    # A nested loop without HMMA (an mbarrier try_wait retry, sm_90) is counted once:
+    # its trips are the wait's, not the k-steps'.
+    nested = [n for n in nested if count(*n, "HMMA")]
     in_nested = {i for f, l in nested for i in range(f, l + 1)}
     classes: Counter = Counter()
     trips = None
@@ -133,7 +143,10 @@ def steady_state_count(sass: str, hmma_per_iteration: int) -> LoopCount:
     for index in range(first, last + 1):
         weight = trips if index in in_nested else 1
         classes[instruction_class(instructions[index].opcode)] += weight
-    return LoopCount(classes, trips)
+    iterations = 1
+    if hmma_per_iteration and classes["HMMA"] % hmma_per_iteration == 0:
+        iterations = max(1, classes["HMMA"] // hmma_per_iteration)
+    return LoopCount(classes, trips, iterations)
 
 
 @dataclass(frozen=True)
@@ -201,13 +214,15 @@ def table(measurements: list[Measurement]) -> str:
     header = ["kernel", "ns", "total", *CLASSES, "regs", "spill B", "TileLang"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for m in measurements:
-        total = f"{m.loop.total}" + ("*" if m.loop.inner_trips else "")
+        total = m.loop.per_iteration(m.loop.total) + ("*" if m.loop.inner_trips else "")
+        if m.loop.iterations > 1:
+            total += f" (loop of {m.loop.iterations})"
         spills = m.ptxas.spill_store_bytes + m.ptxas.spill_load_bytes
         cells = [
             m.case.name,
             str(m.num_stages),
             total,
-            *(str(m.loop.classes.get(c, 0)) for c in CLASSES),
+            *(m.loop.per_iteration(m.loop.classes.get(c, 0)) for c in CLASSES),
             str(m.ptxas.registers),
             str(spills),
             m.case.reference or "-",
@@ -286,7 +301,7 @@ def role_table(loops_found: list[RoleLoop]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--target", default="sm_80", choices=("sm_80", "sm_90"))
+    parser.add_argument("--target", default="sm_80", choices=("sm_80", "sm_90", "sm_90a"))
     parser.add_argument(
         "--cubin", metavar="PATH",
         help="count the consumer (HGMMA) and producer (UTMALDG) loops of a warp-"

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from tilepipe.drivers.compile import compile_kernel
+from tilepipe.drivers.compile import compile_module, named_targets, parse_kernel
 from tilepipe.core.diagnostics import Diagnostic, InputError
 from tilepipe.drivers.command_line import DriverArgumentParser, run_driver
 from tilepipe.core.source import read_source, shape_assignment
-from tilepipe.core.targets import TARGET_ALIASES, TARGETS, CudaTarget
+from tilepipe.core.targets import DEFAULT_TARGET, TARGET_ALIASES, TARGETS, CudaTarget
 from tilepipe.core.flows import levels_of
 
 CUDA_EMITS = levels_of("cuda")
@@ -61,8 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     compile_cmd.add_argument("kernel", help="tile-level kernel (.mlir)")
     compile_cmd.add_argument(
-        "--target", choices=sorted([*TARGETS, *TARGET_ALIASES]), default="sm_80",
-        help="a target record, or 'ascend' for the default 910B-class Ascend target",
+        "--target", choices=sorted([*TARGETS, *TARGET_ALIASES]), default=None,
+        help="a target record, or 'ascend' for the default 910B-class Ascend target "
+        f"(default: the one the kernels name in tile.target, else {DEFAULT_TARGET})",
     )
     compile_cmd.add_argument(
         "--emit", choices=list(dict.fromkeys(CUDA_EMITS + ASCEND_EMITS)),
@@ -168,17 +170,27 @@ def _write(output: str | None, text: str) -> None:
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "tune":
         return run_tune(parser, args)
-    args.target = TARGET_ALIASES.get(args.target, args.target)
     path = Path(args.kernel)
+    # Bad input (InputError, CompileError, xDSL diagnostics) is reported by run_driver.
+    text = read_source(path)
+    start = time.perf_counter()
+    module = parse_kernel(text, str(path))
+    parse_seconds = time.perf_counter() - start
+    if args.target is None:
+        named = named_targets(module)
+        if len(named) > 1:
+            parser.error(
+                f"the kernels name different targets ({', '.join(named)}): "
+                "choose one with --target"
+            )
+        args.target = named[0] if named else DEFAULT_TARGET
+    args.target = TARGET_ALIASES.get(args.target, args.target)
     ascend = not isinstance(TARGETS[args.target], CudaTarget)
     emits = ASCEND_EMITS if ascend else CUDA_EMITS
     if args.emit is not None and args.emit not in emits:
         parser.error(f"--emit {args.emit} is not for target {args.target} (choose from {', '.join(emits)})")
-    # Bad input (InputError, CompileError, xDSL diagnostics) is reported by run_driver.
-    text = read_source(path)
-    result = compile_kernel(
-        text,
-        str(path),
+    result = compile_module(
+        module,
         args.target,
         level=args.emit,
         num_stages=args.num_stages,
@@ -187,6 +199,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         index_mode=args.index_mode,
         isolate_upstream=args.isolate_upstream,
         host_launch=args.host_launch,
+        parse_seconds=parse_seconds,
     )
     _write(args.output, result.output)
     if ascend and args.syntax_check and result.level == "ascendc":

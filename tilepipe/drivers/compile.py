@@ -93,6 +93,19 @@ class CompileResult:
 KIND_NAMES = {"cuda": "a CUDA target", "ascend": "an Ascend target"}
 
 
+def named_targets(module: ModuleOp) -> list[str]:
+    """The targets the kernels of ``module`` name in ``tile.target``, sorted."""
+    from tilepipe.dialects.kernel_attrs import is_kernel
+
+    return sorted(
+        {
+            op.attributes["tile.target"].data
+            for op in module.walk()
+            if is_kernel(op) and isinstance(op.attributes.get("tile.target"), StringAttr)
+        }
+    )
+
+
 def retarget(
     module: ModuleOp, target: CudaTarget | AscendTarget, num_stages: int | None = None
 ) -> None:

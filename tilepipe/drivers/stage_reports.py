@@ -34,10 +34,12 @@ def _describe_validation(module: ModuleOp, before: dict[str, MemRefType]) -> str
 
 
 def _describe_bulk_copies(module: ModuleOp, before: dict[str, MemRefType]) -> str:
-    copies = sum(1 for op in module.walk() if op.name == "pipeline.bulk_copy")
+    copies = [op for op in module.walk() if op.name == "pipeline.bulk_copy"]
     if not copies:
         return "no bulk copies (no kernel for a target with TMA)"
-    return _describe_syncs(module, before)
+    tensor = sum(1 for op in copies if "tensor_map" in op.properties)
+    through_maps = f" ({tensor} through tensor maps)" if tensor else ""
+    return _describe_syncs(module, before) + through_maps
 
 
 def _describe_planning(module: ModuleOp, before: dict[str, MemRefType]) -> str:
@@ -90,6 +92,7 @@ def _describe_syncs(module: ModuleOp, before: dict[str, MemRefType]) -> str:
 
 
 def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    from tilepipe.dialects.tensor_maps import TENSOR_MAPS_ATTR
     from tilepipe.lowering.nvvm.kernel import DYNAMIC_SHARED_ATTR, SWIZZLE_ATTR
 
     from tilepipe.lowering.nvvm.kernel import GPU_MODULE_NAME
@@ -119,6 +122,9 @@ def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
         ]
         if swizzled:
             shared += ", swizzled " + " ".join(swizzled)
+        maps = kernel.attributes.get(TENSOR_MAPS_ATTR)
+        if maps is not None:
+            shared += f", {len(maps.data)} tensor map{'s' if len(maps.data) != 1 else ''}"
         parts.append(f"gpu.func @{name} ({block_size[0]} threads, {shared})")
     return ", ".join(parts)
 

@@ -230,3 +230,67 @@ def test_an_array_the_encoder_rejects_is_a_clear_error():
     a, b, c = operands(128, 128, 128)
     with pytest.raises(NvvmExecutionError, match="not multiples of 16 bytes"):
         run_nvvm_kernel(module, [a, np.zeros((128, 100), np.float16), c, np.array(2)])
+
+
+BATCHED = """
+func.func @batched(%A: memref<3x100x64xf16>, %O: memref<3x128x64xf16>, %n: index)
+    attributes {tile.grid = array<i64: 1>, tile.threads = 128 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = memref.alloc() : memref<128x64xf16, "shared">
+  pipeline.for %b = %c0 to %n step %c1 num_stages = 2 {
+    tile.copy<128x64> %A[%b, %c0, %c0] -> %s : memref<3x100x64xf16> -> memref<128x64xf16, "shared">
+    tile.copy<128x64> %s -> %O[%b, %c0, %c0] : memref<128x64xf16, "shared"> -> memref<3x128x64xf16>
+  }
+  func.return
+}
+"""
+
+VECTOR = """
+func.func @vector(%A: memref<1000xf32>, %O: memref<1024xf32>, %n: index)
+    attributes {tile.grid = array<i64: 1>, tile.threads = 64 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %s = memref.alloc() : memref<256xf32, "shared">
+  pipeline.for %i = %c0 to %n step %c1 num_stages = 3 {
+    %o = arith.muli %i, %c256 : index
+    tile.copy<256> %A[%o] -> %s : memref<1000xf32> -> memref<256xf32, "shared">
+    tile.copy<256> %s -> %O[%o] : memref<256xf32, "shared"> -> memref<1024xf32>
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "text, box, shape, out_shape",
+    [
+        (BATCHED, (1, 128, 64), (3, 100, 64), (3, 128, 64)),  # a box of rank 3, rows past 100
+        (VECTOR, (256,), (1000,), (1024,)),  # rank 1, the last box past 1000
+    ],
+    ids=["batched", "vector"],
+)
+def test_boxes_of_other_ranks_land_their_tiles(text, box, shape, out_shape):
+    """The map has one dimension per dimension of the array (leading 1s where the
+    tile has fewer), the coordinates go innermost first, and the part of a box past
+    the array reads zero."""
+    module = lowered(text)
+    (kernel,) = [op for op in module.walk() if op.name == "gpu.func"]
+    (entry,) = kernel.attributes["tilepipe.tensor_maps"].data
+    assert tuple(entry.data["box"].get_values()) == box
+    array = np.random.default_rng(3).uniform(-1, 1, shape).astype(
+        np.float16 if len(shape) == 3 else np.float32
+    )
+    trips = out_shape[0] if len(shape) == 3 else 4
+    for n in (0, 1, trips):
+        run = run_nvvm_kernel(
+            module, [array, np.zeros(out_shape, array.dtype), np.array(n)], check_races=True
+        )
+        assert run.races == []
+        want = np.zeros(out_shape, array.dtype)
+        if len(shape) == 3:
+            want[:n, : shape[1]] = array[:n]
+        else:
+            want[: min(256 * n, shape[0])] = array[: 256 * n]
+        np.testing.assert_array_equal(run.outputs[1], want)

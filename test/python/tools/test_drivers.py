@@ -284,3 +284,23 @@ def test_host_code_calling_a_kernel_needs_host_launch(tmp_path, capsys):
     launcher = out[out.index("func.func @gemm(") : out.index("func.func @step(")]
     assert "gpu.launch_func  @tilepipe_kernels::@gemm blocks in" in launcher
     assert "call @gemm(%arg0, %arg1, %arg2)" in out[out.index("func.func @step(") :]
+
+
+def test_compile_takes_the_target_the_kernel_names(tmp_path, capsys):
+    """Without --target, a kernel written for sm_90a gets the sm_90a flow (its tensor
+    maps), an Ascend kernel the Ascend one; kernels naming two targets must choose."""
+    from tilepipe.drivers.cli import main
+
+    hopper = tmp_path / "gemm_sm90a.mlir"
+    hopper.write_text((EXAMPLES / "gemm.mlir").read_text().replace('"sm_80"', '"sm_90a"'))
+    out = tmp_path / "out.mlir"
+    assert main(["compile", str(hopper), "--emit", "nvvm", "--no-ptxas", "-o", str(out)]) == 0
+    assert "--target sm_90a" in capsys.readouterr().err
+    assert "tilepipe.tensor_maps" in out.read_text()
+    assert main(["compile", str(EXAMPLES / "ascend_vadd.mlir"), "-q", "-o", str(out)]) == 0
+    assert "__aicore__" in out.read_text()
+    both = tmp_path / "both.mlir"
+    both.write_text(hopper.read_text() + (EXAMPLES / "gemm.mlir").read_text().replace(
+        "func.func @gemm", "func.func @gemm80"))
+    assert main(["compile", str(both), "-q", "-o", str(out)]) == 1
+    assert "the kernels name different targets (sm_80, sm_90a)" in capsys.readouterr().err
