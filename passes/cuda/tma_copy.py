@@ -46,27 +46,36 @@ TMA_ALIGNMENT = 16  # bytes: the innermost box extent must be a multiple of 16 B
 TMA_MAX_BOX = 256  # elements per box dimension
 
 
-def is_tma_copy(op: Operation) -> TypeGuard[CopyOp]:
-    """A global -> shared copy whose box the bulk copy engine can move: rows that
-    are provably 16-byte aligned multiples of 16 bytes on both sides
-    (``divisibility.provable_vector_width``; a dynamic row length without a
-    divisibility fact is left to ``async-copy``).  A box that may reach past the
-    array is still a bulk copy: the lowering guards it (``lowering/nvvm/boundary.py``)."""
+def is_global_to_shared(op: Operation) -> TypeGuard[CopyOp]:
     if not isinstance(op, CopyOp):
         return False
     src, dst = op.src.type, op.dst.type
     assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
-    if memory_space(src) is not MemorySpace.GLOBAL or memory_space(dst) is not MemorySpace.SHARED:
-        return False
-    element_bytes = dst.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    return memory_space(src) is MemorySpace.GLOBAL and memory_space(dst) is MemorySpace.SHARED
+
+
+def bulk_copy_refusal(op: CopyOp) -> str | None:
+    """Why the bulk copy engine cannot move this global -> shared copy's box, or None:
+    it needs rows that are provably 16-byte aligned multiples of 16 bytes on both
+    sides (``divisibility.provable_vector_width``; a dynamic row length without a
+    divisibility fact is left to ``async-copy``).  A box that may reach past the
+    array is still a bulk copy: the lowering guards it (``lowering/nvvm/boundary.py``)."""
+    element_bytes = op.dst.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
     aligned = max(1, TMA_ALIGNMENT // element_bytes)
     row = op.tile_shape[-1]
-    return (
-        row * element_bytes % TMA_ALIGNMENT == 0
-        and all(extent <= TMA_MAX_BOX for extent in op.tile_shape)
-        and provable_vector_width(op.src, op.src_offsets, row, aligned) == aligned
-        and provable_vector_width(op.dst, op.dst_offsets, row, aligned) == aligned
-    )
+    if row * element_bytes % TMA_ALIGNMENT:
+        return f"its rows of {row * element_bytes} bytes are no multiple of {TMA_ALIGNMENT}"
+    if any(extent > TMA_MAX_BOX for extent in op.tile_shape):
+        return f"a tile extent exceeds {TMA_MAX_BOX} elements"
+    if (
+        provable_vector_width(op.src, op.src_offsets, row, aligned) != aligned
+        or provable_vector_width(op.dst, op.dst_offsets, row, aligned) != aligned
+    ):
+        return (
+            f"its rows are not provably {TMA_ALIGNMENT}-byte aligned "
+            "(a tile.divisibility fact on a dynamic size would prove it)"
+        )
+    return None
 
 
 def tile_bytes(op: CopyOp) -> int:
@@ -143,12 +152,26 @@ class BulkCopyPlanner:
         return True
 
     def groups(self) -> list[BulkCopyGroup]:
-        """The groups in time order of their consumers (so, deterministic)."""
+        """The groups in time order of their consumers (so, deterministic); why each
+        other global -> shared copy stays a ``tile.copy`` goes to ``self.refused``."""
         groups: list[BulkCopyGroup] = []
-        copies = [op for op in self.schedule.statements if is_tma_copy(op)]
+        self.refused: list[tuple[CopyOp, str]] = []
+        copies = []
+        for op in self.schedule.statements:
+            if is_global_to_shared(op):
+                if (reason := bulk_copy_refusal(op)) is None:
+                    copies.append(op)
+                else:
+                    self.refused.append((op, reason))
         for copy in sorted(copies, key=self.time):
             consumer = self.first_consumer(copy)
-            if consumer is None or not self.waited_before_reuse(copy, consumer):
+            if consumer is None:
+                self.refused.append((copy, "nothing of its own iteration reads it, so no "
+                                     "mbarrier wait of the iteration can land it"))
+                continue
+            if not self.waited_before_reuse(copy, consumer):
+                self.refused.append((copy, "a later iteration touches its bytes, or "
+                                     "re-arms its mbarrier slot, before the wait that lands it"))
                 continue
             group = next((g for g in groups if g.consumer is consumer), None)
             if group is None:
@@ -185,7 +208,11 @@ def convert_loop(loop: ForOp, rewriter: PatternRewriter, tensor_maps: bool = Fal
     schedule = read_schedule(loop)
     if schedule is None:
         return 0
-    groups = BulkCopyPlanner(schedule).groups()
+    planner = BulkCopyPlanner(schedule)
+    groups = planner.groups()
+    if tensor_maps:  # the Hopper path is the default there: say what does not take it
+        for copy, reason in planner.refused:
+            emit_remark(copy, f"copy stays cp.async: {reason}")
     if not groups:
         return 0
 
@@ -274,8 +301,15 @@ class ConvertPipelinedCopies(RewritePattern):
         except UnknownTarget as err:
             raise op_error(function, str(err)) from None
         if isinstance(target, CudaTarget) and target.has_bulk_tensor_copy:
+            hopper_path = self.tensor_maps and target.has_tensor_map_copy
             if not _runs_more_than_once(loop, function):
-                convert_loop(loop, rewriter, self.tensor_maps and target.has_tensor_map_copy)
+                convert_loop(loop, rewriter, hopper_path)
+            elif hopper_path and read_schedule(loop) is not None:
+                emit_remark(
+                    loop,
+                    "a pipelined loop inside another loop keeps cp.async copies: its "
+                    "mbarriers would be initialized again while they hold a phase",
+                )
 
 
 def _runs_more_than_once(loop: ForOp, function: func.FuncOp) -> bool:

@@ -71,3 +71,63 @@ func.func @from_a_view(%A: memref<256x256xf16>, %C: memref<64x64xf16>)
 }
 // REMARK-LABEL: func.func @from_a_view
 // REMARK:         pipeline.bulk_copy<64x64> %V[%c0, %k0] -> %s
+
+// -----
+
+// The Hopper path is the default on sm_90a: a global -> shared copy that stays
+// cp.async says why.
+
+func.func @narrow_rows(%A: memref<64x96xf16>, %C: memref<64x12xf16>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c12 = arith.constant 12 : index
+  %s = memref.alloc() : memref<64x12xf16, "shared">
+  pipeline.for %k = %c0 to %c8 step %c1 num_stages = 2 {
+    %k0 = arith.muli %k, %c12 : index
+    // expected-remark @+1 {{copy stays cp.async: its rows of 24 bytes are no multiple of 16}}
+    tile.copy<64x12> %A[%c0, %k0] -> %s : memref<64x96xf16> -> memref<64x12xf16, "shared">
+    tile.copy<64x12> %s -> %C : memref<64x12xf16, "shared"> -> memref<64x12xf16>
+  }
+  func.return
+}
+
+// -----
+
+func.func @read_after_the_loop(%A: memref<256x64xf16>, %C: memref<64x64xf16>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %s = memref.alloc() : memref<64x64xf16, "shared">
+  pipeline.for %k = %c0 to %c4 step %c1 num_stages = 2 {
+    %k0 = arith.muli %k, %c64 : index
+    // expected-remark @+1 {{copy stays cp.async: nothing of its own iteration reads it, so no mbarrier wait of the iteration can land it}}
+    tile.copy<64x64> %A[%k0, %c0] -> %s : memref<256x64xf16> -> memref<64x64xf16, "shared">
+  }
+  tile.copy<64x64> %s -> %C : memref<64x64xf16, "shared"> -> memref<64x64xf16>
+  func.return
+}
+
+// -----
+
+func.func @nested(%A: memref<256x64xf16>, %C: memref<64x64xf16>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %s = memref.alloc() : memref<64x64xf16, "shared">
+  scf.for %r = %c0 to %c2 step %c1 {
+    // expected-remark @+1 {{a pipelined loop inside another loop keeps cp.async copies: its mbarriers would be initialized again while they hold a phase}}
+    pipeline.for %k = %c0 to %c4 step %c1 num_stages = 2 {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy<64x64> %A[%k0, %c0] -> %s : memref<256x64xf16> -> memref<64x64xf16, "shared">
+      tile.copy<64x64> %s -> %C : memref<64x64xf16, "shared"> -> memref<64x64xf16>
+    }
+  }
+  func.return
+}
