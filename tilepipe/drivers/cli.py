@@ -129,8 +129,9 @@ def _add_tune(commands) -> None:
     )
     tune_cmd.add_argument("kernels", nargs="+", metavar="KERNEL", help="tile-level kernel(s)")
     tune_cmd.add_argument(
-        "--target", choices=sorted([*TARGETS, *TARGET_ALIASES]), default="sm_80",
-        help="a target record, or 'ascend'",
+        "--target", choices=sorted([*TARGETS, *TARGET_ALIASES]), default=None,
+        help="a target record, or 'ascend' (default: the one the kernels name in "
+        f"tile.target, else {DEFAULT_TARGET})",
     )
     tune_cmd.add_argument(
         "--num-stages", default="1-5", help="depths: N, N-M or N,M,... (default 1-5)"

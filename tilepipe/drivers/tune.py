@@ -287,6 +287,19 @@ def parse_depths(spec: str) -> list[int]:
     return depths
 
 
+def _named_target(kernels: Sequence[tuple[str, str]]) -> str:
+    """The target the kernels name in ``tile.target`` (sm_80 if none); kernels
+    naming different targets must choose one with --target (a ValueError)."""
+    from tilepipe.core.targets import DEFAULT_TARGET
+    from tilepipe.drivers.compile import named_targets, parse_kernel
+
+    named = sorted({t for path, text in kernels for t in named_targets(parse_kernel(text, path))})
+    if len(named) > 1:
+        raise ValueError(f"the kernels name different targets ({', '.join(named)}): "
+                         "choose one with --target")
+    return named[0] if named else DEFAULT_TARGET
+
+
 def run_tune_command(args) -> int:
     """``tilepipe tune`` (options as its parser in :mod:`tilepipe.drivers.cli` defines them);
     a malformed option value raises ValueError."""
@@ -298,8 +311,8 @@ def run_tune_command(args) -> int:
 
     depths = parse_depths(args.num_stages)
     index_args = parse_index_args(args.index_args)
-    target = TARGET_ALIASES.get(args.target, args.target)
     kernels = [(path, read_source(Path(path))) for path in args.kernels]
+    target = TARGET_ALIASES.get(args.target, args.target) or _named_target(kernels)
     outcomes = tune(kernels, target, depths, index_args, not args.no_ptxas, args.jobs, dict(args.shape))
     chosen = best(outcomes)
     print(format_table(outcomes, chosen), file=sys.stderr)

@@ -304,3 +304,24 @@ def test_compile_takes_the_target_the_kernel_names(tmp_path, capsys):
         "func.func @gemm", "func.func @gemm80"))
     assert main(["compile", str(both), "-q", "-o", str(out)]) == 1
     assert "the kernels name different targets (sm_80, sm_90a)" in capsys.readouterr().err
+
+
+def test_tune_takes_the_target_the_kernels_name(tmp_path, capsys):
+    """tilepipe tune, like compile: an sm_90a kernel is tuned for sm_90a (its arena
+    aligned for the tensor maps' swizzled boxes), kernels naming two targets must
+    choose."""
+    from tilepipe.drivers.cli import main
+
+    hopper = tmp_path / "tune_sm90a.mlir"
+    hopper.write_text((EXAMPLES / "gemm_tune.mlir").read_text().replace('"sm_80"', '"sm_90a"'))
+    out = tmp_path / "best.mlir"
+    args = ["tune", str(hopper), "--num-stages", "3", "--no-ptxas", "-o", str(out)]
+    assert main(args) == 0
+    table = capsys.readouterr().err
+    assert "block_M=128 block_K=64 num_stages=3  99328" in table  # 98304 + the 1024 alignment
+    assert main([*args, "--target", "sm_80"]) == 0
+    assert "block_M=128 block_K=64 num_stages=3  98304" in capsys.readouterr().err
+    sm80 = tmp_path / "tune_sm80.mlir"
+    sm80.write_text((EXAMPLES / "gemm_tune.mlir").read_text())
+    assert main(["tune", str(hopper), str(sm80), "--num-stages", "3", "--no-ptxas"]) == 1
+    assert "the kernels name different targets (sm_80, sm_90a)" in capsys.readouterr().err
