@@ -90,7 +90,7 @@ def main() -> None:
     args = parser.parse_args()
     print("shared-memory wavefronts per op: actual / ideal (ratio) -- one block")
     for kernel in (gemm, flash_attention):
-        for target in ("sm_80", "sm_90"):
+        for target in ("sm_80", "sm_90", "sm_90a"):
             text, arguments = kernel(target, args.num_stages)
             for swizzle in (False, True):
                 module = lower(text, swizzle)
