@@ -33,8 +33,8 @@ def host_launcher(kernel: KernelFuncOp, module_name: str, dynamic_shared_bytes: 
         raise op_error(
             kernel,
             "a host launcher cannot pass tensor maps yet: launch the kernel from a host "
-            "that encodes them (scripts/gpu_run.py), or compile with "
-            "tma-copy{tensor_maps=false}",
+            "that encodes them (scripts/gpu_run.py), or compile without them "
+            "(--no-tensor-maps, tensor_maps=False, tma-copy{tensor_maps=false})",
         )
     inputs = list(kernel.function_type.inputs.data)
     launcher = func.FuncOp(name.data, (inputs, []))

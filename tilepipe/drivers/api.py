@@ -199,11 +199,12 @@ def compile_for(
     host_launch: bool = False,
     run_ptxas: bool = False,
     isolate_upstream: bool = False,
+    tensor_maps: bool = True,
     name: str = "<input>",
 ) -> Compilation:
     """Compile the kernels of ``source`` for ``target`` to ``level``.
 
-    ``target``: ``sm_80``, ``sm_90`` or ``ascend910b`` (alias ``ascend``).  ``level``
+    ``target``: ``sm_80``, ``sm_90``, ``sm_90a`` or ``ascend910b`` (alias ``ascend``).  ``level``
     (default the last): ``scheduled``, ``nvvm``, ``llvm``, ``ptx`` for CUDA;
     ``scheduled``, ``ascend``, ``ascendc`` for Ascend (:data:`LEVELS`).
     ``num_stages`` overrides every pipelined loop's depth.  ``host_launch`` (CUDA)
@@ -213,6 +214,8 @@ def compile_for(
     memory in ``stages``.  ``isolate_upstream`` (CUDA) runs upstream's hand-off in a
     child started by ``spawn`` instead of this process (nothing is forked either way),
     so that an LLVM abort is a :class:`CompileError` rather than the caller's end.
+    ``tensor_maps`` (sm_90a) off keeps the row-wise bulk copies instead of tensor-map
+    copies (whose maps a host must encode, docs/nvvm.md "Tensor maps").
     ``name`` is the file name diagnostics give for text.
 
     Returns a :class:`Compilation`.  Raises :class:`CompileError` (``.diagnostics``,
@@ -239,6 +242,7 @@ def compile_for(
     result = compile_module(
         module, target, level, num_stages, run_ptxas and level == "ptx",
         host_launch=host_launch, debug_info=True, isolate_upstream=isolate_upstream,
+        tensor_maps=tensor_maps,
     )
     returned = _result_like(module, source, extraction)
     text = result.output

@@ -1,6 +1,6 @@
 """``tilepipe``: the end-to-end driver.
 
-    tilepipe compile KERNEL.mlir --target sm_80|sm_90 --emit nvvm|llvm|ptx -o OUT [--num-stages N] [--mlir-print-debuginfo] [--host-launch] [--isolate-upstream]
+    tilepipe compile KERNEL.mlir --target sm_80|sm_90|sm_90a --emit nvvm|llvm|ptx -o OUT [--num-stages N] [--mlir-print-debuginfo] [--host-launch] [--no-tensor-maps] [--isolate-upstream]
     tilepipe compile KERNEL.mlir --target ascend910b --emit ascend|ascendc -o OUT [--syntax-check]
 
 compiles a tile-level kernel through every registered pass of the CUDA flow, upstream
@@ -96,6 +96,11 @@ def _parser() -> argparse.ArgumentParser:
         help="CUDA: keep a host function per kernel that gpu.launch_func's it with the "
         "kernel's grid, block and dynamic shared memory (at the nvvm and llvm levels; "
         "host code of the input that calls a kernel needs it)",
+    )
+    compile_cmd.add_argument(
+        "--no-tensor-maps", dest="tensor_maps", action="store_false",
+        help="sm_90a: keep the row-wise bulk copies instead of tensor-map copies "
+        "(tma-copy{tensor_maps=false})",
     )
     compile_cmd.add_argument(
         "--isolate-upstream", action="store_true",
@@ -200,6 +205,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         index_mode=args.index_mode,
         isolate_upstream=args.isolate_upstream,
         host_launch=args.host_launch,
+        tensor_maps=args.tensor_maps,
         parse_seconds=parse_seconds,
     )
     _write(args.output, result.output)

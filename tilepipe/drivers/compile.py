@@ -187,6 +187,7 @@ def compile_module(
     run_ptxas: bool = True,
     *,
     host_launch: bool = False,
+    tensor_maps: bool = True,
     index_mode: str = "iteration",
     parse_seconds: float = 0.0,
     debug_info: bool = False,
@@ -196,7 +197,9 @@ def compile_module(
     ``level`` (:func:`tilepipe.core.flows.levels_of`: ``scheduled``, ``nvvm``,
     ``llvm``, ``ptx`` (default) for CUDA; ``scheduled``, ``ascend``, ``ascendc``
     (default) for Ascend).  ``host_launch`` (CUDA) leaves a host launcher per kernel;
-    ``index_mode`` (Ascend) is the multi-buffer slot clock of guarded storage;
+    ``tensor_maps`` (sm_90a) off keeps the row-wise bulk copies
+    (``tma-copy{tensor_maps=false}``); ``index_mode`` (Ascend) is the multi-buffer slot
+    clock of guarded storage;
     ``debug_info`` keeps the source locations in the ``nvvm``/``llvm`` text.
     ``isolate_upstream`` (CUDA) runs the upstream hand-off in a spawned child, so that
     an LLVM abort becomes a :class:`CompileError` instead of ending this process; by
@@ -225,8 +228,9 @@ def compile_module(
                   {"ascend-prepare-multi-buffer": {"index_mode": index_mode}})
         _finish_ascend(module, level, result)
         return result
+    copies = {"tma-copy": {"tensor_maps": tensor_maps}}
     if level == "scheduled":
-        _run_flow(module, flow, level, result)
+        _run_flow(module, flow, level, result, copies)
         result.output = str(module) + "\n"
         return result
     from tilepipe.lowering.nvvm.upstream import UpstreamProcess
@@ -234,7 +238,9 @@ def compile_module(
     # Isolated, the child that will run upstream MLIR starts and imports its bindings
     # while the passes run; otherwise upstream runs here, after them.
     with UpstreamProcess() if isolate_upstream else nullcontext() as upstream:
-        _run_flow(module, flow, "nvvm", result, {"lower-to-nvvm": {"host_launch": host_launch}})
+        _run_flow(
+            module, flow, "nvvm", result, {**copies, "lower-to-nvvm": {"host_launch": host_launch}}
+        )
         _record_dynamic_shared(module, result)
         _hand_off(module, upstream, level, run_ptxas, result, debug_info)
     if run_ptxas and result.ptx is not None:
