@@ -107,6 +107,8 @@ class BulkCopyPlanner:
         # A conflict at a loop-carried distance only exists in the same version of a
         # multi-buffered buffer: every ``versions``-th iteration.
         self.period = versions_by_buffer(compute_buffer_versions(schedule, self.analysis))
+        # The global -> shared copies that stay tile.copy, and why (groups()).
+        self.refused: list[tuple[CopyOp, str]] = []
 
     def time(self, op: Operation) -> tuple[int, int]:
         """When ``op`` runs relative to the other statements of its iteration."""
@@ -155,7 +157,7 @@ class BulkCopyPlanner:
         """The groups in time order of their consumers (so, deterministic); why each
         other global -> shared copy stays a ``tile.copy`` goes to ``self.refused``."""
         groups: list[BulkCopyGroup] = []
-        self.refused: list[tuple[CopyOp, str]] = []
+        self.refused = []
         copies = []
         for op in self.schedule.statements:
             if is_global_to_shared(op):
