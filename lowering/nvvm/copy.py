@@ -246,12 +246,14 @@ def _tensor_copy(op: BulkCopyOp, context: KernelContext) -> None:
     lowered = context.tensor_copies[op]
     dst = tile_operands(op, context)["dst"]
     rank = len(op.tile_shape)
+    src_rank = len(op.src.type.get_shape())  # type: ignore[attr-defined]
+    # A region without offsets starts at the array's origin.
+    *outer, innermost = list(op.src_offsets) or [emit.const(0)] * src_rank
 
     def issue() -> None:
         for panel in range(lowered.panels):
             first = panel * lowered.panel_columns
             origin = dst.indices([emit.const(0)] * (rank - 1) + [emit.const(first)])
-            *outer, innermost = op.src_offsets
             coordinates = [emit.add(innermost, first), *reversed(outer)]
             nvvm.CpAsyncBulkTensorSharedClusterGlobalOp(
                 emit.element_pointer(dst.buffer, origin, nvvm.SHARED_CLUSTER_ADDRESS_SPACE),

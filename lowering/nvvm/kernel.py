@@ -357,9 +357,11 @@ def _align(offset: int, alignment: int) -> int:
 
 
 def _alignment(alloc: memref.AllocOp) -> int:
-    """16 bytes, or what the alloc asks for (the arena pass's swizzle alignments)."""
-    asked = alloc.alignment
-    return max(SHARED_ALIGNMENT, asked.value.data if asked is not None else 0)
+    """16 bytes, or what the alloc asks for: its ``alignment`` (the arena's), or the
+    ``arena.*`` requests of a buffer no arena pass placed (a tensor copy's box)."""
+    from tilepipe.passes.memory.liveness import buffer_alignment
+
+    return buffer_alignment(alloc, SHARED_ALIGNMENT)
 
 
 def shared_offsets(kernel: func.FuncOp) -> tuple[dict[memref.AllocOp, int], int, int]:

@@ -10,6 +10,7 @@
 
 // RUN: sed 's/"sm_80"/"sm_90a"/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled},lower-to-nvvm | filecheck %s
 // RUN: sed 's/"sm_80"/"sm_90a"/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled},lower-to-nvvm -t 'ptx{chip=sm_90a}' | filecheck %s --check-prefix=PTX
+// RUN: tile-opt %s -p lower-to-nvvm | filecheck %s --check-prefix=WHOLE
 // RUN: sed 's/"sm_80"/"sm_90a"/' %examples/gemm.mlir | tile-opt - -p %{cuda:scheduled},lower-to-nvvm -t 'nvvm-llvm{chip=sm_90a}' | tile-opt - | filecheck %s --check-prefix=LLVM
 
 // CHECK-LABEL: gpu.func @gemm(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf32>, %A_map: !llvm.ptr, %B_map: !llvm.ptr) kernel
@@ -36,3 +37,19 @@
 // PTX:       .shared .align 1024 .b8 __dynamic_shmem__0;
 // PTX:       cvta.param.u64
 // PTX:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+
+// A hand-written tensor copy of a whole array (a region without offsets: the origin),
+// lowered without an arena pass: the buffer's arena.alignment still places it.
+// WHOLE-LABEL: gpu.func @whole(%A: memref<64x64xf16>, %A_map: !llvm.ptr)
+// WHOLE:         %[[ZERO:.*]] = arith.constant 0 : index
+// WHOLE:         %[[X:.*]] = arith.index_cast %[[ZERO]] : index to i32
+// WHOLE-NEXT:    %[[Y:.*]] = arith.index_cast %[[ZERO]] : index to i32
+// WHOLE:         "nvvm.cp.async.bulk.tensor.shared.cluster.global"(%{{.*}}, %A_map, %[[X]], %[[Y]], %{{.*}})
+func.func @whole(%A: memref<64x64xf16>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %bars = memref.alloc() : memref<2xi64, "shared">
+  %s = memref.alloc() {arena.alignment = 128 : i64} : memref<64x64xf16, "shared">
+  pipeline.bulk_copy<64x64> tensor_map %A -> %s, %bars[%c0] : memref<64x64xf16> -> memref<64x64xf16, "shared">, memref<2xi64, "shared">
+  func.return
+}

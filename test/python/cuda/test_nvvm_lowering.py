@@ -21,7 +21,7 @@ from tilepipe.lowering.nvvm.ptxas import find_ptxas, parse_ptxas_log, run_ptxas
 from tilepipe.lowering.nvvm.to_nvvm import LowerToNVVM
 from tilepipe.lowering.nvvm.upstream import Stage, generic_text, run_upstream
 from tilepipe.core.registry import get_all_passes
-from tilepipe.core.targets import SM_80, SM_90
+from tilepipe.core.targets import SM_80, SM_90, TARGETS
 from tilepipe.core.flows import FLOWS
 
 GEMM = (EXAMPLES / "gemm.mlir").read_text()
@@ -52,7 +52,8 @@ def test_lowered_kernels_parse_verify_and_assemble(path):
             upstream = ir.Module.parse(generic_text(module))
             assert upstream.operation.verify()
             assert "gpu.func" in str(upstream)
-        target = SM_90 if 'tile.target = "sm_90"' in chunk else SM_80
+        named = re.search(r'tile.target = "(sm_\w+)"', chunk)
+        target = TARGETS[named.group(1)] if named else SM_80
         try:
             find_ptxas()
         except RuntimeError:
