@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tilepipe.fuzz.check import Options, check_program, check_text, main
-from tilepipe.fuzz.generate import generate
+from tilepipe.fuzz.generate import SAME_DRAW, generate
 from tilepipe.fuzz.minimize import minimize, reproducer_text
 from tilepipe.fuzz.program import CUDA_TARGETS, Case, parse_case
 from tilepipe.core.flows import FLOWS
@@ -24,7 +24,10 @@ INPUTS = Path(__file__).parent / "Inputs"
 @functools.cache
 def _programs() -> tuple:
     """CUDA kernels of 100 seeds (generated once: drawing settles schedules by parsing)."""
-    return tuple(generate(seed, target) for seed in range(100) for target in CUDA_TARGETS)
+    # sm_90a draws sm_90's kernels (SAME_DRAW): the generator's statistics need each
+    # draw once.
+    targets = [t for t in CUDA_TARGETS if t not in SAME_DRAW]
+    return tuple(generate(seed, target) for seed in range(100) for target in targets)
 
 
 def _shaped() -> list:
