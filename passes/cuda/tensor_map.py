@@ -26,14 +26,12 @@ from dataclasses import dataclass
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr
-from xdsl.ir import BlockArgument, Operation
+from xdsl.ir import BlockArgument
 
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.tile import CopyOp
 from tilepipe.dialects.tile_base import constant_index, element_bytes
 
-TENSOR_MAP_BYTES = 128  # sizeof(CUtensorMap)
-TENSOR_MAP_ALIGNMENT = 64  # alignof(CUtensorMap)
 MAX_RANK = 5
 MAX_BOX = 256  # elements per box dimension
 BOX_ALIGNMENT = 128  # bytes: the shared address of an unswizzled tensor copy
@@ -122,6 +120,3 @@ def shared_alloc(op: CopyOp | BulkCopyOp) -> memref.AllocOp | None:
     owner = op.dst.owner
     return owner if isinstance(owner, memref.AllocOp) else None
 
-
-def is_tensor_copy(op: Operation) -> bool:
-    return isinstance(op, BulkCopyOp) and op.is_tensor_copy
