@@ -90,6 +90,15 @@ from tilepipe.dialects.nvvm_pointers import (  # re-exported: nvvm.shared_ptr_ty
     global_ptr_type,
     shared_ptr_type,
 )
+from tilepipe.dialects.nvvm_wgmma import (  # re-exported: nvvm.WgmmaMmaAsyncOp, ...
+    WGMMA_ATTRIBUTES,
+    WGMMA_OPS,
+    WgmmaCommitGroupSyncAlignedOp,
+    WgmmaFenceAlignedOp,
+    WgmmaMmaAsyncOp,
+    WgmmaType,
+    WgmmaWaitGroupSyncOp,
+)
 from tilepipe.dialects.nvvm_mbarrier import (  # re-exported: nvvm.MBarrierInitOp, ...
     MBARRIER_OPS,
     MBarrierArriveExpectTxOp,
@@ -491,6 +500,11 @@ NVVM_OPS: list[type[IRDLOperation]] = [
     *MBARRIER_OPS,
     ShflSyncOp,
     MmaOp,
+    *WGMMA_OPS,
 ]
 
-NVVM = Dialect("nvvm", [*NVVM_OPS, *LOWERED_OPS], [*NVVM_ATTRIBUTES, *LOWERED_ATTRIBUTES])
+NVVM = Dialect(
+    "nvvm",
+    [*NVVM_OPS, *LOWERED_OPS],
+    [*NVVM_ATTRIBUTES, *WGMMA_ATTRIBUTES, *LOWERED_ATTRIBUTES],
+)

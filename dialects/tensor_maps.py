@@ -19,6 +19,9 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, Int
 from xdsl.ir import Attribute
 
 TENSOR_MAPS_ATTR = "tilepipe.tensor_maps"
+# On a gpu.func with dynamic shared memory: the alignment its base needs, when more
+# than the 16 bytes upstream declares (wgmma operands); the upstream step sets it.
+SHARED_ALIGNMENT_ATTR = "tilepipe.shared_alignment"
 SWIZZLE_MODES = (0, 32, 64, 128)
 
 

@@ -55,7 +55,7 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tilepipe.dialects.nvgpu import LdMatrixOp, MmaSyncOp
-from tilepipe.dialects.nvvm import MmaOp
+from tilepipe.dialects.nvvm import FenceProxyOp, MmaOp
 from tilepipe.dialects.tile import GemmOp
 from tilepipe.core.diagnostics import op_error
 
@@ -67,9 +67,11 @@ from tilepipe.lowering.nvvm.layout import (
     MMA_M,
     MMA_N,
     MmaAccumulatorLayout,
+    WarpgroupGrid,
     tensor_core_shape,
 )
 from tilepipe.lowering.nvvm.staging import stage_register_operands
+from tilepipe.lowering.nvvm.wgmma import lower_on_wgmma, wgmma_forms
 
 ACCUMULATOR_VECTOR = VectorType(f32, [2, 2])
 
@@ -88,12 +90,30 @@ class LowerGemm(RewritePattern):
         with emit.emitting(rewriter, op):
             a, b = stage_register_operands(op, self.context, [a, b])
             tensor_k = _tensor_core_extent(self.context, a, b, c, k)
-            if tensor_k:
+            forms = wgmma_forms(op, self.context, a, b, c) if tensor_k else None
+            if forms is not None:
+                lower_on_wgmma(op, self.context, a, b, c, forms, tensor_k)
+            elif tensor_k:
                 assert isinstance(c.layout, MmaAccumulatorLayout)
                 _tensor_core_gemm(op, self.context, a, b, c, c.layout, tensor_k)
             if tensor_k < k:
                 _scalar_gemm(op, self.context, a, b, c, tensor_k)
+            if _generic_reads_of_a_wgmma_gemm(c, forms is not None and tensor_k == k):
+                # thread-sync took this gemm's operand reads for wgmma's (async
+                # proxy): its generic ones are fenced as such (warpgroup_mma.py).
+                FenceProxyOp()
         rewriter.erase(op)
+
+
+def _generic_reads_of_a_wgmma_gemm(c: TileOperand, all_on_wgmma: bool) -> bool:
+    """Did a gemm into an accumulator of wgmma's layout read some of its operands
+    with ordinary loads (ldmatrix, the scalar path)?"""
+    layout = c.layout
+    return (
+        isinstance(layout, MmaAccumulatorLayout)
+        and isinstance(layout.grid, WarpgroupGrid)
+        and not all_on_wgmma
+    )
 
 
 def _tensor_core_extent(
@@ -222,7 +242,7 @@ def _warp_tile_gemm(
     def k_step(k0: SSAValue) -> None:
         a_fragments = []
         for i in range(grid.tiles_m):
-            row0 = emit.add(warp_row, i * MMA_M)
+            row0 = emit.add(warp_row, i * grid.block_rows)
             if transpose_a:  # A stored K x M: transposing loads of 8x8 blocks
                 coords = [
                     emit.add(emit.add(k0, lanes.mod8), lanes.half_k),

@@ -64,6 +64,7 @@ from tilepipe.dialects.kernel_attrs import (
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
+from tilepipe.dialects.tensor_maps import SHARED_ALIGNMENT_ATTR
 from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, GridDimsOp, ReduceOp, TileOp
 from tilepipe.dialects.tile_launch import grid_dims_op
 from tilepipe.core.diagnostics import op_error
@@ -84,6 +85,7 @@ from tilepipe.lowering.nvvm.layout import (
     MmaAccumulatorLayout,
     ThreadIds,
     WarpGrid,
+    WarpgroupGrid,
     choose_mma_grid,
     choose_warp_grid,
     tensor_core_shape,
@@ -99,6 +101,7 @@ from tilepipe.lowering.nvvm.staging_tiles import add_staging_buffers
 from tilepipe.lowering.nvvm.relayout import Relayout, plan_relayouts
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
 from tilepipe.lowering.nvvm.tensor_maps import TensorCopy, add_tensor_maps
+from tilepipe.passes.cuda.warpgroup_mma import accumulator_warpgroups
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
 STATIC_SHARED_LIMIT = 48 * 1024  # CUDA: static __shared__ bytes per kernel, all archs
@@ -153,6 +156,8 @@ class KernelContext:
     relaid: dict[tuple[Operation, str], SSAValue] = field(default_factory=dict)
     """The shared scratch tile each of them is read from, once staged."""
     shared_base: SSAValue | None = None
+    shared_base_alignment: int = SHARED_ALIGNMENT
+    """What the kernel's shared memory is aligned to (``wgmma.py`` asks)."""
 
     @property
     def threads(self) -> int:
@@ -222,7 +227,10 @@ def _accumulator_grid(
         if tensor_core_shape(target, gemm.element_type("a")) is None:
             continue
         m, n, _ = gemm.mnk
-        if any(_reduced_along_rows(f) for f in _combined_with(links, buffer)):
+        grid: WarpGrid | None
+        if warpgroups := accumulator_warpgroups(gemm, target, warps * WARP_SIZE):
+            grid = WarpgroupGrid.of(m, n, warpgroups, block_warps=warps)
+        elif any(_reduced_along_rows(f) for f in _combined_with(links, buffer)):
             # The shuffle reductions (reduce.py) want whole rows per warp, and every
             # warp of the block in the grid.
             grid = choose_warp_grid(m, n, warps, True) or choose_warp_grid(m, n, warps)
@@ -438,6 +446,8 @@ def build_kernel(
         gpu_func.arg_attrs = kernel.arg_attrs
     if dynamic:
         gpu_func.attributes[DYNAMIC_SHARED_ATTR] = IntegerAttr(shared_bytes, i64)
+        if base_alignment > SHARED_ALIGNMENT:  # upstream.align_dynamic_shared_memory
+            gpu_func.attributes[SHARED_ALIGNMENT_ATTR] = IntegerAttr(base_alignment, i64)
     gpu_module_body.add_op(gpu_func)
 
     entry = gpu_func.body.block
@@ -480,6 +490,7 @@ def build_kernel(
             assert isinstance(view.owner, Operation)
             view.owner.attributes[SWIZZLE_ATTR] = StringAttr(permutation.describe())
     context.tensor_copies = add_tensor_maps(gpu_func, context.swizzles)
+    context.shared_base_alignment = base_alignment
     return context
 
 

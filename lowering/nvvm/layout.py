@@ -35,6 +35,8 @@ from tilepipe.lowering.nvvm import emit
 
 WARP_SIZE = 32
 MMA_M, MMA_N, MMA_K = 16, 8, 16
+WARPGROUP_WARPS = 4  # a wgmma warpgroup: four consecutive warps
+WARPGROUP_M = 64  # the rows of one wgmma
 # f16 goes through nvgpu.mma.sync; bf16 through nvvm.mma.sync directly, because upstream
 # 22.1.8's convert-nvgpu-to-nvvm cannot lower a bf16 nvgpu.mma.sync (see gemm.py).
 TENSOR_CORE_INPUTS = (Float16Type, BFloat16Type)
@@ -229,11 +231,56 @@ class WarpGrid:
     def tiles_n(self) -> int:
         return self.warp_n // MMA_N
 
+    @property
+    def block_rows(self) -> int:
+        """Rows from one of a warp's 16-row blocks to the next: its blocks are
+        contiguous."""
+        return MMA_M
+
     def warp_origin(self, warp: SSAValue) -> tuple[SSAValue, SSAValue]:
-        """(row, column) of the warp's sub-tile."""
+        """(row, column) of the warp's first 16x8 block."""
         row = emit.mul(emit.div(warp, self.warps_n), self.warp_m)
         col = emit.mul(emit.rem(warp, self.warps_n), self.warp_n)
         return row, col
+
+    def warp_of(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The warp owning each (row, column) of the tile."""
+        return (rows // self.warp_m) * self.warps_n + cols // self.warp_n
+
+
+@dataclass(frozen=True)
+class WarpgroupGrid(WarpGrid):
+    """How the warpgroups of a block tile an ``m x n`` accumulator for ``wgmma``:
+    warpgroup ``g`` owns rows ``[g m / W, (g + 1) m / W)`` and every column, as
+    64-row slabs of one ``wgmma .m64nN`` each.  In each slab, warp ``q`` of the
+    warpgroup holds rows ``16 q .. 16 q + 15`` in the m16n8 accumulator fragment of
+    every 8-column block (PTX ISA, "Register Fragments" of wgmma's D): the m16n8
+    layout with a warp's blocks 64 rows apart instead of 16."""
+
+    @staticmethod
+    def of(m: int, n: int, warpgroups: int, block_warps: int) -> WarpgroupGrid:
+        """The grid of ``warpgroups`` in a block of ``block_warps`` warps."""
+        warps = WARPGROUP_WARPS * warpgroups
+        return WarpgroupGrid(m, n, warps, 1, block_warps if block_warps > warps else 0)
+
+    @property
+    def warpgroups(self) -> int:
+        return self.warps_m // WARPGROUP_WARPS
+
+    @property
+    def warpgroup_m(self) -> int:
+        return self.m // self.warpgroups
+
+    @property
+    def block_rows(self) -> int:
+        return WARPGROUP_M
+
+    def warp_origin(self, warp: SSAValue) -> tuple[SSAValue, SSAValue]:
+        group = emit.mul(emit.div(warp, WARPGROUP_WARPS), self.warpgroup_m)
+        return emit.add(group, emit.mul(emit.rem(warp, WARPGROUP_WARPS), MMA_M)), emit.const(0)
+
+    def warp_of(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return (rows // self.warpgroup_m) * WARPGROUP_WARPS + rows % WARPGROUP_M // MMA_M
 
 
 def choose_warp_grid(
@@ -260,8 +307,9 @@ def choose_warp_grid(
 class MmaAccumulatorLayout(FragmentLayout):
     """The m16n8k16 accumulator layout, one 16x8 block after another per warp.
 
-    Register ``((i * tiles_n + j) * 4 + r)`` holds row ``warp_row + 16 i + lane/4 +
-    8 (r/2)``, column ``warp_col + 8 j + 2 (lane%4) + r%2``.
+    Register ``((i * tiles_n + j) * 4 + r)`` holds row ``warp_row + B i + lane/4 +
+    8 (r/2)``, column ``warp_col + 8 j + 2 (lane%4) + r%2``, with ``B`` the grid's
+    ``block_rows`` (16; 64 in a warpgroup grid, which is also wgmma's layout).
     """
 
     grid: WarpGrid
@@ -276,7 +324,7 @@ class MmaAccumulatorLayout(FragmentLayout):
 
     def owners(self) -> np.ndarray:
         rows, cols = np.indices(self.shape)
-        warp = (rows // self.grid.warp_m) * self.grid.warps_n + cols // self.grid.warp_n
+        warp = self.grid.warp_of(rows, cols)
         lane = (rows % MMA_M % 8) * 4 + (cols % MMA_N) // 2
         return warp * WARP_SIZE + lane
 
@@ -296,7 +344,7 @@ class MmaAccumulatorLayout(FragmentLayout):
         for tile_m in range(self.grid.tiles_m):
             for tile_n in range(self.grid.tiles_n):
                 for element in range(0, 4, width):
-                    row = emit.add(base_row, tile_m * MMA_M + 8 * (element // 2))
+                    row = emit.add(base_row, tile_m * self.grid.block_rows + 8 * (element // 2))
                     col = emit.add(base_col, tile_n * MMA_N + element % 2)
                     register = self.register_index(tile_m, tile_n, element)
                     body(emit.const(register), [row, col], width)

@@ -177,7 +177,7 @@ def lower_fragment_reduction(
                             register = layout.register_index(tile_m, tile_n, 2 * half + column)
                             acc = _combine(kind, acc, emit.load(src.buffer, [emit.const(register)]))
                     acc = _butterfly(kind, acc, [1, 2])
-                row = emit.add(group_row, 16 * tile_m + 8 * half)
+                row = emit.add(group_row, grid.block_rows * tile_m + 8 * half)
                 _store_from_lane_zero(quad_lane, dst, acc, row)
         return
     assert isinstance(layout, CooperativeLayout)

@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from tilepipe.core.targets import CudaTarget
-from tilepipe.dialects.tensor_maps import TENSOR_MAPS_ATTR
+from tilepipe.dialects.tensor_maps import SHARED_ALIGNMENT_ATTR, TENSOR_MAPS_ATTR
 
 # PTX ISA 8.0 covers everything tilepipe emits (cp.async, ldmatrix, mma.sync,
 # mbarrier expect_tx / try_wait.parity) and is accepted by ptxas for sm_80 and sm_90.
@@ -203,7 +203,11 @@ def mark_tensor_map_parameters(upstream_module, ir=None) -> int:
         if module_op.operation.name != "gpu.module":
             continue
         module_marked = marked
+        alignment = 0
         for op in module_op.regions[0].blocks[0].operations:
+            if op.operation.name == "llvm.func" and SHARED_ALIGNMENT_ATTR in op.attributes:
+                asked = ir.IntegerAttr(op.attributes[SHARED_ALIGNMENT_ATTR]).value
+                alignment = max(alignment, asked)
             if op.operation.name != "llvm.func" or TENSOR_MAPS_ATTR not in op.attributes:
                 continue
             maps = len(op.attributes[TENSOR_MAPS_ATTR])
@@ -219,7 +223,9 @@ def mark_tensor_map_parameters(upstream_module, ir=None) -> int:
                 marked += 1
             op.attributes["arg_attrs"] = ir.ArrayAttr.get(entries)
         if marked > module_marked:
-            _align_dynamic_shared_memory(module_op, ir)
+            alignment = max(alignment, TENSOR_COPY_BASE_ALIGNMENT)
+        if alignment:
+            _align_dynamic_shared_memory(module_op, ir, alignment)
     return marked
 
 
@@ -228,9 +234,10 @@ def mark_tensor_map_parameters(upstream_module, ir=None) -> int:
 TENSOR_COPY_BASE_ALIGNMENT = 1024
 
 
-def _align_dynamic_shared_memory(gpu_module, ir) -> None:
+def _align_dynamic_shared_memory(gpu_module, ir, alignment: int) -> None:
     """Upstream declares the dynamic shared memory (``gpu.dynamic_shared_memory``)
-    16-byte aligned; a kernel with tensor copies needs its base aligned as its
+    16-byte aligned; a kernel with tensor copies, or whose buffers ask more
+    (``tilepipe.shared_alignment``: wgmma operands), needs its base aligned as its
     arena's swizzled tiles (what CUDA code asks with ``extern __shared__
     __align__(1024)``)."""
     for op in gpu_module.regions[0].blocks[0].operations:
@@ -238,7 +245,7 @@ def _align_dynamic_shared_memory(gpu_module, ir) -> None:
             op.attributes["sym_name"]
         ).value.startswith("__dynamic_shmem__"):
             op.attributes["alignment"] = ir.IntegerAttr.get(
-                ir.IntegerType.get_signless(64), TENSOR_COPY_BASE_ALIGNMENT
+                ir.IntegerType.get_signless(64), alignment
             )
 
 

@@ -9,7 +9,8 @@ like shared ones.  (Blocks never synchronize with each other; distinct kernel
 arguments are assumed not to alias.)  Who touches an entry: the threads of a
 cooperative tile op (element ``e`` of the tile, row-major, by thread ``e mod T``),
 every thread (the operands of a warp-tiled ``tile.gemm``, a ``tile.broadcast``'s
-source: ``TileOp.ROLES_READ_BY_ALL_THREADS``), thread 0 (scalar
+source: ``TileOp.ROLES_READ_BY_ALL_THREADS``), the warpgroups of a gemm on ``wgmma``
+(its shared operands, read through the async proxy), thread 0 (scalar
 ``memref.load``/``store``), or the async copy engine on behalf of the issuing threads
 (``pipeline.async_copy``, which reads its global source as late as it writes its
 shared destination: only a ``wait_group`` orders either).
@@ -28,9 +29,10 @@ from xdsl.ir import Operation, SSAValue
 
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline_sync import AsyncTileCopy, BulkCopyOp
-from tilepipe.dialects.tile import ElementMapping, TileOp
+from tilepipe.dialects.tile import ElementMapping, GemmOp, TileOp
 
 from tilepipe.passes.analysis.program_points import Level, chain
+from tilepipe.passes.cuda.warpgroup_mma import reads_through_async_proxy
 
 
 class Agent(Enum):
@@ -40,6 +42,9 @@ class Agent(Enum):
     ASYNC_ENGINE = "async copy engine"  # written by the engine for cooperative issuers
     BULK_ENGINE = "bulk copy engine"  # a TMA copy issued by thread 0, completing on an mbarrier
     FRAGMENT = "fragment layout"  # an op touching registers follows their layout
+    # A gemm's shared operands read by wgmma for its warpgroups, through the async
+    # proxy; retired (wait_group 0) before the gemm ends (warpgroup_mma.py).
+    WARPGROUP_MMA = "warpgroup mma"
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,6 +68,11 @@ class AccessEntry:
     @property
     def is_bulk_write(self) -> bool:
         return self.agent is Agent.BULK_ENGINE
+
+    @property
+    def is_async_proxy(self) -> bool:
+        """Through the async proxy: a bulk copy's write, a wgmma's operand read."""
+        return self.agent in (Agent.BULK_ENGINE, Agent.WARPGROUP_MMA)
 
     def participating_threads(self, threads: int) -> int:
         """How many leading threads take part (the rest idle)."""
@@ -96,6 +106,8 @@ def access_entries(op: Operation) -> list[AccessEntry]:
                 agent = Agent.BULK_ENGINE
             elif isinstance(op, AsyncTileCopy) and not isinstance(op, BulkCopyOp):
                 agent = Agent.ASYNC_ENGINE
+            elif isinstance(op, GemmOp) and access.reads and reads_through_async_proxy(op):
+                agent = Agent.WARPGROUP_MMA
             elif (
                 op.ELEMENT_MAPPING is ElementMapping.WARP_TILED
                 or access.operand_name in op.ROLES_READ_BY_ALL_THREADS

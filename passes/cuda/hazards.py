@@ -62,11 +62,12 @@ class Hazard:
 
     @property
     def needs_proxy_fence(self) -> bool:
-        """A generic-proxy access (a thread's, or a cp.async it issued), then a bulk
-        copy (async proxy) overwriting the same bytes: the source's threads must
-        execute ``fence.proxy.async`` between them (before the barrier that orders
-        them before thread 0's issue)."""
-        return self.target.is_bulk_write and not self.source.is_bulk_write
+        """A generic-proxy access (a thread's, or a cp.async it issued), then an
+        async-proxy access of the same bytes (a bulk copy overwriting them, a wgmma
+        reading them): the source's threads must execute ``fence.proxy.async``
+        between them (before the barrier that orders them before the other threads'
+        access)."""
+        return self.target.is_async_proxy and not self.source.is_async_proxy
 
     def describe(self) -> str:
         distance = (
@@ -144,7 +145,7 @@ class HazardAnalysis(AccessRelations):
             )
         same_threads = self.same_threads(x, y, relation)
         needs_wait = x.is_async
-        if same_threads and not needs_wait and not y.is_bulk_write:
+        if same_threads and not needs_wait and not y.is_async_proxy:
             return None  # (a proxy fence is needed even within one thread)
         threads = max(x.participating_threads(self.threads), y.participating_threads(self.threads))
         return Hazard(kind, x, y, relation, not same_threads, needs_wait, threads)

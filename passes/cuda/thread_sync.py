@@ -17,11 +17,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from tilepipe.core.diagnostics import OpDiagnosticError, emit_remark, op_error
 from tilepipe.dialects.pipeline_sync import (
     NAMED_BARRIERS,
+    AsyncCopyOp,
     BarrierOp,
+    BulkCopyOp,
+    CommitGroupOp,
     FenceProxyAsyncOp,
     WaitGroupOp,
 )
-from tilepipe.dialects.tile import BlockIdOp
+from tilepipe.dialects.tile import BlockIdOp, GemmOp, TileOp
 from tilepipe.core.targets import CudaTarget, target_of
 
 from tilepipe.passes.cuda.exit_drain import needs_exit_drain
@@ -83,7 +86,37 @@ def synchronize(function: func.FuncOp) -> SyncReport:
         drain = _plan_and_insert(function, exit_only=True)
         report.points += drain.points
         report.hazards += drain.hazards
+    _drop_subsumed_fences(function)
     return report
+
+
+# Ops a proxy fence may be moved past: they neither access memory through the async
+# proxy nor order threads (cp.async is a generic-proxy write, landed by its wait).
+_FENCE_TRANSPARENT = (WaitGroupOp, CommitGroupOp, AsyncCopyOp)
+
+
+def _fence_transparent(op: Operation) -> bool:
+    if op.regions or isinstance(op, BulkCopyOp | GemmOp):
+        return False
+    if isinstance(op, (*_FENCE_TRANSPARENT, TileOp)):
+        return True
+    return op.dialect_name() not in ("pipeline", "tile")
+
+
+def _drop_subsumed_fences(function: func.FuncOp) -> None:
+    """Erase a proxy fence that another one follows in the same block with nothing
+    between them but generic accesses and cp.async bookkeeping: the later fence
+    orders every generic access the earlier one did, before the same barrier and
+    async accesses (a placed fence after a tma-copy mbarrier-init fence, with the
+    wait that lands a cp.async between them)."""
+    for fence in [op for op in function.body.walk() if isinstance(op, FenceProxyAsyncOp)]:
+        op = fence.next_op
+        while op is not None and not isinstance(op, FenceProxyAsyncOp):
+            if not _fence_transparent(op):
+                break
+            op = op.next_op
+        if isinstance(op, FenceProxyAsyncOp):
+            Rewriter.erase_op(fence)
 
 
 def _plan_and_insert(function: func.FuncOp, exit_only: bool) -> SyncReport:

@@ -31,7 +31,7 @@ from tilepipe.dialects.pipeline_sync import (
     MBarrierInitOp,
     MBarrierWaitParityOp,
 )
-from tilepipe.dialects.tile import CopyOp
+from tilepipe.dialects.tile import CopyOp, GemmOp
 from tilepipe.core.diagnostics import emit_remark, op_error
 from tilepipe.core.targets import CudaTarget, UnknownTarget, target_of
 
@@ -39,7 +39,9 @@ from tilepipe.passes.analysis.loop_dependences import LoopAccessAnalysis
 from tilepipe.passes.analysis.divisibility import provable_vector_width
 from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, versions_by_buffer
 from tilepipe.passes.cuda.tensor_map import BOX_ALIGNMENT, shared_alloc, tensor_box
+from tilepipe.passes.memory.arena_aliasing import underlying_buffer
 from tilepipe.passes.memory.liveness import ALIGNMENT_ATTR, SWIZZLE_ATTR, is_loop_like
+from tilepipe.passes.cuda.warpgroup_mma import operand_swizzle, reads_through_async_proxy
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, read_schedule
 
 TMA_ALIGNMENT = 16  # bytes: the innermost box extent must be a multiple of 16 B
@@ -342,3 +344,16 @@ class TmaCopy(ModulePass):
         PatternRewriteWalker(
             ConvertPipelinedCopies(self.tensor_maps), apply_recursively=False
         ).rewrite_module(op)
+        for gemm in op.walk():
+            if isinstance(gemm, GemmOp) and reads_through_async_proxy(gemm):
+                _align_for_descriptors(gemm)
+
+
+def _align_for_descriptors(gemm: GemmOp) -> None:
+    """Ask the arena to start each shared operand of a gemm that will run on wgmma
+    where a descriptor's swizzle pattern starts (``warpgroup_mma.py``): the
+    permutation is of absolute address bits, as for a tensor copy's box."""
+    for operand in (gemm.a, gemm.b):
+        alloc = underlying_buffer(operand).owner
+        if isinstance(alloc, memref.AllocOp):
+            _ask_alignment(alloc, SWIZZLE_ATTR, operand_swizzle(operand))

@@ -65,6 +65,27 @@ MMA_M16N8K16 = MmaShape(16, 8, 16, ("f16", "bf16"), "f32")
 
 
 @dataclass(frozen=True)
+class WarpgroupMma:
+    """``wgmma.mma_async`` (sm_90a): one warpgroup of ``warpgroup_threads`` threads
+    computes an ``m x n x k`` product, n any multiple of ``n_step`` up to ``max_n``,
+    its A and B read from shared memory through matrix descriptors, its f32
+    accumulator in registers (PTX ISA, "Asynchronous Warpgroup Level Matrix
+    Multiply-Accumulate")."""
+
+    m: int
+    k: int
+    n_step: int
+    max_n: int
+    inputs: tuple[str, ...]
+    accumulator: str
+    warpgroup_threads: int = 128
+
+
+# wgmma .m64nNk16 with f16 or bf16 multiplicands, f32 accumulator, N = 8, 16, ..., 256.
+WGMMA_M64NNK16 = WarpgroupMma(64, 16, 8, 256, ("f16", "bf16"), "f32")
+
+
+@dataclass(frozen=True)
 class CudaTarget:
     name: str
     sm: int
@@ -84,6 +105,9 @@ class CudaTarget:
     # where the target has it (``tma-copy{tensor-maps=false}`` falls back to the
     # row-wise bulk copies); sm_90a, the architecture-specific Hopper target.
     has_tensor_map_copy: bool = False
+    # Warpgroup matrix multiply (``wgmma``, sm_90a): a tensor-core gemm whose shared
+    # operands a descriptor can address runs on it (lowering/nvvm/wgmma.py).
+    warpgroup_mma: WarpgroupMma | None = None
     # The memref memory spaces a kernel for this target may use ("global" = none).
     memory_spaces: tuple[str, ...] = ("global", "shared", "fragment", "local")
     # The tensor-core instructions a gemm may lower to; a gemm none fits runs on the
@@ -175,7 +199,9 @@ SM_90 = CudaTarget(
 # sm_90a``): the sm_90 record plus the features that do not carry forward to later
 # architectures and that TileLang's sm_90 kernels use.  A kernel for it runs on
 # sm_90 devices only; ``sm_90`` stays the portable record.
-SM_90A = replace(SM_90, name="sm_90a", has_tensor_map_copy=True)
+SM_90A = replace(
+    SM_90, name="sm_90a", has_tensor_map_copy=True, warpgroup_mma=WGMMA_M64NNK16
+)
 ASCEND_910B = AscendTarget(
     name="ascend910b",
     capacities={

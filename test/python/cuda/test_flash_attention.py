@@ -77,7 +77,10 @@ def lowered(text: str):
     return module
 
 
-@pytest.mark.parametrize("target, num_stages", [("sm_80", 2), ("sm_80", 3), ("sm_90", 2)])
+@pytest.mark.parametrize(
+    "target, num_stages",
+    [("sm_80", 2), ("sm_80", 3), ("sm_90", 2), ("sm_90a", 2), ("sm_90a", 3), ("sm_90a", 4)],
+)
 def test_lowered_kernel_matches_the_tile_level_per_thread(target, num_stages):
     """The NVVM interpreter runs every thread of the lowered kernel (cp.async groups or
     bulk copies, barriers, ldmatrix/mma.sync fragments, quad-shuffle reductions,
@@ -88,6 +91,8 @@ def test_lowered_kernel_matches_the_tile_level_per_thread(target, num_stages):
     kv_blocks = 3
     data = inputs(kv_blocks, seed=5)
     module = lowered(reduced(kv_blocks, num_stages, target))
+    wgmmas = sum(op.name == "nvvm.wgmma.mma_async" for op in module.walk())
+    assert (wgmmas > 0) == (target == "sm_90a")  # both gemms, Q K^T and P V
     arguments = [data[name].copy() for name in ("Q", "K", "V", "O")]
     run = run_nvvm_kernel(module, arguments, check_races=True)
     assert run.races == []

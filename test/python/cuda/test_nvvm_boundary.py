@@ -36,7 +36,7 @@ from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from tilepipe.core.flows import FLOWS
 
 BM, BN, BK = 64, 64, 32
-PASSES = {"sm_80": FLOWS["cuda"].spec(), "sm_90": FLOWS["cuda"].spec()}
+PASSES = {target: FLOWS["cuda"].spec() for target in ("sm_80", "sm_90", "sm_90a")}
 LONG = long_mode("TILEPIPE_BOUNDARY_SWEEP")
 
 

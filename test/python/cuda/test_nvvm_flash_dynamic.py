@@ -1,6 +1,6 @@
 """examples/flash_attention_dynamic.mlir after lower-to-nvvm: the lowered
 kernel, run per thread in the NVVM interpreter at sequence lengths no K/V block
-divides, on sm_80 and sm_90, is race free and equal to the tile level (up to the
+divides, on sm_80, sm_90 and sm_90a, is race free and equal to the tile level (up to the
 order of the mma sums) and to attention; ptxas accepts it.
 
 The sequence length is dynamic, so one lowering per target serves every length; the
@@ -27,7 +27,7 @@ from tilepipe.semantics import run_tile_kernel  # noqa: E402
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel  # noqa: E402
 from tilepipe.core.targets import TARGETS  # noqa: E402
 
-TARGETS_UNDER_TEST = ("sm_80", "sm_90")
+TARGETS_UNDER_TEST = ("sm_80", "sm_90", "sm_90a")  # sm_90a: wgmma, tensor maps
 LENGTHS = (1, 63, 65, 1000) if LONG else (1, 63, 65)
 ARGUMENTS = ("Q", "K", "V", "O", "key_valid")
 

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import Float16Type, MemRefType
 
 GEMM = """
 func.func @gemm(%A: memref<MxKxf16>, %B: memref<KxNxf16>, %C: memref<MxNxf32>, %n: index)
-    attributes {tile.grid = array<i64: 1, 1>, tile.threads = 128 : i64, tile.target = "sm_90a"} {
+    attributes {tile.grid = array<i64: 1, 1>, tile.threads = THREADS : i64, tile.target = "sm_90a"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cbk = arith.constant BK : index
@@ -43,8 +43,13 @@ func.func @gemm(%A: memref<MxKxf16>, %B: memref<KxNxf16>, %C: memref<MxNxf32>, %
 MAX_TRIPS = 17
 
 
-def gemm(stages: int, block_k: int = 64, m: int = 128, n: int = 128, k: int = 64 * MAX_TRIPS):
+def gemm(
+    stages: int, block_k: int = 64, m: int = 128, n: int = 128, k: int = 64 * MAX_TRIPS,
+    threads: int = 128,
+):
+    """The GEMM; at 128 threads (one warpgroup) it runs on wgmma, at 64 on mma.sync."""
     text = GEMM.replace("STAGES", str(stages)).replace("BK", str(block_k))
+    text = text.replace("THREADS", str(threads))
     return text.replace("M", str(m)).replace("N", str(n)).replace("K", str(k))
 
 
@@ -92,13 +97,17 @@ def test_ragged_shapes_read_zeros_past_the_edges():
     np.testing.assert_allclose(run.outputs[2], expected(a, b, 72), atol=1e-3)
 
 
+@pytest.mark.parametrize("threads", [128, 64])
 @pytest.mark.parametrize("block_k, swizzle", [(16, 32), (32, 64), (64, 128)])
-def test_each_swizzle_mode_lands_where_ldmatrix_reads(block_k, swizzle):
+def test_each_swizzle_mode_lands_where_ldmatrix_reads(block_k, swizzle, threads):
     """A's rows are 2 * block_k bytes: the 32B, 64B and 128B modes; B's rows of 256
     bytes land as two 128-byte panels (two boxes), each in the 128B mode.  A wrong
-    mode, alignment or panel puts elements where the permuted ldmatrix addresses do
-    not look, and the product is wrong; all the ldmatrix reads are conflict free."""
-    module = lowered(gemm(2, block_k=block_k, k=4 * block_k))
+    mode, alignment or panel puts elements where the permuted ldmatrix addresses (64
+    threads: mma.sync) or the wgmma descriptors (128 threads) do not look, and the
+    product is wrong; all the ldmatrix reads are conflict free."""
+    module = lowered(gemm(2, block_k=block_k, k=4 * block_k, threads=threads))
+    on_wgmma = any(op.name == "nvvm.wgmma.mma_async" for op in module.walk())
+    assert on_wgmma == (threads == 128)
     (kernel,) = [op for op in module.walk() if op.name == "gpu.func"]
     maps = [
         (entry.data["box"].get_values(), entry.data["swizzle"].value.data)
@@ -111,8 +120,9 @@ def test_each_swizzle_mode_lands_where_ldmatrix_reads(block_k, swizzle):
     )
     assert run.races == []
     np.testing.assert_allclose(run.outputs[2], expected(a, b, 4 * block_k), atol=1e-3)
-    wavefronts, ideal = run.shared_wavefronts["nvgpu.ldmatrix"]
-    assert wavefronts == ideal
+    if not on_wgmma:
+        wavefronts, ideal = run.shared_wavefronts["nvgpu.ldmatrix"]
+        assert wavefronts == ideal
 
 
 def test_without_tensor_maps_the_same_kernel_copies_rows():

@@ -177,6 +177,13 @@ class BlockExecution:
             raise NvvmExecutionError(op, "needs a value that is the same in every thread")
         return int(array.flat[0])
 
+    def uniform_in(self, op: Operation, value: SSAValue, threads: slice) -> int:
+        """``value``, the same in each of ``threads``."""
+        array = np.asarray(self.values[value])[threads]
+        if not (array == array.flat[0]).all():
+            raise NvvmExecutionError(op, "needs a value that is the same in every thread of a warpgroup")
+        return int(array.flat[0])
+
     def require_converged(self, op: Operation, mask: np.ndarray) -> None:
         if not mask.all():
             raise NvvmExecutionError(op, "executed by only some threads (divergent control flow)")

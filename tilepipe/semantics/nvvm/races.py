@@ -117,6 +117,9 @@ class SharedRaceDetector:
         # has not waited for its group): the write is still happening, so no barrier
         # orders it, and every access to them -- the issuing thread's too -- races.
         self.in_flight = np.zeros(self.size, bool)
+        # Bytes an unretired wgmma reads (its group not yet waited for): no write may
+        # touch them, whatever barriers lie between.
+        self.async_reads = np.zeros(self.size, bool)
         self.proxy = ProxyClock(self.size, self.threads)
 
     def access(
@@ -137,6 +140,13 @@ class SharedRaceDetector:
         writer = self.writer[byte]
         against_write = (writer >= 0) & ((writer != thread) | self.in_flight[byte])
         against_read = np.zeros_like(against_write)
+        if write and self.async_reads[byte].any():
+            i = int(np.flatnonzero(self.async_reads[byte])[0])
+            self._report(
+                op, int(byte[i]), None,
+                f"thread {thread[i]} overwrites what a wgmma still reads "
+                "(no wgmma.wait_group retired it)",
+            )
         if write and op.name != "nvvm.mbarrier.init" and self.mbarrier[byte].any():
             i = int(np.flatnonzero(self.mbarrier[byte])[0])
             self._report(op, int(byte[i]), None, "overwrites a live mbarrier (no mbarrier.inval)")
@@ -213,6 +223,12 @@ class SharedRaceDetector:
     def async_write(self, starts: np.ndarray, nbytes: int, in_flight: bool) -> None:
         """A cp.async to ``starts[i] .. + nbytes`` is issued (True) or lands (False)."""
         self.in_flight[(starts.reshape(-1, 1) + np.arange(nbytes)).ravel()] = in_flight
+
+    def async_read(self, starts: np.ndarray, in_flight: bool) -> None:
+        """A wgmma reads the 2-byte elements at ``starts`` from now on (True) or has
+        been retired (False)."""
+        self.async_reads[starts] = in_flight
+        self.async_reads[starts + 1] = in_flight
 
     def barrier(self, threads: np.ndarray | None) -> None:
         done = ~self.in_flight

@@ -11,6 +11,7 @@ from xdsl.ir import Attribute, Operation
 from tilepipe.semantics import numerics
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm.execution import BlockExecution, NvvmExecutionError, handles, numpy_dtype
+from tilepipe.semantics.nvvm.wgmma import check_retired
 
 
 def as_result(values: np.ndarray, result_type: Attribute) -> np.ndarray:
@@ -172,7 +173,9 @@ def _extract_strided_slice(ex, op, mask):
 
 @handles("llvm.extractvalue")
 def _extractvalue(ex, op, mask):
-    """Structs (the result of ``nvvm.mma.sync``) are held as ``(threads, fields)``."""
+    """Structs (the results of ``nvvm.mma.sync`` and ``nvvm.wgmma.mma_async``) are
+    held as ``(threads, fields)``."""
+    check_retired(ex, op, op.operands[0])
     position = tuple(op.properties["position"].get_values())
     return [ex[op.operands[0]][(slice(None), *position)].copy()]
 

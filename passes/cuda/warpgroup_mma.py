@@ -1,0 +1,123 @@
+"""Which tile-level gemms run on ``wgmma`` (sm_90a): shared by ``thread-sync``, for
+which such a gemm reads its shared operands through the async proxy
+(``access_entries``), and by ``lower-to-nvvm``, which gives its accumulator the
+warpgroup layout and emits it (``lowering/nvvm/wgmma*.py``).
+
+The question is decided here from what the tile level states -- the target, the
+input types, the operands' memory spaces and row lengths, the tile shape and the
+block's threads -- so that the two passes agree.  The lowering can still find that a
+descriptor cannot address an operand (its permutation or alignment); it then runs
+``mma.sync`` over the same layout and fences its generic reads for the async proxy
+itself, which keeps what ``thread-sync`` assumed true.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, MemRefType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from tilepipe.core.targets import CudaTarget, UnknownTarget, WarpgroupMma, target_of
+from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.pipeline_sync import BulkCopyOp
+from tilepipe.dialects.tile import GemmOp
+
+SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}  # descriptor bits 62-63 by swizzle bytes
+ATOM_ROWS = 8
+ELEMENT_BYTES = 2  # wgmma's shared operands here: f16 or bf16
+
+
+def wgmma_inputs(target: CudaTarget, element_type: Attribute) -> WarpgroupMma | None:
+    """The target's wgmma for gemm inputs of ``element_type``, if it has one."""
+    wgmma = target.warpgroup_mma
+    if wgmma is None or not isinstance(element_type, Float16Type | BFloat16Type):
+        return None
+    return wgmma if str(element_type) in wgmma.inputs else None
+
+
+def warpgroups_for(m: int, n: int, threads: int, wgmma: WarpgroupMma) -> int:
+    """The warpgroups that share an ``m x n`` accumulator (each whole 64-row slabs of
+    it), at most as many as the block has; 0 when wgmma cannot hold it."""
+    groups = threads // wgmma.warpgroup_threads
+    if m % wgmma.m or n % wgmma.n_step or groups == 0:
+        return 0
+    for count in range(min(groups, m // wgmma.m), 0, -1):
+        if m % (count * wgmma.m) == 0:
+            return count
+    return 0
+
+
+def n_chunks(n: int, wgmma: WarpgroupMma, step: int) -> list[tuple[int, int]]:
+    """``(first column, width)`` of the instructions covering ``n`` columns: equal
+    widths of at most ``max_n``, each a multiple of ``step``."""
+    for count in range(-(-n // wgmma.max_n), n // wgmma.n_step + 1):
+        width = n // count
+        if n % count == 0 and width % step == 0 and width <= wgmma.max_n:
+            return [(i * width, width) for i in range(count)]
+    return []
+
+
+def shared_tile_candidate(buffer: SSAValue) -> bool:
+    """Could shared tile ``buffer`` have a descriptor form: rows of 32, 64 or 128
+    bytes (``swizzle.py``'s permutations of those are the hardware's), or a multiple
+    of 128 that tensor-map copies land in 128-byte panels?  What the accumulator
+    layout is chosen by, before the lowering knows the permutations."""
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    shape = buffer_type.get_shape()
+    if len(shape) < 2 or shape[-2] % ATOM_ROWS:
+        return False
+    row_bytes = shape[-1] * ELEMENT_BYTES
+    if row_bytes in SWIZZLE_MODES:
+        return True
+    return row_bytes % 128 == 0 and any(
+        isinstance(use.operation, BulkCopyOp)
+        and use.operation.is_tensor_copy
+        and use.operation.dst == buffer
+        for use in buffer.uses
+    )
+
+
+def operand_swizzle(buffer: SSAValue) -> int:
+    """The swizzle bytes of a candidate operand's atoms (its rows, or 128-byte
+    panels)."""
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    return min(buffer_type.get_shape()[-1] * ELEMENT_BYTES, 128)
+
+
+def accumulator_warpgroups(gemm: GemmOp, target: CudaTarget, threads: int) -> int:
+    """How many warpgroups hold ``gemm``'s accumulator in wgmma's layout: its inputs
+    are wgmma's, A and B shared tiles a descriptor may address, C whole 64-row slabs
+    of a width the instructions cover; 0 otherwise (the mma.sync layouts)."""
+    wgmma = wgmma_inputs(target, gemm.element_type("a"))
+    if wgmma is None:
+        return 0
+    for operand in (gemm.a, gemm.b):
+        operand_type = operand.type
+        if not (
+            isinstance(operand_type, MemRefType)
+            and memory_space(operand_type) is MemorySpace.SHARED
+            and shared_tile_candidate(operand)
+        ):
+            return 0
+    m, n, k = gemm.mnk
+    if k < wgmma.k or not n_chunks(n, wgmma, wgmma.n_step):
+        return 0
+    return warpgroups_for(m, n, threads, wgmma)
+
+
+def reads_through_async_proxy(gemm: GemmOp) -> bool:
+    """Does ``gemm`` run on wgmma, reading its shared A and B through the async
+    proxy?"""
+    function: Operation | None = gemm
+    while function is not None and function.name != "func.func":
+        function = function.parent_op()
+    if function is None:
+        return False
+    try:
+        target = target_of(function)
+        _, threads = kernel_launch_shape(function)
+    except (UnknownTarget, ValueError):
+        return False
+    return isinstance(target, CudaTarget) and accumulator_warpgroups(gemm, target, threads) > 0
