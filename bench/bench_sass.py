@@ -15,7 +15,11 @@ without HMMA (sm_90's mbarrier try_wait retry) counts once.
 
 The ``TileLang`` column is TileLang 0.1.15's figure for the same kernel (sm_80), as
 ``bash bench/peer/tilelang.sh`` measures it (TileLang in a scratch venv, the registry's
-nvcc 13.5, this script's ``--cubin`` count).
+nvcc 13.5, this script's ``--cubin`` count); with ``--target sm_90a`` it is TileLang's
+warp-specialized consumer loop per k-iteration for the same block, and the loop
+counted is the one holding HGMMA (wgmma), by Hopper's classes (TMA, mbarrier SYNCS,
+WARPGROUP fences and waits, the uniform datapath).  Thread 0's tensor copies sit in
+a branch ptxas places outside the loop's range: the per-thread count leaves them out.
 
 Both ptxas and nvdisasm are pinned registry wheels (the ``ptx`` extra:
 ``nvidia-cuda-nvcc``, ``nvidia-cuda-nvdisasm``).  The figures are instruction counts,
@@ -108,8 +112,12 @@ class LoopCount:
         return f"{count / self.iterations:.4g}"
 
 
-def steady_state_count(sass: str, hmma_per_iteration: int) -> LoopCount:
-    """Dynamic instructions per iteration of the steady-state loop, by class."""
+def steady_state_count(
+    sass: str, hmma_per_iteration: int, marker: str = "HMMA", classify=None
+) -> LoopCount:
+    """Dynamic instructions per iteration of the steady-state loop, by class; the
+    tensor-core instruction ``marker`` (HMMA; HGMMA for wgmma kernels) marks it."""
+    classify = classify or instruction_class
     instructions, labels = parse_sass(sass)
 
     def count(first: int, last: int, opcode: str) -> int:
@@ -118,11 +126,11 @@ def steady_state_count(sass: str, hmma_per_iteration: int) -> LoopCount:
     candidates = [
         (first, last)
         for first, last in loops(instructions, labels)
-        if count(first, last, "HMMA") and count(first, last, "BAR")
+        if count(first, last, marker) and count(first, last, "BAR")
     ]
     if not candidates:
-        raise ValueError("no loop with HMMA and BAR in the SASS")
-    first, last = max(candidates, key=lambda loop: (count(*loop, "HMMA"), loop[1] - loop[0]))
+        raise ValueError(f"no loop with {marker} and BAR in the SASS")
+    first, last = max(candidates, key=lambda loop: (count(*loop, marker), loop[1] - loop[0]))
     nested = [
         (f, l) for f, l in loops(instructions, labels) if first <= f and l < last
     ]
@@ -132,20 +140,20 @@ def steady_state_count(sass: str, hmma_per_iteration: int) -> LoopCount:
     ]
     # A nested loop without HMMA (an mbarrier try_wait retry, sm_90) is counted once:
     # its trips are the wait's, not the k-steps'.
-    nested = [n for n in nested if count(*n, "HMMA")]
+    nested = [n for n in nested if count(*n, marker)]
     in_nested = {i for f, l in nested for i in range(f, l + 1)}
     classes: Counter = Counter()
     trips = None
     if nested:
-        nested_hmma = sum(count(f, l, "HMMA") for f, l in nested)
-        outside_hmma = count(first, last, "HMMA") - nested_hmma
+        nested_hmma = sum(count(f, l, marker) for f, l in nested)
+        outside_hmma = count(first, last, marker) - nested_hmma
         trips = max(1, (hmma_per_iteration - outside_hmma) // max(1, nested_hmma))
     for index in range(first, last + 1):
         weight = trips if index in in_nested else 1
-        classes[instruction_class(instructions[index].opcode)] += weight
+        classes[classify(instructions[index].opcode)] += weight
     iterations = 1
-    if hmma_per_iteration and classes["HMMA"] % hmma_per_iteration == 0:
-        iterations = max(1, classes["HMMA"] // hmma_per_iteration)
+    if hmma_per_iteration and classes[marker] % hmma_per_iteration == 0:
+        iterations = max(1, classes[marker] // hmma_per_iteration)
     return LoopCount(classes, trips, iterations)
 
 
@@ -156,6 +164,10 @@ class KernelCase:
     num_stages: int
     hmma_per_iteration: int  # per thread: the gemms' m16n8k16 blocks per warp
     reference: str = ""  # TileLang 0.1.15's figure, where known
+    # sm_90a (wgmma): the m64nNk16 instructions a warpgroup issues per k-iteration.
+    hgmma_per_iteration: int = 0
+    # TileLang 0.1.15's sm_90a consumer loop per k-iteration (docs/nvvm.md), if known.
+    hopper_reference: str = ""
 
 
 TILELANG_BLOCK_K32 = {1: "115", 2: "150", 3: "143", 4: "148"}
@@ -172,20 +184,31 @@ def _gemm_block_k32() -> str:
     )
 
 
-def cases() -> list[KernelCase]:
+def cases(target: str = "sm_80") -> list[KernelCase]:
     gemm = (EXAMPLES / "gemm.mlir").read_text()
     # 4 warps over 128x128: 64x64 per warp, 4x8 m16n8 blocks, K/16 steps.
-    rows = [KernelCase("gemm.mlir (block_K 64)", gemm, 3, 32 * 4, "252, 248 regs")]
+    # wgmma (sm_90a): one warpgroup, two m64n128 slabs per 16-wide k-step.
+    rows = [
+        KernelCase("gemm.mlir (block_K 64)", gemm, 3, 32 * 4, "252, 248 regs", 2 * 4, "98")
+    ]
     rows += [
-        KernelCase("gemm block_K 32", _gemm_block_k32(), n, 32 * 2, TILELANG_BLOCK_K32[n])
+        KernelCase(
+            "gemm block_K 32", _gemm_block_k32(), n, 32 * 2, TILELANG_BLOCK_K32[n], 2 * 2
+        )
         for n in (1, 2, 3, 4)
     ]
     # 64x64 tiles over 4 warps whose rows a row reduction keeps whole: 16x64 per
-    # warp, 1x8 blocks, 4 k-steps, two gemms.
+    # warp, 1x8 blocks, 4 k-steps, two gemms (sm_90a: one m64n64 per k-step each).
     flash = (EXAMPLES / "flash_attention.mlir").read_text()
-    rows.append(KernelCase("flash_attention.mlir", flash, 2, 2 * 8 * 4, "412, 214 regs"))
+    rows.append(
+        KernelCase("flash_attention.mlir", flash, 2, 2 * 8 * 4, "412, 214 regs", 2 * 4, "304")
+    )
     epilogue = (EXAMPLES / "gemm_epilogue.mlir").read_text()
-    rows.append(KernelCase("gemm_epilogue.mlir", epilogue, 2, 32 * 4))
+    rows.append(KernelCase("gemm_epilogue.mlir", epilogue, 2, 32 * 4, "", 2 * 4))
+    if target == "sm_90a":  # 128x256 blocks in 197 KB: more shared memory than sm_80's
+        hopper = (EXAMPLES / "gemm_sm90a.mlir").read_text()
+        # Two warpgroups, each one m64n256 slab: 4 k-steps.
+        rows.append(KernelCase("gemm_sm90a.mlir", hopper, 4, 0, "", 4, "88"))
     return rows
 
 
@@ -206,12 +229,15 @@ def measure(case: KernelCase, target: str) -> Measurement:
         cubin = Path(tmp) / "kernel.cubin"
         (report,) = run_ptxas(result.ptx, target, cubin)
         sass = disassemble(cubin)
-    loop = steady_state_count(sass, case.hmma_per_iteration)
+    if target == "sm_90a":
+        loop = steady_state_count(sass, case.hgmma_per_iteration, "HGMMA", hopper_class)
+    else:
+        loop = steady_state_count(sass, case.hmma_per_iteration)
     return Measurement(case, case.num_stages, loop, report)
 
 
-def table(measurements: list[Measurement]) -> str:
-    header = ["kernel", "ns", "total", *CLASSES, "regs", "spill B", "TileLang"]
+def table(measurements: list[Measurement], classes: tuple[str, ...] = CLASSES) -> str:
+    header = ["kernel", "ns", "total", *classes, "regs", "spill B", "TileLang"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for m in measurements:
         total = m.loop.per_iteration(m.loop.total) + ("*" if m.loop.inner_trips else "")
@@ -222,10 +248,10 @@ def table(measurements: list[Measurement]) -> str:
             m.case.name,
             str(m.num_stages),
             total,
-            *(m.loop.per_iteration(m.loop.classes.get(c, 0)) for c in CLASSES),
+            *(m.loop.per_iteration(m.loop.classes.get(c, 0)) for c in classes),
             str(m.ptxas.registers),
             str(spills),
-            m.case.reference or "-",
+            (m.case.hopper_reference if classes is HOPPER_CLASSES else m.case.reference) or "-",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -325,12 +351,12 @@ def main() -> None:
             counts = [f"{c} {loop.classes.get(c, 0)}" for c in CLASSES]
             print(" | ".join([f"total {loop.total}", *counts]))
         return
-    measurements = [measure(case, args.target) for case in cases()]
+    measurements = [measure(case, args.target) for case in cases(args.target)]
     print(
         f"SASS per steady-state k-iteration, per thread ({args.target}; "
         "* = nested loop trips inferred)"
     )
-    print(table(measurements))
+    print(table(measurements, HOPPER_CLASSES if args.target == "sm_90a" else CLASSES))
 
 
 if __name__ == "__main__":

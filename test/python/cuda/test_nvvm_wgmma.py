@@ -11,11 +11,15 @@ must agree."""
 import numpy as np
 import pytest
 
-from pipeline_helpers import apply_passes, deletions_not_noticed
+from pipeline_helpers import deletions_not_noticed
+from sweeps import sample_size
 from test_nvvm_gemm_paths import _assert_bit_exact, _run_both, gemm_text
 from test_nvvm_tensor_maps import MAX_TRIPS, expected, gemm, lowered, operands
 from tilepipe.dialects.nvvm import WgmmaFenceAlignedOp
+from conftest import ROOT
+from test_nvvm_codegen import _bench_sass
 from tilepipe.drivers.compile import compile_kernel
+from tilepipe.lowering.nvvm.ptxas import CudaToolNotFound, disassemble, find_nvdisasm, run_ptxas
 from tilepipe.semantics.nvvm.interp import NvvmExecutionError, run_nvvm_kernel
 from tilepipe.semantics.nvvm.wgmma import Descriptor
 
@@ -132,8 +136,9 @@ def test_every_sync_of_the_wgmma_gemm_is_needed(stages):
 
 def test_sm90a_gemm_and_flash_attention_assemble(ptxas_available):
     """ptxas -arch=sm_90a takes the wgmma kernels, with no spills."""
-    for text in (gemm(3), gemm(4, block_k=32)):
-        (report,) = compile_kernel(text, "gemm.mlir", "sm_90a").ptxas
+    flash = (ROOT / "examples" / "flash_attention.mlir").read_text()
+    for text in (gemm(3), gemm(4, block_k=32), flash.replace('"sm_80"', '"sm_90a"')):
+        (report,) = compile_kernel(text, "kernel.mlir", "sm_90a").ptxas
         assert report.spill_store_bytes == 0 and report.spill_load_bytes == 0
 
 
@@ -175,3 +180,76 @@ def test_an_mn_major_descriptor_steps_panels_by_its_leading_offset():
 def test_descriptors_the_model_does_not_cover_are_refused(bits, message):
     with pytest.raises(NvvmExecutionError, match=message):
         Descriptor.decode(WgmmaFenceAlignedOp(), bits)
+
+
+# ------------------------------------------------------------ random wgmma gemms
+
+RANDOM_CASES = sample_size("TILEPIPE_WGMMA_SWEEP", quick=10, long=120)
+
+
+def _random_case(rng: np.random.Generator):
+    """A gemm of the surface wgmma takes, or just misses: M in 64-row slabs (now and
+    then not), N any multiple of 8 up to 320, K-major operands of 32/64/128-byte rows
+    or MN-major ones of 128-byte rows (64 columns) with K any multiple of 8, 1-3
+    warpgroups."""
+    dtype = str(rng.choice(["f16", "bf16"]))
+    transpose_a, transpose_b = bool(rng.random() < 0.4), bool(rng.random() < 0.5)
+    threads = int(rng.choice([128, 128, 256, 384]))
+    m = int(rng.choice([64, 64, 128, 192, 48]))
+    if transpose_a:  # A stored K x M: 128-byte rows are 64 columns of M
+        m = 64
+    n = 64 if not transpose_b else int(8 * rng.integers(1, 41))
+    k_major_k = int(rng.choice([16, 32, 64]))
+    k = k_major_k if not (transpose_a and not transpose_b) else int(8 * rng.integers(2, 9))
+    return m, n, k, dtype, threads, transpose_a, transpose_b
+
+
+@pytest.mark.parametrize("seed", range(RANDOM_CASES))
+def test_random_wgmma_gemms_match_the_tile_level(seed):
+    m, n, k, dtype, threads, ta, tb = _random_case(np.random.default_rng(7000 + seed))
+    text = _on_sm90a(gemm_text(m, n, k, dtype, threads, ta, tb))
+    inputs, tile_level, run, module = _run_both(text, seed=seed)
+    if m % 64 == 0 and k >= 16:  # a descriptor addresses every such operand here
+        assert _count(module, WGMMA) > 0, text
+    _assert_bit_exact(inputs, tile_level, run)
+
+
+# ------------------------------------------------------------------- the example
+
+def test_the_sm90a_example_is_exact_on_one_block():
+    """examples/gemm_sm90a.mlir (128x256x64 blocks, two warpgroups, 4 stages), its k
+    loop cut to 5 trips: block (0, 0) equals the product, race free."""
+    text = (ROOT / "examples" / "gemm_sm90a.mlir").read_text()
+    text = text.replace("%c32 = arith.constant 32", "%c32 = arith.constant 5")
+    module = lowered(text)
+    assert _count(module, WGMMA) > 0 and _count(module, "nvgpu.mma.sync") == 0
+    rng = np.random.default_rng(11)
+    a = rng.uniform(-1, 1, (2048, 2048)).astype(np.float16)
+    b = rng.uniform(-1, 1, (2048, 2048)).astype(np.float16)
+    c = np.zeros((2048, 2048), np.float32)
+    run = run_nvvm_kernel(module, [a, b, c], blocks=[(0, 0, 0)], check_races=True)
+    assert run.races == []
+    k = 5 * 64
+    reference = a[:128, :k].astype(np.float32) @ b[:k, :256].astype(np.float32)
+    np.testing.assert_allclose(run.outputs[2][:128, :256], reference, atol=1e-3)
+
+
+def test_the_sm90a_steady_loops_issue_hgmma_only(tmp_path):
+    """The SASS steady loop (bench/bench_sass.py) of the example GEMMs on sm_90a: the
+    HGMMA per k-iteration the tiles need (128x128x64 over one warpgroup: 2 slabs x 4
+    k-steps; 128x256x64 over two: 4 each), no HMMA or LDSM left, within registers."""
+    try:
+        find_nvdisasm()
+    except CudaToolNotFound:
+        pytest.skip("nvdisasm is not installed (the ptx extra)")
+    bench_sass = _bench_sass()
+    for name, hgmma in (("gemm.mlir", 8), ("gemm_sm90a.mlir", 4)):
+        text = (ROOT / "examples" / name).read_text().replace('"sm_80"', '"sm_90a"')
+        result = compile_kernel(text, name, "sm_90a", run_ptxas=False)
+        cubin = tmp_path / f"{name}.cubin"
+        (report,) = run_ptxas(result.ptx, "sm_90a", cubin)
+        sass = disassemble(cubin)
+        assert "HMMA" not in sass.replace("HGMMA", "") and "LDSM" not in sass
+        loop = bench_sass.steady_state_count(sass, hgmma, "HGMMA", bench_sass.hopper_class)
+        assert loop.classes["HGMMA"] / loop.iterations == hgmma
+        assert report.registers <= 168 and report.spill_store_bytes == 0
