@@ -64,7 +64,6 @@ from tilepipe.lowering.nvvm.access import TileOperand, tile_operands
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.layout import (
     MMA_K,
-    MMA_M,
     MMA_N,
     MmaAccumulatorLayout,
     WarpgroupGrid,

@@ -2,15 +2,16 @@
 tiles landed by ``cp.async.bulk.tensor`` in the hardware's swizzle and zero-filled past
 the arrays' edges, is race free and equal to the product at num_stages 1-4 and trip
 counts 0, 1, 2 and 17 (dynamic), at ragged static shapes, and with rows of 32, 64 and
-128 bytes (the three swizzle modes) and of 256 bytes (two 128-byte panels); every
-barrier, proxy fence, mbarrier arrival and wait of the lowered kernel is needed.  The interpreter's swizzle (address bits, PTX
-ISA) and the lowering's (row and column indices, ``swizzle.py``) are written apart;
-these runs are where they must agree."""
+128 bytes (the three swizzle modes) and of 256 bytes (two 128-byte panels), read by
+wgmma descriptors (one warpgroup) or ldmatrix (64 threads).  The interpreter's swizzle
+(address bits, PTX ISA) and the lowering's (row and column indices, ``swizzle.py``)
+are written apart; these runs are where they must agree.  That every sync of the
+lowered kernel is needed is test_nvvm_wgmma.py's."""
 
 import numpy as np
 import pytest
 
-from pipeline_helpers import apply_passes, deletions_not_noticed
+from pipeline_helpers import apply_passes
 from tilepipe.core.flows import FLOWS
 from tilepipe.drivers.compile import compile_kernel
 from tilepipe.lowering.nvvm.swizzle import choose_swizzle
@@ -134,38 +135,8 @@ def test_without_tensor_maps_the_same_kernel_copies_rows():
     assert any(op.name == "nvvm.cp.async.bulk.shared.cluster.global" for op in module.walk())
 
 
-SYNCS = (
-    "nvvm.barrier0",
-    "nvvm.fence.proxy",
-    "nvvm.mbarrier.arrive.expect_tx",
-    "nvvm.mbarrier.try_wait.parity",
-)
-
-
-# The prologue and drain of a dynamic trip count guard their syncs: each is reached at
-# some trip count below the depth, and the steady loop's at 4.
-MUTATION_TRIPS = (1, 2, 3, 4)
-
-
-def _fails(module, arguments) -> bool:
-    for trips in MUTATION_TRIPS:
-        try:
-            run = run_nvvm_kernel(
-                module, [*arguments, np.array(trips)], check_races=True, stop_at_first_race=True
-            )
-        except NvvmExecutionError:  # a hang: a phase that never completes
-            return True
-        if run.races:
-            return True
-    return False
-
-
-def test_every_sync_around_the_tensor_copies_is_needed():
-    module = lowered(gemm(3, k=64 * max(MUTATION_TRIPS)))
-    arguments = list(operands(128, 128, 64 * max(MUTATION_TRIPS)))
-    assert not _fails(module, arguments)
-    assert {op.name for op in module.walk() if op.name in SYNCS} == set(SYNCS)
-    assert deletions_not_noticed(module, SYNCS, lambda m: _fails(m, arguments)) == []
+# Every barrier, proxy fence, mbarrier arrival and wait of this GEMM (now on wgmma) is
+# mutated in test_nvvm_wgmma.py, with the wgmma fences, commits and waits.
 
 
 # ----------------------------------------------------------- the model by itself

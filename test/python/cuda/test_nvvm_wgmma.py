@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pipeline_helpers import deletions_not_noticed
-from sweeps import sample_size
+from sweeps import long_mode, sample_size
 from test_nvvm_gemm_paths import _assert_bit_exact, _run_both, gemm_text
 from test_nvvm_tensor_maps import MAX_TRIPS, expected, gemm, lowered, operands
 from tilepipe.dialects.nvvm import WgmmaFenceAlignedOp
@@ -121,7 +121,7 @@ SYNCS = (
 )
 
 
-@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("stages", [2, 3, 4] if long_mode("TILEPIPE_MUTATION_SWEEP") else [3])
 def test_every_sync_of_the_wgmma_gemm_is_needed(stages):
     """Deleting any barrier, proxy fence, mbarrier arrival or wait, wgmma fence, commit
     or wait is a race, a hang or a broken wgmma rule at one of trip counts 1 to
