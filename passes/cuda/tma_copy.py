@@ -41,7 +41,11 @@ from tilepipe.passes.pipelining.buffer_versions import compute_buffer_versions, 
 from tilepipe.passes.cuda.tensor_map import BOX_ALIGNMENT, shared_alloc, tensor_box
 from tilepipe.passes.memory.arena_aliasing import underlying_buffer
 from tilepipe.passes.memory.liveness import ALIGNMENT_ATTR, SWIZZLE_ATTR, is_loop_like
-from tilepipe.passes.cuda.warpgroup_mma import operand_swizzle, reads_through_async_proxy
+from tilepipe.passes.cuda.warpgroup_mma import (
+    operand_swizzle,
+    reads_through_async_proxy,
+    wgmma_refused,
+)
 from tilepipe.passes.analysis.pipeline_schedule import LoopSchedule, read_schedule
 
 TMA_ALIGNMENT = 16  # bytes: the innermost box extent must be a multiple of 16 B
@@ -345,8 +349,11 @@ class TmaCopy(ModulePass):
             ConvertPipelinedCopies(self.tensor_maps), apply_recursively=False
         ).rewrite_module(op)
         for gemm in op.walk():
-            if isinstance(gemm, GemmOp) and reads_through_async_proxy(gemm):
-                _align_for_descriptors(gemm)
+            if isinstance(gemm, GemmOp):
+                if reads_through_async_proxy(gemm):
+                    _align_for_descriptors(gemm)
+                elif (reason := wgmma_refused(gemm)) is not None:
+                    emit_remark(gemm, f"gemm stays on mma.sync: {reason}")
 
 
 def _align_for_descriptors(gemm: GemmOp) -> None:

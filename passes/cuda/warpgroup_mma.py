@@ -91,33 +91,68 @@ def accumulator_warpgroups(gemm: GemmOp, target: CudaTarget, threads: int) -> in
     are wgmma's, A and B shared tiles a descriptor may address, C whole 64-row slabs
     of a width the instructions cover; 0 otherwise (the mma.sync layouts)."""
     wgmma = wgmma_inputs(target, gemm.element_type("a"))
-    if wgmma is None:
+    if wgmma is None or wgmma_refusal(gemm, wgmma, threads) is not None:
         return 0
-    for operand in (gemm.a, gemm.b):
+    m, n, _ = gemm.mnk
+    return warpgroups_for(m, n, threads, wgmma)
+
+
+def wgmma_refusal(gemm: GemmOp, wgmma: WarpgroupMma, threads: int) -> str | None:
+    """Why a gemm with wgmma's input types does not run on it (None: it does)."""
+    for role, operand in (("A", gemm.a), ("B", gemm.b)):
         operand_type = operand.type
         if not (
             isinstance(operand_type, MemRefType)
             and memory_space(operand_type) is MemorySpace.SHARED
-            and shared_tile_candidate(operand)
         ):
-            return 0
+            return f"{role} is not a shared tile (wgmma reads shared memory here)"
+        if not shared_tile_candidate(operand):
+            shape = operand_type.get_shape()
+            return (
+                f"{role}'s stored rows of {shape[-1] * ELEMENT_BYTES} bytes are no "
+                "descriptor swizzle's (32, 64 or 128, or 128-byte panels a tensor-map "
+                "copy lands), or its rows no multiple of 8"
+            )
     m, n, k = gemm.mnk
-    if k < wgmma.k or not n_chunks(n, wgmma, wgmma.n_step):
-        return 0
-    return warpgroups_for(m, n, threads, wgmma)
+    if k < wgmma.k:
+        return f"K = {k} is less than one {wgmma.k}-wide step"
+    if not n_chunks(n, wgmma, wgmma.n_step):
+        return f"N = {n} is no multiple of {wgmma.n_step}"
+    if threads % wgmma.warpgroup_threads:
+        return f"{threads} threads are no whole warpgroups of {wgmma.warpgroup_threads}"
+    if not warpgroups_for(m, n, threads, wgmma):
+        return f"M = {m} is no whole {wgmma.m}-row slabs"
+    return None
+
+
+def _kernel_of(gemm: GemmOp) -> tuple[CudaTarget, int] | None:
+    """The CUDA target and the threads of the kernel around ``gemm``."""
+    function: Operation | None = gemm
+    while function is not None and function.name != "func.func":
+        function = function.parent_op()
+    if function is None:
+        return None
+    try:
+        target = target_of(function)
+        _, threads = kernel_launch_shape(function)
+    except (UnknownTarget, ValueError):
+        return None
+    return (target, threads) if isinstance(target, CudaTarget) else None
 
 
 def reads_through_async_proxy(gemm: GemmOp) -> bool:
     """Does ``gemm`` run on wgmma, reading its shared A and B through the async
     proxy?"""
-    function: Operation | None = gemm
-    while function is not None and function.name != "func.func":
-        function = function.parent_op()
-    if function is None:
-        return False
-    try:
-        target = target_of(function)
-        _, threads = kernel_launch_shape(function)
-    except (UnknownTarget, ValueError):
-        return False
-    return isinstance(target, CudaTarget) and accumulator_warpgroups(gemm, target, threads) > 0
+    kernel = _kernel_of(gemm)
+    return kernel is not None and accumulator_warpgroups(gemm, *kernel) > 0
+
+
+def wgmma_refused(gemm: GemmOp) -> str | None:
+    """On a target with wgmma, why a gemm of its input types does not run on it; None
+    when it does, or when the target or the types have no wgmma at all."""
+    kernel = _kernel_of(gemm)
+    if kernel is None:
+        return None
+    target, threads = kernel
+    wgmma = wgmma_inputs(target, gemm.element_type("a"))
+    return None if wgmma is None else wgmma_refusal(gemm, wgmma, threads)
