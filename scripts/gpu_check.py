@@ -5,8 +5,9 @@
                                 [--shape NAME=D0xD1 ...] [--index-arg NAME=V ...]
                                 [--repeat 20] [--json]
 
-For each kernel (default: examples/gemm.mlir, examples/flash_attention.mlir, and
-examples/gemm_dynamic.mlir at M, N, K = 1000, 129, 77) the script compiles it with ``tilepipe.drivers.compile.compile_kernel`` for the GPU's own
+For each kernel (default: examples/gemm.mlir, examples/flash_attention.mlir,
+examples/gemm_dynamic.mlir at M, N, K = 1000, 129, 77, and on compute capability 9.0
+examples/gemm_sm90a.mlir) the script compiles it with ``tilepipe.drivers.compile.compile_kernel`` for the GPU's own
 architecture, loads the PTX with the CUDA driver API (``libcuda.so.1`` through ctypes, no
 extra package), launches it on random inputs with the kernel's grid (its ``tile.grid``, or its
 ``tile.grid_dims`` evaluated over the launch's sizes and index arguments), threads and
@@ -50,6 +51,7 @@ from kernel_abi import (  # noqa: F401
 from cuda_driver import CheckFailed, CudaDriver, CudaUnavailable
 from gpu_calibration import calibration, format_calibration
 from gpu_problems import (  # noqa: F401
+    ARCH_ONLY,
     DEFAULT_KERNELS,
     EXAMPLES,
     REPO,
@@ -117,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     printed = 0
     kernels = args.kernels
-    if not kernels:
+    default = not kernels
+    if default:
         kernels = [p for p in DEFAULT_KERNELS if p.exists()]
         notes += [f"{p.relative_to(REPO)} does not exist: skipped" for p in DEFAULT_KERNELS if not p.exists()]
     try:
@@ -138,6 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gpu_check: {device['name']} (compute capability {device['compute_capability']}, "
               f"driver {device['driver']}) -> {', '.join(archs)}")
     for path in kernels:
+        if default and ARCH_ONLY.get(path.name, archs[0]) not in archs:
+            notes.append(f"{path.name}: for {ARCH_ONLY[path.name]} only, which this GPU does not run")
+            if not args.json:
+                print(f"gpu_check: note: {notes[-1]}")
+            printed = len(notes)
+            continue
         try:
             problems = load_problems(path, args.sizes, notes, dict(args.shape), dict(args.index_arg))
         except (CompileError, CheckFailed, KernelError, OSError) as err:

@@ -379,3 +379,31 @@ def test_the_check_runs_a_dynamic_gemm_on_its_computed_grid(monkeypatch, corrupt
         assert outcome.ok, outcome.message
         assert outcome.details["grid"] == [2, 2]
         assert outcome.details["flops"] == 2 * 200 * 129 * 77  # the dynamic K loop: A@B's own
+
+
+@pytest.mark.parametrize("capability, runs_hopper_example", [("8.0", False), ("9.0", True)])
+def test_the_sm90a_example_is_a_default_kernel_only_where_sm90a_runs(
+    monkeypatch, capsys, capability, runs_hopper_example
+):
+    """examples/gemm_sm90a.mlir needs 197 KB of shared memory and is written for
+    sm_90a: by default it runs on compute capability 9.0 only, else a note says why."""
+    loaded = []
+
+    class Device:
+        def __init__(self, library):
+            pass
+
+        def describe(self):
+            return {"name": "stand-in", "compute_capability": capability, "driver": "0"}
+
+    def load(path, *args):
+        loaded.append(path.name)
+        return []
+
+    monkeypatch.setattr(gpu_check, "CudaDriver", Device)
+    monkeypatch.setattr(gpu_check, "load_problems", load)
+    gpu_check.main([])
+    assert ("gemm_sm90a.mlir" in loaded) == runs_hopper_example
+    assert "gemm.mlir" in loaded
+    noted = "gemm_sm90a.mlir: for sm_90a only" in capsys.readouterr().out
+    assert noted == (not runs_hopper_example)
