@@ -127,6 +127,7 @@ def gemm_reference(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 NUMPY_REFERENCES = {
     "gemm": ("numpy float32 A@B", gemm_reference),
     "gemm_dynamic": ("numpy float32 A@B", gemm_reference),
+    "gemm_sm90a": ("numpy float32 A@B", gemm_reference),
 }
 
 
