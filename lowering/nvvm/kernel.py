@@ -15,8 +15,9 @@ What moves where:
   reductions that go through shared memory (``reduce_scratch.py``) is one more
   shared buffer, after the others;
 * register fragments become per-thread ``memref.alloca``s holding the elements the
-  thread owns under the fragment's layout (``layout.py``): a gemm accumulator's mma
-  layout, propagated to the fragments combined with it elementwise; a kernel whose
+  thread owns under the fragment's layout (``layout.py``, chosen by
+  ``fragment_layouts.py``): a gemm accumulator's mma or warpgroup (wgmma) layout,
+  propagated to the fragments combined with it elementwise; a kernel whose
   fragments cannot fit in the target's registers per thread gets a warning
   (``registers.py``);
 * the shared tiles tensor cores read get an XOR swizzle of their 16-byte units
@@ -61,33 +62,23 @@ from tilepipe.dialects.kernel_attrs import (
     kernel_launch_shape,
     verify_memory_spaces,
 )
-from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.tensor_maps import SHARED_ALIGNMENT_ATTR
-from tilepipe.dialects.tile import BlockIdOp, ElementMapping, GemmOp, GridDimsOp, ReduceOp, TileOp
+from tilepipe.dialects.tile import BlockIdOp, GemmOp, GridDimsOp, ReduceOp
 from tilepipe.dialects.tile_launch import grid_dims_op
 from tilepipe.core.diagnostics import op_error
 from tilepipe.core.targets import CudaTarget, target_of
 
 from tilepipe.lowering.nvvm import emit
-from tilepipe.lowering.nvvm.fragment_slots import (
-    SlottedFragment,
-    slot_count,
-    slot_rank,
-    tile_shape_of,
-)
+from tilepipe.lowering.nvvm.fragment_slots import SlottedFragment, slot_count, slot_rank
 from tilepipe.lowering.nvvm.layout import (
     MMA_K,
     WARP_SIZE,
-    CooperativeLayout,
     FragmentLayout,
     MmaAccumulatorLayout,
     ThreadIds,
-    WarpGrid,
-    WarpgroupGrid,
-    choose_mma_grid,
-    choose_warp_grid,
     tensor_core_shape,
 )
 from tilepipe.lowering.nvvm.reduce_scratch import (
@@ -101,7 +92,7 @@ from tilepipe.lowering.nvvm.staging_tiles import add_staging_buffers
 from tilepipe.lowering.nvvm.relayout import Relayout, plan_relayouts
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
 from tilepipe.lowering.nvvm.tensor_maps import TensorCopy, add_tensor_maps
-from tilepipe.passes.cuda.warpgroup_mma import accumulator_warpgroups
+from tilepipe.lowering.nvvm.fragment_layouts import fragment_layouts, is_alloc_in
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
 STATIC_SHARED_LIMIT = 48 * 1024  # CUDA: static __shared__ bytes per kernel, all archs
@@ -183,138 +174,6 @@ class KernelContext:
         )
 
 
-def _is_alloc_in(op: Operation, spaces: tuple[MemorySpace, ...]) -> bool:
-    return isinstance(op, memref.AllocOp) and memory_space(op.memref.type) in spaces
-
-
-def fragment_layouts(
-    kernel: func.FuncOp, threads: int, target: CudaTarget
-) -> dict[SSAValue, FragmentLayout]:
-    """The layout of every register fragment of ``kernel`` (see ``layout.py``)."""
-    layouts: dict[SSAValue, FragmentLayout] = {}
-    links = _fragment_links(kernel)
-    for op in kernel.walk():
-        if not _is_alloc_in(op, (MemorySpace.FRAGMENT, MemorySpace.LOCAL)):
-            continue
-        buffer = op.memref
-        # The layout of one slot (fragment_slots.py): the shape the tiles touch.
-        shape = tile_shape_of(buffer)
-        grid = _accumulator_grid(buffer, shape, links, threads // WARP_SIZE, target)
-        layouts[buffer] = (
-            MmaAccumulatorLayout(grid) if grid is not None else CooperativeLayout(shape, threads)
-        )
-    _propagate_accumulator_layouts(links, layouts)
-    return layouts
-
-
-def _accumulator_grid(
-    buffer: SSAValue,
-    shape: tuple[int, ...],
-    links: list[list[SSAValue]],
-    warps: int,
-    target: CudaTarget,
-) -> WarpGrid | None:
-    """The warp grid of the mma accumulator layout ``buffer`` gets, when a gemm into it
-    has tensor-core inputs on ``target`` and an accumulator of whole m16n8 blocks.
-
-    Every gemm into the buffer then runs over that one layout: on tensor cores where
-    its K and operands allow, on the scalar path otherwise (``gemm.py``).  ``shape`` is
-    the shape of one slot of a versioned fragment."""
-    for use in buffer.uses:
-        gemm = use.operation
-        if not isinstance(gemm, GemmOp) or gemm.c != buffer:
-            continue
-        if tensor_core_shape(target, gemm.element_type("a")) is None:
-            continue
-        m, n, _ = gemm.mnk
-        grid: WarpGrid | None
-        if warpgroups := accumulator_warpgroups(gemm, target, warps * WARP_SIZE):
-            grid = WarpgroupGrid.of(m, n, warpgroups, block_warps=warps)
-        elif any(_reduced_along_rows(f) for f in _combined_with(links, buffer)):
-            # The shuffle reductions (reduce.py) want whole rows per warp, and every
-            # warp of the block in the grid.
-            grid = choose_warp_grid(m, n, warps, True) or choose_warp_grid(m, n, warps)
-        else:
-            grid = choose_mma_grid(m, n, warps)
-        if grid is None:
-            continue
-        if shape != (m, n):
-            raise op_error(
-                gemm,
-                f"a tensor-core accumulator must be exactly the {m}x{n} tile, "
-                f"got {buffer.type}",
-            )
-        return grid
-    return None
-
-
-def _fragment_links(kernel: func.FuncOp) -> list[list[SSAValue]]:
-    """The register fragments each tile op touches together, for the ops that run
-    all their operands in one layout (every tile op but the warp-tiled gemm)."""
-    links = []
-    for op in kernel.walk():
-        if not isinstance(op, TileOp) or op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
-            continue
-        fragments = [
-            b
-            for _, b, _ in op.tile_regions()
-            if _is_alloc_in(b.owner, (MemorySpace.FRAGMENT, MemorySpace.LOCAL))
-        ]
-        if len(fragments) > 1:
-            links.append(fragments)
-    return links
-
-
-def _propagate_accumulator_layouts(
-    links: list[list[SSAValue]], layouts: dict[SSAValue, FragmentLayout]
-) -> None:
-    """A fragment no gemm accumulates into takes the layout of the accumulator it is
-    combined with (``O * broadcast(alpha)``), so that every op over fragments runs in
-    one layout; fragments meeting two different accumulator layouts keep theirs and
-    the op combining them is diagnosed by the lowering."""
-    fixed = {b for b, layout in layouts.items() if isinstance(layout, MmaAccumulatorLayout)}
-    changed = True
-    while changed:
-        changed = False
-        for fragments in links:
-            chosen = {layouts[b] for b in fragments if b in fixed}
-            if len(chosen) != 1:
-                continue
-            (layout,) = chosen
-            for buffer in fragments:
-                if buffer not in fixed and tuple(layouts[buffer].shape) == tuple(layout.shape):
-                    layouts[buffer] = layout
-                    fixed.add(buffer)
-                    changed = True
-
-
-def _combined_with(links: list[list[SSAValue]], accumulator: SSAValue) -> set[SSAValue]:
-    """The fragments that will share ``accumulator``'s layout: those of its shape that
-    a tile op combines with it, transitively (``P = exp(S - m)`` for ``S``), itself
-    included -- the reach of ``_propagate_accumulator_layouts``."""
-    shape = tile_shape_of(accumulator)
-    group = {accumulator}
-    changed = True
-    while changed:
-        changed = False
-        for fragments in links:
-            same_shape = {b for b in fragments if tile_shape_of(b) == shape}
-            if same_shape & group and not same_shape <= group:
-                group |= same_shape
-                changed = True
-    return group
-
-
-def _reduced_along_rows(buffer: SSAValue) -> bool:
-    """Is the fragment the source of a row reduction (keep rows inside one warp)?"""
-    return any(
-        isinstance(use.operation, ReduceOp)
-        and use.operation.src == buffer
-        and use.operation.reduce_axis == 1
-        for use in buffer.uses
-    )
-
-
 def _convert_global_type(memref_type: Attribute) -> Attribute:
     if isinstance(memref_type, MemRefType) and isinstance(
         memref_type.memory_space, StringAttr
@@ -379,7 +238,7 @@ def shared_offsets(kernel: func.FuncOp) -> tuple[dict[memref.AllocOp, int], int,
     total = 0
     base_alignment = SHARED_ALIGNMENT
     for op in kernel.walk():
-        if not _is_alloc_in(op, (MemorySpace.SHARED,)):
+        if not is_alloc_in(op, (MemorySpace.SHARED,)):
             continue
         buffer_type = op.memref.type
         assert isinstance(buffer_type, MemRefType)
