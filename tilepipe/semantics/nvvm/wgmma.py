@@ -35,6 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from xdsl.dialects.builtin import f32
+from xdsl.dialects.llvm import LLVMStructType
 from xdsl.ir import Operation, SSAValue
 
 from tilepipe.semantics.memory import bf16_bits_to_f32
@@ -106,7 +108,10 @@ def check_all_retired(ex: BlockExecution) -> None:
 @handles("llvm.mlir.poison", "llvm.mlir.undef")
 def _poison(ex, op, mask):
     """A struct of f32 held as ``(threads, fields)``; NaN shows any field never set."""
-    fields = len(op.results[0].type.types.data)
+    struct = op.results[0].type
+    if not isinstance(struct, LLVMStructType) or any(t != f32 for t in struct.types.data):
+        raise NvvmExecutionError(op, "only a poison struct of f32 is modelled")
+    fields = len(struct.types.data)
     state_of(ex).built_at[op.results[0]] = state_of(ex).tick()
     return [np.full((ex.threads, fields), np.nan, np.float32)]
 
