@@ -253,3 +253,71 @@ def test_the_sm90a_steady_loops_issue_hgmma_only(tmp_path):
         loop = bench_sass.steady_state_count(sass, hgmma, "HGMMA", bench_sass.hopper_class)
         assert loop.classes["HGMMA"] / loop.iterations == hgmma
         assert report.registers <= 168 and report.spill_store_bytes == 0
+
+
+PIPELINED = """
+func.func @gemm(%A: memref<MxKxT>, %B: memref<KxNxT>, %C: memref<MxNxf32>, %n: index)
+    attributes {tile.grid = array<i64: 1, 1>, tile.threads = THREADS : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cbk = arith.constant BK : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<BMxBKxT, "shared">
+  %B_s = memref.alloc() : memref<BKxBNxT, "shared">
+  %C_f = memref.alloc() : memref<BMxBNxf32, "fragment">
+  tile.fill<BMxBN> %zero -> %C_f : f32 -> memref<BMxBNxf32, "fragment">
+  pipeline.for %ko = %c0 to %n step %c1 num_stages = STAGES {
+    %k0 = arith.muli %ko, %cbk : index
+    tile.copy<BMxBK> %A[%c0, %k0] -> %A_s : memref<MxKxT> -> memref<BMxBKxT, "shared">
+    tile.copy<BKxBN> %B[%k0, %c0] -> %B_s : memref<KxNxT> -> memref<BKxBNxT, "shared">
+    tile.gemm<BMxBNxBK> %A_s, %B_s -> %C_f : memref<BMxBKxT, "shared">, memref<BKxBNxT, "shared"> -> memref<BMxBNxf32, "fragment">
+  }
+  tile.copy<BMxBN> %C_f -> %C : memref<BMxBNxf32, "fragment"> -> memref<MxNxf32>
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(max(1, RANDOM_CASES // 2)))
+def test_random_pipelined_wgmma_gemms_behind_tensor_copies(seed):
+    """Random block shapes, depths, warpgroups and ragged arrays (the boxes reach past
+    the edges), a dynamic trip count: race free and equal to the product."""
+    rng = np.random.default_rng(9000 + seed)
+    bm, bn = int(rng.choice([64, 128])), int(rng.choice([64, 128, 256]))
+    bk = int(rng.choice([16, 32, 64]))
+    threads = int(rng.choice([128, 256])) if bm == 128 else 128
+    stages, trips = int(rng.integers(1, 5)), int(rng.choice([0, 1, 2, 3, 5]))
+    dtype = str(rng.choice(["f16", "bf16"]))
+    # Ragged, but rows of whole 16 bytes (a tensor map's strides): N and K multiples
+    # of 8 elements.
+    m, n = bm - int(rng.integers(0, 24)), bn - 8 * int(rng.integers(0, 3))
+    k = max(8, bk * max(trips, 1) - 8 * int(rng.integers(0, bk // 8)))
+    text = PIPELINED
+    for key, value in (
+        ("BM", bm), ("BN", bn), ("BK", bk), ("THREADS", threads), ("STAGES", stages),
+        ("xT", f"x{dtype}"), ("M", m), ("N", n), ("K", k),
+    ):
+        text = text.replace(key, str(value))
+    module = lowered(text)
+    assert _count(module, WGMMA) > 0, text
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    if dtype == "f16":
+        a, b = a.astype(np.float16), b.astype(np.float16)
+    run = run_nvvm_kernel(
+        module, [a, b, np.zeros((m, n), np.float32), np.array(trips)], check_races=True
+    )
+    assert run.races == [], text
+    wide_a, wide_b = np.asarray(run_inputs_as_f32(a, dtype)), np.asarray(run_inputs_as_f32(b, dtype))
+    depth = min(k, bk * trips)
+    reference = wide_a[:, :depth] @ wide_b[:depth]
+    np.testing.assert_allclose(run.outputs[2], reference, atol=2e-3, rtol=0)
+
+
+def run_inputs_as_f32(array: np.ndarray, dtype: str) -> np.ndarray:
+    """The values a bf16 argument holds (the interpreter rounds f32 to bf16)."""
+    if dtype == "bf16":
+        from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
+
+        return bf16_bits_to_f32(round_f32_to_bf16_bits(array.astype(np.float32)))
+    return array.astype(np.float32)
