@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     UnitAttr,
+    i1,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
@@ -24,6 +25,9 @@ from tilepipe.dialects.kernel_errors import KernelAttributeError
 from tilepipe.dialects.tile_params import PARAMETER_ATTRS, verify_parameter_attribute
 
 KERNEL_ATTRS = ("tile.grid", "tile.threads", "tile.target", "tile.kernel")
+# Code-generation choices a kernel may state (they do not make a function a kernel):
+# ``tile.warpgroup_mma = false`` keeps its gemms off wgmma on sm_90a.
+KERNEL_OPTION_ATTRS = ("tile.warpgroup_mma",)
 REGISTER_SPACES = ("fragment", "local")  # per-thread registers
 
 
@@ -110,10 +114,14 @@ def verify_dialect_attributes(op: Operation) -> None:
         if name in PARAMETER_ATTRS:
             verify_parameter_attribute(op, name)
             continue
+        if name in KERNEL_OPTION_ATTRS:
+            if not (isinstance(attr, IntegerAttr) and attr.type == i1):
+                raise VerifyException(f"'{name}' must be true or false")
+            continue
         if name not in KERNEL_ATTRS:
             raise VerifyException(
                 f"unknown tile dialect attribute '{name}' "
-                f"(known: {', '.join(KERNEL_ATTRS + PARAMETER_ATTRS)})"
+                f"(known: {', '.join(KERNEL_ATTRS + KERNEL_OPTION_ATTRS + PARAMETER_ATTRS)})"
             )
         if name == "tile.grid":
             values = (

@@ -14,7 +14,7 @@ from tilepipe.core.diagnostics import op_error
 from tilepipe.core.targets import CudaTarget
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.tile import ElementMapping, GemmOp, ReduceOp, TileOp
-from tilepipe.passes.cuda.warpgroup_mma import accumulator_warpgroups
+from tilepipe.passes.cuda.warpgroup_mma import kernel_warpgroups
 
 from tilepipe.lowering.nvvm.fragment_slots import tile_shape_of
 from tilepipe.lowering.nvvm.layout import (
@@ -75,7 +75,7 @@ def _accumulator_grid(
             continue
         m, n, _ = gemm.mnk
         grid: WarpGrid | None
-        if warpgroups := accumulator_warpgroups(gemm, target, warps * WARP_SIZE):
+        if warpgroups := kernel_warpgroups(gemm):
             grid = WarpgroupGrid.of(m, n, warpgroups, block_warps=warps)
         elif any(_reduced_along_rows(f) for f in _combined_with(links, buffer)):
             # The shuffle reductions (reduce.py) want whole rows per warp, and every

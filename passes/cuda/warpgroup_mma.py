@@ -13,7 +13,7 @@ itself, which keeps what ``thread-sync`` assumed true.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, MemRefType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, IntegerAttr, MemRefType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tilepipe.core.targets import CudaTarget, UnknownTarget, WarpgroupMma, target_of
@@ -22,6 +22,7 @@ from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.tile import GemmOp
 
+WARPGROUP_MMA_ATTR = "tile.warpgroup_mma"
 SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}  # descriptor bits 62-63 by swizzle bytes
 ATOM_ROWS = 8
 ELEMENT_BYTES = 2  # wgmma's shared operands here: f16 or bf16
@@ -132,6 +133,8 @@ def _kernel_of(gemm: GemmOp) -> tuple[CudaTarget, int] | None:
         function = function.parent_op()
     if function is None:
         return None
+    if wgmma_turned_off(function):
+        return None
     try:
         target = target_of(function)
         _, threads = kernel_launch_shape(function)
@@ -140,11 +143,24 @@ def _kernel_of(gemm: GemmOp) -> tuple[CudaTarget, int] | None:
     return (target, threads) if isinstance(target, CudaTarget) else None
 
 
+def wgmma_turned_off(kernel: Operation) -> bool:
+    """Does the kernel say ``tile.warpgroup_mma = false`` (``tilepipe compile
+    --no-wgmma``): its gemms stay on mma.sync?"""
+    attr = kernel.attributes.get(WARPGROUP_MMA_ATTR)
+    return isinstance(attr, IntegerAttr) and attr.value.data == 0
+
+
+def kernel_warpgroups(gemm: GemmOp) -> int:
+    """``accumulator_warpgroups`` for the kernel around ``gemm`` (0 where its target
+    has no wgmma or the kernel turned it off)."""
+    kernel = _kernel_of(gemm)
+    return 0 if kernel is None else accumulator_warpgroups(gemm, *kernel)
+
+
 def reads_through_async_proxy(gemm: GemmOp) -> bool:
     """Does ``gemm`` run on wgmma, reading its shared A and B through the async
     proxy?"""
-    kernel = _kernel_of(gemm)
-    return kernel is not None and accumulator_warpgroups(gemm, *kernel) > 0
+    return kernel_warpgroups(gemm) > 0
 
 
 def wgmma_refused(gemm: GemmOp) -> str | None:

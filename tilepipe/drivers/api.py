@@ -200,6 +200,7 @@ def compile_for(
     run_ptxas: bool = False,
     isolate_upstream: bool = False,
     tensor_maps: bool = True,
+    warpgroup_mma: bool = True,
     name: str = "<input>",
 ) -> Compilation:
     """Compile the kernels of ``source`` for ``target`` to ``level``.
@@ -215,7 +216,8 @@ def compile_for(
     child started by ``spawn`` instead of this process (nothing is forked either way),
     so that an LLVM abort is a :class:`CompileError` rather than the caller's end.
     ``tensor_maps`` (sm_90a) off keeps the row-wise bulk copies instead of tensor-map
-    copies (whose maps a host must encode, docs/nvvm.md "Tensor maps").
+    copies (whose maps a host must encode, docs/nvvm.md "Tensor maps"); and
+    ``warpgroup_mma`` (sm_90a) off keeps the gemms on mma.sync instead of wgmma.
     ``name`` is the file name diagnostics give for text.
 
     Returns a :class:`Compilation`.  Raises :class:`CompileError` (``.diagnostics``,
@@ -242,7 +244,7 @@ def compile_for(
     result = compile_module(
         module, target, level, num_stages, run_ptxas and level == "ptx",
         host_launch=host_launch, debug_info=True, isolate_upstream=isolate_upstream,
-        tensor_maps=tensor_maps,
+        tensor_maps=tensor_maps, warpgroup_mma=warpgroup_mma,
     )
     returned = _result_like(module, source, extraction)
     text = result.output

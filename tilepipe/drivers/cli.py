@@ -103,6 +103,11 @@ def _parser() -> argparse.ArgumentParser:
         "(tma-copy{tensor_maps=false})",
     )
     compile_cmd.add_argument(
+        "--no-wgmma", dest="warpgroup_mma", action="store_false",
+        help="sm_90a: keep the gemms on mma.sync instead of wgmma "
+        "(tile.warpgroup_mma = false on every kernel)",
+    )
+    compile_cmd.add_argument(
         "--isolate-upstream", action="store_true",
         help="CUDA: run upstream MLIR in a spawned child process, so that an LLVM "
         "abort (fatal error, assertion) is reported as an error instead of ending the driver",
@@ -206,6 +211,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         isolate_upstream=args.isolate_upstream,
         host_launch=args.host_launch,
         tensor_maps=args.tensor_maps,
+        warpgroup_mma=args.warpgroup_mma,
         parse_seconds=parse_seconds,
     )
     _write(args.output, result.output)

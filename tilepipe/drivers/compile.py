@@ -188,6 +188,7 @@ def compile_module(
     *,
     host_launch: bool = False,
     tensor_maps: bool = True,
+    warpgroup_mma: bool = True,
     index_mode: str = "iteration",
     parse_seconds: float = 0.0,
     debug_info: bool = False,
@@ -198,7 +199,8 @@ def compile_module(
     ``llvm``, ``ptx`` (default) for CUDA; ``scheduled``, ``ascend``, ``ascendc``
     (default) for Ascend).  ``host_launch`` (CUDA) leaves a host launcher per kernel;
     ``tensor_maps`` (sm_90a) off keeps the row-wise bulk copies
-    (``tma-copy{tensor_maps=false}``); ``index_mode`` (Ascend) is the multi-buffer slot
+    (``tma-copy{tensor_maps=false}``); ``warpgroup_mma`` (sm_90a) off keeps the gemms
+    on mma.sync (``tile.warpgroup_mma = false`` on every kernel); ``index_mode`` (Ascend) is the multi-buffer slot
     clock of guarded storage;
     ``debug_info`` keeps the source locations in the ``nvvm``/``llvm`` text.
     ``isolate_upstream`` (CUDA) runs the upstream hand-off in a spawned child, so that
@@ -216,6 +218,8 @@ def compile_module(
             [Diagnostic("error", f"level '{level}' is not one of {', '.join(levels)} for {target.name}")]
         )
     retarget(module, target, num_stages)
+    if not warpgroup_mma:
+        _turn_off_wgmma(module)
     if isinstance(target, CudaTarget):
         from tilepipe.lowering.nvvm.upstream_dialects import op_upstream_lacks
 
@@ -246,6 +250,19 @@ def compile_module(
     if run_ptxas and result.ptx is not None:
         _assemble(result)
     return result
+
+
+def _turn_off_wgmma(module: ModuleOp) -> None:
+    """``tile.warpgroup_mma = false`` on every kernel: the passes and the lowering ask
+    it of each gemm (passes/cuda/warpgroup_mma.py)."""
+    from xdsl.dialects.builtin import IntegerAttr, i1
+
+    from tilepipe.dialects.kernel_attrs import is_kernel
+    from tilepipe.passes.cuda.warpgroup_mma import WARPGROUP_MMA_ATTR
+
+    for op in module.walk():
+        if is_kernel(op):
+            op.attributes[WARPGROUP_MMA_ATTR] = IntegerAttr(0, i1)
 
 
 def _run_flow(

@@ -1,7 +1,9 @@
 // sm_90a: tma-copy asks the arena to start each shared operand of a gemm that will
 // run on wgmma where its descriptor's swizzle pattern starts (arena.swizzle = the row
 // bytes: 8 rows of them), whoever fills the tile; a gemm of wgmma's input types that
-// cannot take it gets a remark saying why, and stays on mma.sync.
+// cannot take it gets a remark saying why, and stays on mma.sync.  A kernel with
+// tile.warpgroup_mma = false (tilepipe compile --no-wgmma) keeps every gemm off wgmma,
+// silently: it asked.
 
 // RUN: tile-opt %s --split-input-file --verify-diagnostics -p tma-copy | filecheck %s
 
@@ -90,5 +92,20 @@ func.func @on_sm90(%C: memref<64x64xf32>)
   %C_f = memref.alloc() : memref<64x64xf32, "fragment">
   tile.fill<64x64> %zero -> %C_f : f32 -> memref<64x64xf32, "fragment">
   tile.gemm<64x64x48> %A_s, %B_s -> %C_f : memref<64x48xf16, "shared">, memref<48x64xf16, "shared"> -> memref<64x64xf32, "fragment">
+  func.return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @turned_off
+// CHECK-NOT:     arena.swizzle
+func.func @turned_off(%C: memref<64x32xf32>)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90a", tile.warpgroup_mma = false} {
+  %zero = arith.constant 0.000000e+00 : f32
+  %A_s = memref.alloc() : memref<64x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x32xf16, "shared">
+  %C_f = memref.alloc() : memref<64x32xf32, "fragment">
+  tile.fill<64x32> %zero -> %C_f : f32 -> memref<64x32xf32, "fragment">
+  tile.gemm<64x32x64> %A_s, %B_s -> %C_f : memref<64x64xf16, "shared">, memref<64x32xf16, "shared"> -> memref<64x32xf32, "fragment">
   func.return
 }

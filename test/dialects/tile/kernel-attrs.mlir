@@ -21,6 +21,13 @@ func.func @empty_grid() attributes {tile.grid = array<i64: 0, 4>} {
 
 // -----
 
+// expected-error @+1 {{'tile.warpgroup_mma' must be true or false}}
+func.func @wgmma_switch_not_a_bool() attributes {tile.target = "sm_90a", tile.warpgroup_mma = 1 : i64} {
+  func.return
+}
+
+// -----
+
 // expected-error @+1 {{unknown tile dialect attribute 'tile.blocks'}}
 func.func @misspelled() attributes {tile.blocks = 4 : i64} {
   func.return

@@ -321,3 +321,15 @@ def run_inputs_as_f32(array: np.ndarray, dtype: str) -> np.ndarray:
 
         return bf16_bits_to_f32(round_f32_to_bf16_bits(array.astype(np.float32)))
     return array.astype(np.float32)
+
+
+def test_no_wgmma_keeps_the_gemms_on_mma_sync():
+    """compile_for(..., warpgroup_mma=False) (tilepipe compile --no-wgmma): the same
+    kernel on mma.sync, its tensor-map copies kept, and the result the same."""
+    from tilepipe.drivers.api import compile_for
+
+    text = gemm(3)
+    off = compile_for(text, "sm_90a", level="nvvm", warpgroup_mma=False).text
+    assert "wgmma" not in off and "nvgpu.mma.sync" in off and "cp.async.bulk.tensor" in off
+    on = compile_for(text, "sm_90a", level="nvvm").text
+    assert "nvvm.wgmma.mma_async" in on and "nvgpu.mma.sync" not in on
