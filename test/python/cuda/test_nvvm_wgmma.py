@@ -68,7 +68,7 @@ def test_wgmma_gemm_matches_the_tile_level(m, n, k, dtype, threads, transposes, 
     _assert_bit_exact(inputs, tile_level, run)
 
 
-def test_operands_no_descriptor_addresses_run_mma_sync_in_the_same_layout():
+def test_a_gemm_wgmma_cannot_take_runs_on_mma_sync():
     """A's rows of 96 bytes are no swizzle mode: no wgmma layout, mma.sync as on sm_90;
     the result is the same bits either way."""
     text = _on_sm90a(gemm_text(64, 64, 48, "f16", 128))
