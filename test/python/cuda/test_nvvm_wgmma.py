@@ -333,3 +333,12 @@ def test_no_wgmma_keeps_the_gemms_on_mma_sync():
     assert "wgmma" not in off and "nvgpu.mma.sync" in off and "cp.async.bulk.tensor" in off
     on = compile_for(text, "sm_90a", level="nvvm").text
     assert "nvvm.wgmma.mma_async" in on and "nvgpu.mma.sync" not in on
+
+
+@pytest.mark.parametrize("stages, trips", [(2, 17), (3, 0), (3, 1), (4, 2)])
+def test_pipelined_wgmma_gemm_is_bit_exact_against_the_tile_level(stages, trips):
+    """The TMA + wgmma GEMM and the tile level's run of the same kernel agree bit for
+    bit (each k16 step rounds as the tile level's gemm_accumulate)."""
+    inputs, tile_level, run, module = _run_both(gemm(stages), index_args={"n": trips})
+    assert _count(module, WGMMA) > 0
+    _assert_bit_exact(inputs, tile_level, run)
