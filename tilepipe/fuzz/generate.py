@@ -236,9 +236,10 @@ def _settle_schedules(rng: random.Random, program: Program) -> None:
 
 
 def _cuda(rng: random.Random, target: str, seed: int) -> Program:
-    dims = {"m": rng.choice((16, 16, 32, 32, 64)), "n": rng.choice((16, 32)), "k": rng.choice((16, 32))}
+    # m = 64 with 128 threads is a wgmma gemm's shape (one warpgroup, one slab) on sm_90a.
+    dims = {"m": rng.choice((16, 32, 32, 64, 64)), "n": rng.choice((16, 32)), "k": rng.choice((16, 32))}
     program = Program(target, "cuda", dims, {}, [], seed=seed)
-    program.threads = rng.choice((32, 64, 128))
+    program.threads = rng.choice((32, 64, 128, 128))
     program.grid = rng.choice((1, 1, 1, 1, 2, 2, 3))
     program.use_block_id = program.grid > 1 or rng.random() < 0.2
     program.dynamic_trips = tuple(sorted(rng.sample((0, 1, 2, 3, 5, 7), 3)))
