@@ -20,23 +20,23 @@ from tilepipe.semantics.nvvm.tensor_copy import TensorMap, TensorMapError, box_v
 from xdsl.dialects.builtin import Float16Type, MemRefType
 
 GEMM = """
-func.func @gemm(%A: memref<MxKxf16>, %B: memref<KxNxf16>, %C: memref<MxNxf32>, %n: index)
+func.func @gemm(%A: memref<MxKxT>, %B: memref<KxNxT>, %C: memref<MxNxf32>, %n: index)
     attributes {tile.grid = array<i64: 1, 1>, tile.threads = THREADS : i64, tile.target = "sm_90a"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cbk = arith.constant BK : index
   %zero = arith.constant 0.000000e+00 : f32
-  %A_s = memref.alloc() : memref<128xBKxf16, "shared">
-  %B_s = memref.alloc() : memref<BKx128xf16, "shared">
-  %C_f = memref.alloc() : memref<128x128xf32, "fragment">
-  tile.fill<128x128> %zero -> %C_f : f32 -> memref<128x128xf32, "fragment">
+  %A_s = memref.alloc() : memref<BMxBKxT, "shared">
+  %B_s = memref.alloc() : memref<BKxBNxT, "shared">
+  %C_f = memref.alloc() : memref<BMxBNxf32, "fragment">
+  tile.fill<BMxBN> %zero -> %C_f : f32 -> memref<BMxBNxf32, "fragment">
   pipeline.for %ko = %c0 to %n step %c1 num_stages = STAGES {
     %k0 = arith.muli %ko, %cbk : index
-    tile.copy<128xBK> %A[%c0, %k0] -> %A_s : memref<MxKxf16> -> memref<128xBKxf16, "shared">
-    tile.copy<BKx128> %B[%k0, %c0] -> %B_s : memref<KxNxf16> -> memref<BKx128xf16, "shared">
-    tile.gemm<128x128xBK> %A_s, %B_s -> %C_f : memref<128xBKxf16, "shared">, memref<BKx128xf16, "shared"> -> memref<128x128xf32, "fragment">
+    tile.copy<BMxBK> %A[%c0, %k0] -> %A_s : memref<MxKxT> -> memref<BMxBKxT, "shared">
+    tile.copy<BKxBN> %B[%k0, %c0] -> %B_s : memref<KxNxT> -> memref<BKxBNxT, "shared">
+    tile.gemm<BMxBNxBK> %A_s, %B_s -> %C_f : memref<BMxBKxT, "shared">, memref<BKxBNxT, "shared"> -> memref<BMxBNxf32, "fragment">
   }
-  tile.copy<128x128> %C_f -> %C : memref<128x128xf32, "fragment"> -> memref<MxNxf32>
+  tile.copy<BMxBN> %C_f -> %C : memref<BMxBNxf32, "fragment"> -> memref<MxNxf32>
   func.return
 }
 """
@@ -48,10 +48,24 @@ def gemm(
     stages: int, block_k: int = 64, m: int = 128, n: int = 128, k: int = 64 * MAX_TRIPS,
     threads: int = 128,
 ):
-    """The GEMM; at 128 threads (one warpgroup) it runs on wgmma, at 64 on mma.sync."""
-    text = GEMM.replace("STAGES", str(stages)).replace("BK", str(block_k))
-    text = text.replace("THREADS", str(threads))
-    return text.replace("M", str(m)).replace("N", str(n)).replace("K", str(k))
+    """The 128x128 f16 GEMM; at 128 threads (one warpgroup) it runs on wgmma, at 64
+    on mma.sync."""
+    return pipelined_gemm(stages, 128, 128, block_k, m, n, k, threads)
+
+
+def pipelined_gemm(
+    stages: int, block_m: int, block_n: int, block_k: int, m: int, n: int, k: int,
+    threads: int = 128, dtype: str = "f16",
+) -> str:
+    """``GEMM`` with its blocks, array sizes (trip count ``%n``), threads and input
+    type filled in."""
+    text = GEMM
+    for key, value in (
+        ("BM", block_m), ("BN", block_n), ("BK", block_k), ("THREADS", threads),
+        ("STAGES", stages), ("xT", f"x{dtype}"), ("M", m), ("N", n), ("K", k),
+    ):
+        text = text.replace(key, str(value))
+    return text
 
 
 def lowered(text: str):

@@ -14,7 +14,7 @@ import pytest
 from pipeline_helpers import deletions_not_noticed
 from sweeps import long_mode, sample_size
 from test_nvvm_gemm_paths import _assert_bit_exact, _run_both, gemm_text
-from test_nvvm_tensor_maps import MAX_TRIPS, expected, gemm, lowered, operands
+from test_nvvm_tensor_maps import MAX_TRIPS, expected, gemm, lowered, operands, pipelined_gemm
 from tilepipe.dialects.nvvm import WgmmaFenceAlignedOp
 from conftest import ROOT
 from test_nvvm_codegen import _bench_sass
@@ -255,27 +255,6 @@ def test_the_sm90a_steady_loops_issue_hgmma_only(tmp_path):
         assert report.registers <= 168 and report.spill_store_bytes == 0
 
 
-PIPELINED = """
-func.func @gemm(%A: memref<MxKxT>, %B: memref<KxNxT>, %C: memref<MxNxf32>, %n: index)
-    attributes {tile.grid = array<i64: 1, 1>, tile.threads = THREADS : i64, tile.target = "sm_90a"} {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cbk = arith.constant BK : index
-  %zero = arith.constant 0.000000e+00 : f32
-  %A_s = memref.alloc() : memref<BMxBKxT, "shared">
-  %B_s = memref.alloc() : memref<BKxBNxT, "shared">
-  %C_f = memref.alloc() : memref<BMxBNxf32, "fragment">
-  tile.fill<BMxBN> %zero -> %C_f : f32 -> memref<BMxBNxf32, "fragment">
-  pipeline.for %ko = %c0 to %n step %c1 num_stages = STAGES {
-    %k0 = arith.muli %ko, %cbk : index
-    tile.copy<BMxBK> %A[%c0, %k0] -> %A_s : memref<MxKxT> -> memref<BMxBKxT, "shared">
-    tile.copy<BKxBN> %B[%k0, %c0] -> %B_s : memref<KxNxT> -> memref<BKxBNxT, "shared">
-    tile.gemm<BMxBNxBK> %A_s, %B_s -> %C_f : memref<BMxBKxT, "shared">, memref<BKxBNxT, "shared"> -> memref<BMxBNxf32, "fragment">
-  }
-  tile.copy<BMxBN> %C_f -> %C : memref<BMxBNxf32, "fragment"> -> memref<MxNxf32>
-  func.return
-}
-"""
 
 
 @pytest.mark.parametrize("seed", range(max(1, RANDOM_CASES // 2)))
@@ -292,12 +271,7 @@ def test_random_pipelined_wgmma_gemms_behind_tensor_copies(seed):
     # of 8 elements.
     m, n = bm - int(rng.integers(0, 24)), bn - 8 * int(rng.integers(0, 3))
     k = max(8, bk * max(trips, 1) - 8 * int(rng.integers(0, bk // 8)))
-    text = PIPELINED
-    for key, value in (
-        ("BM", bm), ("BN", bn), ("BK", bk), ("THREADS", threads), ("STAGES", stages),
-        ("xT", f"x{dtype}"), ("M", m), ("N", n), ("K", k),
-    ):
-        text = text.replace(key, str(value))
+    text = pipelined_gemm(stages, bm, bn, bk, m, n, k, threads, dtype)
     module = lowered(text)
     assert _count(module, WGMMA) > 0, text
     a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
