@@ -216,8 +216,9 @@ def cases(target: str = "sm_80") -> list[KernelCase]:
 class Measurement:
     case: KernelCase
     num_stages: int
-    loop: LoopCount
+    loop: LoopCount  # warp-specialized: the consumer loop's
     ptxas: PtxasReport
+    roles: list[RoleLoop] | None = None  # warp-specialized: consumer and producer loops
 
 
 def measure(case: KernelCase, target: str) -> Measurement:
@@ -229,6 +230,20 @@ def measure(case: KernelCase, target: str) -> Measurement:
         cubin = Path(tmp) / "kernel.cubin"
         (report,) = run_ptxas(result.ptx, target, cubin)
         sass = disassemble(cubin)
+    if target == "sm_90a" and "USETMAXREG" in sass:  # warp-specialized: two loops
+        roles = role_loops(sass)
+        for role in roles:  # ptxas may unroll a role's loop: count its k-iterations
+            per_iteration = (
+                case.hgmma_per_iteration if role.role == "consumer"
+                else boxes_per_iteration(case, target)
+            )
+            own = role.classes["HGMMA" if role.role == "consumer" else "UTMALDG"]
+            role.iterations = max(1, own // max(1, per_iteration))
+        consumer = next(r for r in roles if r.role == "consumer")
+        return Measurement(
+            case, case.num_stages, LoopCount(consumer.classes, None, consumer.iterations),
+            report, roles,
+        )
     if target == "sm_90a":
         loop = steady_state_count(sass, case.hgmma_per_iteration, "HGMMA", hopper_class)
     else:
@@ -241,6 +256,8 @@ def table(measurements: list[Measurement], classes: tuple[str, ...] = CLASSES) -
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for m in measurements:
         total = m.loop.per_iteration(m.loop.total) + ("*" if m.loop.inner_trips else "")
+        if m.roles is not None:
+            total += " (WS consumer)"
         if m.loop.iterations > 1:
             total += f" (loop of {m.loop.iterations})"
         spills = m.ptxas.spill_store_bytes + m.ptxas.spill_load_bytes
@@ -278,6 +295,7 @@ def hopper_class(opcode: str) -> str:
 class RoleLoop:
     role: str  # "consumer" (holds HGMMA) or "producer" (holds UTMALDG)
     classes: Counter
+    iterations: int = 0  # k-iterations per trip, where known (0: not)
 
     @property
     def total(self) -> int:
@@ -315,12 +333,32 @@ def role_loops(sass: str) -> list[RoleLoop]:
     return found
 
 
+def boxes_per_iteration(case: KernelCase, target: str) -> int:
+    """The tensor copies (boxes: one per 128-byte panel) a warp-specialized
+    producer issues per k-iteration, from the kernel at the nvvm level."""
+    result = compile_kernel(
+        case.text, case.name, target, level="nvvm", num_stages=case.num_stages, run_ptxas=False
+    )
+    return sum(
+        op.name == "nvvm.cp.async.bulk.tensor.shared.cluster.global"
+        for op in result.module.walk()
+    )
+
+
 def role_table(loops_found: list[RoleLoop]) -> str:
-    header = ["loop", "total", "besides its own work", *HOPPER_CLASSES]
+    """Each role's loop per trip; with the k-iterations a trip holds (an unrolled
+    loop), the per k-iteration figures after a slash."""
+    header = ["loop", "k-iterations per trip", "total", "besides its own work", *HOPPER_CLASSES]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for loop in loops_found:
-        cells = [loop.role, str(loop.total), str(loop.besides),
-                 *(str(loop.classes.get(c, 0)) for c in HOPPER_CLASSES)]
+        def figure(count: int) -> str:
+            if loop.iterations > 1:
+                return f"{count} / {count / loop.iterations:.4g}"
+            return str(count)
+
+        cells = [loop.role, str(loop.iterations or "?"), figure(loop.total),
+                 figure(loop.besides),
+                 *(figure(loop.classes.get(c, 0)) for c in HOPPER_CLASSES)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -357,6 +395,12 @@ def main() -> None:
         "* = nested loop trips inferred)"
     )
     print(table(measurements, HOPPER_CLASSES if args.target == "sm_90a" else CLASSES))
+    specialized = [m for m in measurements if m.roles is not None]
+    if specialized:
+        print("\nWarp-specialized kernels: each role's loop per trip, per thread")
+        for m in specialized:
+            print(f"\n{m.case.name}, num_stages {m.num_stages}, {m.ptxas.registers} registers at entry")
+            print(role_table(m.roles))
 
 
 if __name__ == "__main__":

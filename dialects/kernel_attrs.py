@@ -27,7 +27,7 @@ from tilepipe.dialects.tile_params import PARAMETER_ATTRS, verify_parameter_attr
 KERNEL_ATTRS = ("tile.grid", "tile.threads", "tile.target", "tile.kernel")
 # Code-generation choices a kernel may state (they do not make a function a kernel):
 # ``tile.warpgroup_mma = false`` keeps its gemms off wgmma on sm_90a.
-KERNEL_OPTION_ATTRS = ("tile.warpgroup_mma",)
+KERNEL_OPTION_ATTRS = ("tile.warpgroup_mma", "tile.warp_specialize")
 REGISTER_SPACES = ("fragment", "local")  # per-thread registers
 
 

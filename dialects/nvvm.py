@@ -99,6 +99,12 @@ from tilepipe.dialects.nvvm_wgmma import (  # re-exported: nvvm.WgmmaMmaAsyncOp,
     WgmmaType,
     WgmmaWaitGroupSyncOp,
 )
+from tilepipe.dialects.nvvm_warp_roles import (  # re-exported: nvvm.SetMaxRegisterOp, ...
+    WARP_ROLE_ATTRIBUTES,
+    WARP_ROLE_OPS,
+    ElectSyncOp,
+    SetMaxRegisterOp,
+)
 from tilepipe.dialects.nvvm_mbarrier import (  # re-exported: nvvm.MBarrierInitOp, ...
     MBARRIER_OPS,
     MBarrierArriveExpectTxOp,
@@ -501,10 +507,11 @@ NVVM_OPS: list[type[IRDLOperation]] = [
     ShflSyncOp,
     MmaOp,
     *WGMMA_OPS,
+    *WARP_ROLE_OPS,
 ]
 
 NVVM = Dialect(
     "nvvm",
     [*NVVM_OPS, *LOWERED_OPS],
-    [*NVVM_ATTRIBUTES, *WGMMA_ATTRIBUTES, *LOWERED_ATTRIBUTES],
+    [*NVVM_ATTRIBUTES, *WGMMA_ATTRIBUTES, *WARP_ROLE_ATTRIBUTES, *LOWERED_ATTRIBUTES],
 )

@@ -296,8 +296,9 @@ PIPELINE_LOOP_OPS: list[type[IRDLOperation]] = [ForOp, YieldOp]
 def _all_pipeline_ops() -> list[type[IRDLOperation]]:
     # The scheduled-level async/sync ops live in their own module.
     from tilepipe.dialects.pipeline_sync import PIPELINE_SYNC_OPS, PIPELINE_SYNC_TYPES
+    from tilepipe.dialects.pipeline_ws import PIPELINE_WS_OPS
 
-    return PIPELINE_LOOP_OPS + PIPELINE_SYNC_OPS, PIPELINE_SYNC_TYPES  # type: ignore[return-value]
+    return PIPELINE_LOOP_OPS + PIPELINE_SYNC_OPS + PIPELINE_WS_OPS, PIPELINE_SYNC_TYPES  # type: ignore[return-value]
 
 
 def _make_dialect() -> Dialect:

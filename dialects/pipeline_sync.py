@@ -443,7 +443,7 @@ class MBarrierOp(IntPropertySyntax, IRDLOperation):
         if self.HAS_PARITY:
             printer.print_string(", ")
             printer.print_operand(self.parity)
-        if self.INT_PROPERTIES:
+        if any(self.int_property(name) is not None for name in self.INT_PROPERTIES):
             printer.print_string(",")
         self.print_int_properties(printer)
         printer.print_op_attributes(self.attributes)
@@ -486,12 +486,23 @@ class MBarrierInitOp(MBarrierOp):
 
 @irdl_op_definition
 class MBarrierArriveOp(MBarrierOp):
-    """One arrival on the current phase of an mbarrier slot."""
+    """One arrival on the current phase of an mbarrier slot; with ``threads = N`` each
+    of the block's first N threads arrives once, after its own accesses (a
+    warp-specialized ring's consumers release a slot so: the slot is initialized for
+    N arrivals)."""
 
     name = "pipeline.mbarrier_arrive"
+    threads = opt_prop_def(IntegerAttr[IntegerType])
+    INT_PROPERTIES: ClassVar = ("threads",)
 
-    def __init__(self, barriers: SSAValue, index: SSAValue):
-        super().__init__(operands=[barriers, [index]])
+    def __init__(self, barriers: SSAValue, index: SSAValue, *, threads: int | None = None):
+        props = {} if threads is None else {"threads": IntegerAttr(threads, i64)}
+        super().__init__(operands=[barriers, [index]], properties=props)
+
+    @property
+    def arriving_threads(self) -> int | None:
+        """How many threads arrive (None: one, the block's thread 0)."""
+        return self.int_property("threads")
 
 
 @irdl_op_definition

@@ -213,7 +213,7 @@ class LowerBulkCopy(RewritePattern):
             )
 
         def bulk() -> None:
-            on_thread_zero(self.context, lambda: emit.for_range(rows, issue_row))
+            on_thread_zero(self.context, lambda: emit.for_range(rows, issue_row), op)
 
         def at_the_edge() -> None:
             _cooperative_copy(op, self.context, src, dst)
@@ -226,6 +226,7 @@ class LowerBulkCopy(RewritePattern):
                     mbarrier_pointer(op.barriers, op.barrier_slot),
                     emit.const_i32(rows * row_elements * size),
                 ),
+                op,
             )
 
         with emit.emitting(rewriter, op):
@@ -262,4 +263,4 @@ def _tensor_copy(op: BulkCopyOp, context: KernelContext) -> None:
                 mbarrier_pointer(op.barriers, op.barrier_slot),
             )
 
-    on_thread_zero(context, issue)
+    on_thread_zero(context, issue, op)

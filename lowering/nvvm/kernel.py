@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnitAttr,
     i8,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -65,6 +66,7 @@ from tilepipe.dialects.kernel_attrs import (
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
+from tilepipe.dialects.pipeline_ws import WarpSpecializeOp
 from tilepipe.dialects.tensor_maps import SHARED_ALIGNMENT_ATTR
 from tilepipe.dialects.tile import BlockIdOp, GemmOp, GridDimsOp, ReduceOp
 from tilepipe.dialects.tile_launch import grid_dims_op
@@ -92,6 +94,12 @@ from tilepipe.lowering.nvvm.staging_tiles import add_staging_buffers
 from tilepipe.lowering.nvvm.relayout import Relayout, plan_relayouts
 from tilepipe.lowering.nvvm.swizzle import SharedSwizzle, swizzled_buffers
 from tilepipe.lowering.nvvm.tensor_maps import TensorCopy, add_tensor_maps
+from tilepipe.lowering.nvvm.warp_roles import (
+    MAXNREG_ATTR,
+    entry_registers,
+    producer_threads,
+    split_roles,
+)
 from tilepipe.lowering.nvvm.fragment_layouts import fragment_layouts, is_alloc_in
 
 SHARED_ADDRESS_SPACE = IntegerAttr(3, i64)
@@ -296,13 +304,16 @@ def build_kernel(
         kernel.sym_name.data,
         inputs,
         workgroup,
-        (threads, 1, 1),
+        # A warp-specialized kernel's producers come after its own threads.
+        (threads + producer_threads(kernel), 1, 1),
         # A grid stated by tile.grid_dims is only known at launch (evaluate_grid).
         None if grid_dims_op(kernel) is not None else tuple(grid) + (1,) * (3 - len(grid)),
     )
     gpu_func.location = kernel.location
     if kernel.arg_attrs is not None:  # the divisibility facts, until to_nvvm drops them
         gpu_func.arg_attrs = kernel.arg_attrs
+    if (entry := entry_registers(kernel, threads)) is not None:
+        gpu_func.attributes[MAXNREG_ATTR] = IntegerAttr(entry, i32)
     if dynamic:
         gpu_func.attributes[DYNAMIC_SHARED_ATTR] = IntegerAttr(shared_bytes, i64)
         if base_alignment > SHARED_ALIGNMENT:  # upstream.align_dynamic_shared_memory
@@ -339,7 +350,7 @@ def build_kernel(
     }
     # The gpu.func itself already has global arguments (_convert_global_type).
     PatternRewriteWalker(ConvertMemorySpaces()).rewrite_region(gpu_func.body)
-    _rewrite_structure(gpu_func)
+    _rewrite_structure(gpu_func, threads)
     if scratch is not None:
         context.scratch_offset = offsets[scratch]
         context.scratch_reductions = read_barriers(reductions)
@@ -422,7 +433,7 @@ def _replace_value_and_retype_views(alloc: memref.AllocOp, new_value: SSAValue) 
     Rewriter.erase_op(alloc)
 
 
-def _rewrite_structure(gpu_func: KernelFuncOp) -> None:
+def _rewrite_structure(gpu_func: KernelFuncOp, consumers: int) -> None:
     for op in list(gpu_func.walk()):
         if isinstance(op, BlockIdOp):
             dimension = gpu.DimensionAttr(gpu.DimensionEnum(op.dimension.data))
@@ -433,6 +444,8 @@ def _rewrite_structure(gpu_func: KernelFuncOp) -> None:
             Rewriter.replace_op(op, _located(KernelReturnOp(), op))
         elif isinstance(op, PipelineForOp):
             _pipeline_for_to_scf(op)
+        elif isinstance(op, WarpSpecializeOp):
+            split_roles(op, consumers)
 
 
 def _pipeline_for_to_scf(loop: PipelineForOp) -> None:

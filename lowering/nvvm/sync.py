@@ -40,6 +40,7 @@ from tilepipe.core.diagnostics import op_error
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm.kernel import KernelContext
+from tilepipe.lowering.nvvm.warp_roles import on_leader
 
 TRY_WAIT_TICKS = 1_000_000  # suspend-time hint of mbarrier.try_wait (ns)
 
@@ -103,12 +104,16 @@ def mbarrier_pointer(barriers: SSAValue, slot: SSAValue) -> SSAValue:
     return emit.element_pointer(barriers, [slot], nvvm.SHARED_ADDRESS_SPACE)
 
 
-def on_thread_zero(context: KernelContext, body) -> None:
-    emit.if_then(arith.CmpiOp(context.ids.thread, emit.const(0), "eq").result, body)
+def on_thread_zero(context: KernelContext, body, op: Operation) -> None:
+    """``body`` in the one thread that acts for the block at ``op``: thread 0, or in a
+    warp-specialized producer the elected lane of its first warp (``warp_roles``)."""
+    on_leader(lambda: context.ids.thread, op, body)
 
 
 class LowerMBarrierUpdate(RewritePattern):
-    """init / arrive / arrive-expect-tx, performed by thread 0."""
+    """init / arrive / arrive-expect-tx, performed by thread 0 (the producer's elected
+    thread in a warp-specialized kernel); an arrive with ``threads = N`` by each of
+    the first N threads."""
 
     def __init__(self, context: KernelContext):
         self.context = context
@@ -138,7 +143,13 @@ class LowerMBarrierUpdate(RewritePattern):
                 )
 
         with emit.emitting(rewriter, op):
-            on_thread_zero(self.context, update)
+            arriving = op.arriving_threads if isinstance(op, MBarrierArriveOp) else None
+            if arriving is None:
+                on_thread_zero(self.context, update, op)
+            elif arriving >= self.context.threads:
+                update()  # every thread arrives (a ring's consumers: all of them)
+            else:
+                emit.if_then(emit.less_than(self.context.ids.thread, arriving), update)
         rewriter.erase(op)
 
 

@@ -47,6 +47,7 @@ from tilepipe.lowering.nvvm.elementwise import LowerBroadcast, LowerElementwise,
 from tilepipe.lowering.nvvm.fragment_slots import erase_slotted, stage_dynamic_slots
 from tilepipe.lowering.nvvm.gemm import LowerGemm
 from tilepipe.lowering.nvvm.induction import NarrowInductionVariable
+from tilepipe.lowering.nvvm.warp_roles import consumer_barriers
 from tilepipe.lowering.nvvm.kernel import KernelContext, lower_kernels
 from tilepipe.lowering.nvvm.relayout import stage_relayouts
 from tilepipe.lowering.nvvm.slots import RotateSlotCounters
@@ -154,6 +155,7 @@ class LowerToNVVM(ModulePass):
                 lambda op, role: _fragment_of(op, role, context), context.relaid,
             )
             _walk(kernel, tile_patterns(context))
+            consumer_barriers(kernel)
             # Every access width is chosen: the tile.* argument facts are done with.
             kernel.properties.pop("arg_attrs", None)
             _reject_leftovers(kernel)

@@ -21,6 +21,7 @@ touch them are :mod:`access_relations`' questions.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
@@ -30,6 +31,7 @@ from xdsl.ir import Operation, SSAValue
 from tilepipe.core.diagnostics import op_location
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
+from tilepipe.dialects.pipeline_ws import WarpSpecializeOp
 
 from tilepipe.passes.memory.arena_aliasing import underlying_buffer
 from tilepipe.passes.cuda.access_entries import AccessEntry, access_entries
@@ -96,6 +98,21 @@ def buffer_name(value: SSAValue) -> str:
 # --------------------------------------------------------------------------- analysis
 
 
+def outside_warp_roles(function: func.FuncOp) -> Iterator[Operation]:
+    """The function's ops but those of a warp-specialized region: its ring's
+    mbarriers order them, and they belong to ``warp-specialize`` (the chapter's
+    §8.3, "who owns the barrier"), so thread-sync neither analyses nor syncs them."""
+    work = list(reversed(list(function.body.ops)))
+    while work:
+        op = work.pop()
+        yield op
+        if isinstance(op, WarpSpecializeOp):
+            continue
+        for region in reversed(op.regions):
+            for block in reversed(region.blocks):
+                work.extend(reversed(list(block.ops)))
+
+
 class HazardAnalysis(AccessRelations):
     """All block-level (shared- and global-memory) hazards of one kernel function."""
 
@@ -103,7 +120,7 @@ class HazardAnalysis(AccessRelations):
         self.function = function
         _, threads = kernel_launch_shape(function)
         super().__init__(threads)
-        self.entries = [e for op in function.body.walk() for e in access_entries(op)]
+        self.entries = [e for op in outside_warp_roles(function) for e in access_entries(op)]
 
     # -- pairs
 

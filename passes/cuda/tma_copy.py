@@ -188,7 +188,7 @@ class BulkCopyPlanner:
         return sorted(groups, key=lambda g: self.time(g.consumer))
 
 
-def _as_tensor_copy(copy: CopyOp) -> bool:
+def as_tensor_copy(copy: CopyOp) -> bool:
     """Can ``copy`` be one tensor-map copy?  If so, ask its shared buffer for the
     alignment the box (and its swizzle) needs; if not, say why in a remark."""
     box = tensor_box(copy)
@@ -268,7 +268,7 @@ def convert_loop(loop: ForOp, rewriter: PatternRewriter, tensor_maps: bool = Fal
             bars.memref,
             slots[g],
             op.tile_shape,
-            tensor_map=tensor_maps and _as_tensor_copy(op),
+            tensor_map=tensor_maps and as_tensor_copy(op),
         )
         bulk.location = op.location
         rewriter.replace(op, bulk)

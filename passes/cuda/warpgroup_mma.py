@@ -20,7 +20,7 @@ from tilepipe.core.targets import CudaTarget, UnknownTarget, WarpgroupMma, targe
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
-from tilepipe.dialects.tile import GemmOp
+from tilepipe.dialects.tile import CopyOp, GemmOp
 
 WARPGROUP_MMA_ATTR = "tile.warpgroup_mma"
 SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}  # descriptor bits 62-63 by swizzle bytes
@@ -72,11 +72,20 @@ def shared_tile_candidate(buffer: SSAValue) -> bool:
     if row_bytes in SWIZZLE_MODES:
         return True
     return row_bytes % 128 == 0 and any(
-        isinstance(use.operation, BulkCopyOp)
-        and use.operation.is_tensor_copy
-        and use.operation.dst == buffer
-        for use in buffer.uses
+        _lands_in_panels(use.operation, buffer) for use in buffer.uses
     )
+
+
+def _lands_in_panels(op: Operation, buffer: SSAValue) -> bool:
+    """Is ``op`` a tensor-map copy into ``buffer``, or a copy that ``warp-specialize``
+    (which runs before ``tma-copy``) is to make one: its box is a tensor map's?"""
+    if isinstance(op, BulkCopyOp):
+        return op.is_tensor_copy and op.dst == buffer
+    if isinstance(op, CopyOp) and op.dst == buffer:
+        from tilepipe.passes.cuda.tensor_map import tensor_box
+
+        return not isinstance(tensor_box(op), str)
+    return False
 
 
 def operand_swizzle(buffer: SSAValue) -> int:

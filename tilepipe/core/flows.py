@@ -58,9 +58,12 @@ class Flow:
 
 
 # tma-copy acts on the kernels of targets with bulk tensor copies (sm_90) and leaves
-# the others alone, so one CUDA flow serves every CUDA target and mixed modules.
+# the others alone, so one CUDA flow serves every CUDA target and mixed modules;
+# warp-specialize likewise acts on sm_90a kernels only, before planning (the
+# chapter's 8.3: the pipeline passes see the warp-specialized form).
 _CUDA_SCHEDULE = (
     "pipeline-validate",
+    "warp-specialize",
     "pipeline-planning",
     "tma-copy",
     "inject-software-pipeline",

@@ -51,6 +51,7 @@ PASSES: dict[str, tuple[str, str]] = {
     # on-chip memory arenas (docs/arena.md)
     "merge-shared-memory": ("tilepipe.passes.memory.merge_shared_memory", "MergeSharedMemory"),
     # CUDA synchronization (docs/sync.md) and lowering (docs/nvvm.md)
+    "warp-specialize": ("tilepipe.passes.cuda.warp_specialize", "WarpSpecialize"),
     "tma-copy": ("tilepipe.passes.cuda.tma_copy", "TmaCopy"),
     "async-copy": ("tilepipe.passes.cuda.async_copy", "AsyncCopy"),
     "thread-sync": ("tilepipe.passes.cuda.thread_sync", "ThreadSync"),

@@ -86,6 +86,30 @@ WGMMA_M64NNK16 = WarpgroupMma(64, 16, 8, 256, ("f16", "bf16"), "f32")
 
 
 @dataclass(frozen=True)
+class WarpSpecialization:
+    """Producer/consumer warpgroups (sm_90a, the chapter's §8.3): ``producer_warpgroups``
+    warpgroups issue the tensor copies, the kernel's own warpgroups consume; each role
+    sets its per-thread register budget with ``setmaxnreg`` (24 to 256, a multiple
+    of 8), the consumers' the most that fits ``register_file`` beside the producers',
+    at most ``max_consumer_registers`` (TileLang 0.1.15: 24/240 for one or two
+    consumer warpgroups, 24/160 for three)."""
+
+    producer_warpgroups: int = 1
+    producer_registers: int = 24
+    max_consumer_registers: int = 240
+    register_file: int = 65536  # 32-bit registers per SM
+    max_threads: int = 1024  # per block
+
+    def consumer_registers(self, consumer_threads: int, warpgroup_threads: int = 128) -> int:
+        """The consumers' per-thread budget beside the producers' (multiple of 8)."""
+        left = self.register_file - self.producer_registers * self.producer_warpgroups * warpgroup_threads
+        return min(self.max_consumer_registers, left // consumer_threads // 8 * 8)
+
+
+HOPPER_WARP_SPECIALIZATION = WarpSpecialization()
+
+
+@dataclass(frozen=True)
 class CudaTarget:
     name: str
     sm: int
@@ -108,6 +132,8 @@ class CudaTarget:
     # Warpgroup matrix multiply (``wgmma``, sm_90a): a tensor-core gemm whose shared
     # operands a descriptor can address runs on it (lowering/nvvm/wgmma.py).
     warpgroup_mma: WarpgroupMma | None = None
+    # Producer/consumer warpgroups with setmaxnreg (sm_90a): warp-specialize.
+    warp_specialization: WarpSpecialization | None = None
     # The memref memory spaces a kernel for this target may use ("global" = none).
     memory_spaces: tuple[str, ...] = ("global", "shared", "fragment", "local")
     # The tensor-core instructions a gemm may lower to; a gemm none fits runs on the
@@ -200,7 +226,8 @@ SM_90 = CudaTarget(
 # architectures and that TileLang's sm_90 kernels use.  A kernel for it runs on
 # sm_90 devices only; ``sm_90`` stays the portable record.
 SM_90A = replace(
-    SM_90, name="sm_90a", has_tensor_map_copy=True, warpgroup_mma=WGMMA_M64NNK16
+    SM_90, name="sm_90a", has_tensor_map_copy=True, warpgroup_mma=WGMMA_M64NNK16,
+    warp_specialization=HOPPER_WARP_SPECIALIZATION,
 )
 ASCEND_910B = AscendTarget(
     name="ascend910b",

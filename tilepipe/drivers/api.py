@@ -201,6 +201,7 @@ def compile_for(
     isolate_upstream: bool = False,
     tensor_maps: bool = True,
     warpgroup_mma: bool = True,
+    warp_specialize: bool = True,
     name: str = "<input>",
 ) -> Compilation:
     """Compile the kernels of ``source`` for ``target`` to ``level``.
@@ -217,7 +218,9 @@ def compile_for(
     so that an LLVM abort is a :class:`CompileError` rather than the caller's end.
     ``tensor_maps`` (sm_90a) off keeps the row-wise bulk copies instead of tensor-map
     copies (whose maps a host must encode, docs/nvvm.md "Tensor maps"); and
-    ``warpgroup_mma`` (sm_90a) off keeps the gemms on mma.sync instead of wgmma.
+    ``warpgroup_mma`` (sm_90a) off keeps the gemms on mma.sync instead of wgmma;
+    ``warp_specialize`` (sm_90a) off keeps the pipelined loops unspecialized (no
+    producer warpgroup, docs/nvvm.md "Warp specialization").
     ``name`` is the file name diagnostics give for text.
 
     Returns a :class:`Compilation`.  Raises :class:`CompileError` (``.diagnostics``,
@@ -245,6 +248,7 @@ def compile_for(
         module, target, level, num_stages, run_ptxas and level == "ptx",
         host_launch=host_launch, debug_info=True, isolate_upstream=isolate_upstream,
         tensor_maps=tensor_maps, warpgroup_mma=warpgroup_mma,
+        warp_specialize=warp_specialize,
     )
     returned = _result_like(module, source, extraction)
     text = result.output

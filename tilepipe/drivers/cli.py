@@ -108,6 +108,11 @@ def _parser() -> argparse.ArgumentParser:
         "(tile.warpgroup_mma = false on every kernel)",
     )
     compile_cmd.add_argument(
+        "--no-warp-specialize", dest="warp_specialize", action="store_false",
+        help="sm_90a: keep the pipelined loops unspecialized, all warps copying and "
+        "computing (tile.warp_specialize = false on every kernel)",
+    )
+    compile_cmd.add_argument(
         "--isolate-upstream", action="store_true",
         help="CUDA: run upstream MLIR in a spawned child process, so that an LLVM "
         "abort (fatal error, assertion) is reported as an error instead of ending the driver",
@@ -212,6 +217,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         host_launch=args.host_launch,
         tensor_maps=args.tensor_maps,
         warpgroup_mma=args.warpgroup_mma,
+        warp_specialize=args.warp_specialize,
         parse_seconds=parse_seconds,
     )
     _write(args.output, result.output)

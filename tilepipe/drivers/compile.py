@@ -189,6 +189,7 @@ def compile_module(
     host_launch: bool = False,
     tensor_maps: bool = True,
     warpgroup_mma: bool = True,
+    warp_specialize: bool = True,
     index_mode: str = "iteration",
     parse_seconds: float = 0.0,
     debug_info: bool = False,
@@ -200,7 +201,9 @@ def compile_module(
     (default) for Ascend).  ``host_launch`` (CUDA) leaves a host launcher per kernel;
     ``tensor_maps`` (sm_90a) off keeps the row-wise bulk copies
     (``tma-copy{tensor_maps=false}``); ``warpgroup_mma`` (sm_90a) off keeps the gemms
-    on mma.sync (``tile.warpgroup_mma = false`` on every kernel); ``index_mode`` (Ascend) is the multi-buffer slot
+    on mma.sync (``tile.warpgroup_mma = false`` on every kernel), and so off or
+    without tensor maps, ``warp_specialize`` (sm_90a) off keeps the pipelined loops
+    unspecialized (``tile.warp_specialize = false``); ``index_mode`` (Ascend) is the multi-buffer slot
     clock of guarded storage;
     ``debug_info`` keeps the source locations in the ``nvvm``/``llvm`` text.
     ``isolate_upstream`` (CUDA) runs the upstream hand-off in a spawned child, so that
@@ -219,7 +222,9 @@ def compile_module(
         )
     retarget(module, target, num_stages)
     if not warpgroup_mma:
-        _turn_off_wgmma(module)
+        _turn_off(module, "tile.warpgroup_mma")
+    if not (warp_specialize and tensor_maps):
+        _turn_off(module, "tile.warp_specialize")
     if isinstance(target, CudaTarget):
         from tilepipe.lowering.nvvm.upstream_dialects import op_upstream_lacks
 
@@ -252,17 +257,17 @@ def compile_module(
     return result
 
 
-def _turn_off_wgmma(module: ModuleOp) -> None:
-    """``tile.warpgroup_mma = false`` on every kernel: the passes and the lowering ask
-    it of each gemm (passes/cuda/warpgroup_mma.py)."""
+def _turn_off(module: ModuleOp, option: str) -> None:
+    """``option = false`` on every kernel (``tile.warpgroup_mma``: the passes and the
+    lowering ask it of each gemm, passes/cuda/warpgroup_mma.py;
+    ``tile.warp_specialize``: warp-specialize asks it of each kernel)."""
     from xdsl.dialects.builtin import IntegerAttr, i1
 
     from tilepipe.dialects.kernel_attrs import is_kernel
-    from tilepipe.passes.cuda.warpgroup_mma import WARPGROUP_MMA_ATTR
 
     for op in module.walk():
         if is_kernel(op):
-            op.attributes[WARPGROUP_MMA_ATTR] = IntegerAttr(0, i1)
+            op.attributes[option] = IntegerAttr(0, i1)
 
 
 def _run_flow(

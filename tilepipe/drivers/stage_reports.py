@@ -42,6 +42,38 @@ def _describe_bulk_copies(module: ModuleOp, before: dict[str, MemRefType]) -> st
     return _describe_syncs(module, before) + through_maps
 
 
+def _describe_warp_roles(module: ModuleOp, before: dict[str, MemRefType]) -> str:
+    from tilepipe.dialects.pipeline_ws import WarpSpecializeOp
+
+    parts = []
+    for op in module.walk():
+        if isinstance(op, WarpSpecializeOp):
+            rings = {w.barriers for w in op.walk() if w.name == "pipeline.mbarrier_wait_parity"}
+            depth = min(r.type.get_shape()[0] for r in rings) if rings else 0
+            producer, consumer = op.registers
+            parts.append(
+                f"{op.producer_thread_count // 128} producer warpgroup ({producer} regs), "
+                f"consumers {consumer} regs, ring of {depth}"
+            )
+    if parts:
+        return "; ".join(parts)
+    if not any(_warp_specializing(op) for op in module.walk()):
+        return "no kernel for a target with warp specialization"
+    return "no warp-specialized loop (the remarks say why)"
+
+
+def _warp_specializing(op) -> bool:
+    from tilepipe.core.targets import CudaTarget, UnknownTarget, target_of
+
+    if op.name != "func.func":
+        return False
+    try:
+        target = target_of(op)
+    except UnknownTarget:
+        return False
+    return isinstance(target, CudaTarget) and target.warp_specialization is not None
+
+
 def _describe_planning(module: ModuleOp, before: dict[str, MemRefType]) -> str:
     parts = []
     for loop in module.walk():
@@ -131,6 +163,7 @@ def _describe_lowering(module: ModuleOp, before: dict[str, MemRefType]) -> str:
 
 DESCRIBE = {
     "pipeline-validate": _describe_validation,
+    "warp-specialize": _describe_warp_roles,
     "pipeline-planning": _describe_planning,
     "tma-copy": _describe_bulk_copies,
     "inject-software-pipeline": _describe_versions,

@@ -235,7 +235,50 @@ def _settle_schedules(rng: random.Random, program: Program) -> None:
 # --------------------------------------------------------------------------- CUDA
 
 
+RING_GEMM_EVERY = 5  # one CUDA seed in 5 draws the ring GEMM (_ring_gemm)
+
+
+def _ring_gemm(rng: random.Random, target: str, seed: int) -> Program:
+    """A pipelined GEMM whose loop only copies tiles into shared memory and multiplies
+    them into a fragment: on sm_90a a warp-specialized producer/consumer ring when the
+    copies can be tensor copies and the gemm runs on wgmma (one or two warpgroups,
+    64-row slabs), elsewhere an ordinary pipelined loop; ragged arrays reach past the
+    boxes, transposed operands, f16 or bf16."""
+    m = rng.choice((64, 64, 128))
+    dims = {"m": m, "n": rng.choice((16, 32, 64)), "k": rng.choice((16, 32, 64))}
+    program = Program(target, "cuda", dims, {}, [], seed=seed)
+    program.threads = 256 if m == 128 and rng.random() < 0.5 else 128
+    program.grid = rng.choice((1, 1, 2))
+    program.use_block_id = program.grid > 1
+    program.dynamic_trips = tuple(sorted(rng.sample((0, 1, 2, 3, 5, 7), 3)))
+    b = _Builder(rng, program, CUDA_SPACES, BINARY, (), ())
+    live: list[str] = []
+    acc = b.buffer("acc", ("m", "n"), "f32", "fragment")
+    b.emit(program.items, live, Stmt("fill", (acc,), ("m", "n"), {"value": 0.0}))
+    dtype = rng.choice(("f16", "bf16"))
+    ta, tb = rng.random() < 0.25, rng.random() < 0.25
+    a_dims, b_dims = ("k", "m") if ta else ("m", "k"), ("n", "k") if tb else ("k", "n")
+    a, bb = b.buffer("s", a_dims, dtype, "shared"), b.buffer("s", b_dims, dtype, "shared")
+    b.open_loop()
+    body = [
+        Stmt("copy", (b.global_in(a_dims, dtype), a), a_dims),
+        Stmt("copy", (b.global_in(b_dims, dtype), bb), b_dims),
+        Stmt("gemm", (a, bb, acc), ("m", "n", "k"), {"transpose_a": ta, "transpose_b": tb}),
+    ]
+    loop = Loop(body, lb=rng.choice((0, 0, 1)), step=rng.choice((1, 1, 2)))
+    loop.num_stages = rng.choice((1, 2, 2, 3, 4))
+    _trips(rng, loop, rng.random() < 0.5)
+    program.items.append(loop)
+    b.close_loop(body, live)
+    out = b.buffer("out", ("m", "n"), "f32", "global", 0)
+    program.items.append(Stmt("copy", (acc, out), ("m", "n")))
+    _real_shapes(rng, program)
+    return program
+
+
 def _cuda(rng: random.Random, target: str, seed: int) -> Program:
+    if seed % RING_GEMM_EVERY == RING_GEMM_EVERY - 1:
+        return _ring_gemm(rng, target, seed)
     # m = 64 with 128 threads is a wgmma gemm's shape (one warpgroup, one slab) on sm_90a.
     dims = {"m": rng.choice((16, 32, 32, 64, 64)), "n": rng.choice((16, 32)), "k": rng.choice((16, 32))}
     program = Program(target, "cuda", dims, {}, [], seed=seed)

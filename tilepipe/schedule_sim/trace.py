@@ -140,9 +140,9 @@ class TracingMachine(BlockMachine):
         self._finishing = True
         super().finish(exit_op)
 
-    def arrive(self, slot: MBarrier, expect_bytes: int = 0) -> None:
+    def arrive(self, slot: MBarrier, expect_bytes: int = 0, threads=(0,)) -> None:
         self._phase.setdefault(id(slot), []).append(self.steps[-1])
-        self._advance(slot, super().arrive, slot, expect_bytes)
+        self._advance(slot, super().arrive, slot, expect_bytes, threads)
 
     def issue_bulk_copy(self, slot: MBarrier, op, event, dst, region, stored) -> None:
         # The copy's bytes count towards the phase that is open when it is issued.

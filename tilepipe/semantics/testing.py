@@ -4,7 +4,7 @@
   outputs on the same seeded inputs, for several trip counts and seeds;
 * :func:`assert_race_free` -- the happens-before race detector finds nothing;
 * :func:`sync_mutants` / :func:`assert_every_sync_needed` -- deleting any one
-  synchronization op (barrier, wait_group, mbarrier wait, commit_group) makes the
+  synchronization op (barrier, wait_group, mbarrier wait or release, commit_group) makes the
   race detector fire, i.e. no inserted sync is superfluous;
 * :func:`loosened_waits` -- letting any one ``wait_group`` leave one more group in
   flight makes it fire too, i.e. every wait count is as large as it can be.
@@ -35,6 +35,7 @@ SYNC_OPS = (
     sync.WaitGroupOp,
     sync.MBarrierWaitParityOp,
     sync.MBarrierTestWaitOp,
+    sync.MBarrierArriveOp,  # a warp-specialized ring's release of a slot
     sync.CommitGroupOp,
 )
 

@@ -245,14 +245,26 @@ def test_the_sm90a_steady_loops_issue_hgmma_only(tmp_path):
     bench_sass = _bench_sass()
     for name, hgmma in (("gemm.mlir", 8), ("gemm_sm90a.mlir", 4)):
         text = (ROOT / "examples" / name).read_text().replace('"sm_80"', '"sm_90a"')
-        result = compile_kernel(text, name, "sm_90a", run_ptxas=False)
-        cubin = tmp_path / f"{name}.cubin"
-        (report,) = run_ptxas(result.ptx, "sm_90a", cubin)
-        sass = disassemble(cubin)
-        assert "HMMA" not in sass.replace("HGMMA", "") and "LDSM" not in sass
-        loop = bench_sass.steady_state_count(sass, hgmma, "HGMMA", bench_sass.hopper_class)
-        assert loop.classes["HGMMA"] / loop.iterations == hgmma
-        assert report.registers <= 168 and report.spill_store_bytes == 0
+        for specialized in (True, False):
+            result = compile_kernel(
+                text, name, "sm_90a", run_ptxas=False, warp_specialize=specialized
+            )
+            cubin = tmp_path / f"{name}.{specialized}.cubin"
+            (report,) = run_ptxas(result.ptx, "sm_90a", cubin)
+            sass = disassemble(cubin)
+            assert "HMMA" not in sass.replace("HGMMA", "") and "LDSM" not in sass
+            assert report.spill_store_bytes == 0
+            if not specialized:  # one loop does both roles
+                loop = bench_sass.steady_state_count(sass, hgmma, "HGMMA", bench_sass.hopper_class)
+                assert loop.classes["HGMMA"] / loop.iterations == hgmma
+                assert report.registers <= 168
+                continue
+            # The consumer loop issues the tiles' HGMMA; the producer's holds none;
+            # the kernel's registers are the consumers' budget at most (setmaxnreg).
+            consumer, producer = bench_sass.role_loops(sass)
+            assert consumer.role == "consumer" and producer.role == "producer"
+            assert consumer.classes["HGMMA"] % hgmma == 0 and producer.classes["HGMMA"] == 0
+            assert "USETMAXREG" in sass and report.registers <= 240
 
 
 

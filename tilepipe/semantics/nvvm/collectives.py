@@ -17,7 +17,7 @@ that running a lowered kernel checks it:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import BFloat16Type, VectorType, i32
@@ -53,14 +53,24 @@ class MBarrierState:
     pending: int
     phase: int = 0
     tx_bytes: int = 0
-    landed: list[tuple[int, int]] = field(default_factory=list)  # bulk bytes, this phase
-    completed: list[tuple[int, int]] = field(default_factory=list)  # ... last phase
 
-    def maybe_complete(self) -> None:
+    def maybe_complete(self) -> bool:
         if self.pending <= 0 and self.tx_bytes == 0:
             self.phase += 1
             self.pending = self.count
-            self.completed, self.landed = self.landed, []
+            return True
+        return False
+
+    def completed(self, parity: int) -> bool:
+        """Has the phase of ``parity`` completed (the current one has the other)?"""
+        return self.phase % 2 != parity % 2
+
+
+def _settle(ex: BlockExecution, address: int, state: MBarrierState) -> None:
+    """Complete the current phase if its arrivals and bytes are all in: what they
+    released is what a wait that observes the phase acquires."""
+    if state.maybe_complete() and ex.races is not None:
+        ex.races.phase_completed(address - SHARED_ADDRESS_BASE)
 
 
 def land(ex: BlockExecution, op: Operation, threads: np.ndarray, keep_newest: int) -> None:
@@ -358,18 +368,24 @@ def _mbarrier_init(ex, op, mask):
     count = ex.uniform(op, op.operands[1])
     _mbarrier_access(ex, op, mask, write=True)
     ex.mbarriers[address] = MBarrierState(count, count)
+    if ex.races is not None:
+        ex.races.init_mbarrier(address - SHARED_ADDRESS_BASE)
 
 
 def _arrive(ex, op, mask, tx_bytes: int = 0) -> None:
-    _, state = _mbarrier(ex, op)
+    """An arrival (release semantics, PTX's default): the arriving threads' earlier
+    accesses are ordered before the waits that observe the phase complete."""
+    address, state = _mbarrier(ex, op)
     if state is None:
         raise NvvmExecutionError(op, "arrives on an uninitialised mbarrier")
     # An atomic update: it reads the object as initialised (ordered after the init),
     # and arrivals do not race with each other or with waits.
     _mbarrier_access(ex, op, mask, write=False)
+    if ex.races is not None:
+        ex.races.release(address - SHARED_ADDRESS_BASE, np.flatnonzero(mask))
     state.tx_bytes += tx_bytes
     state.pending -= int(mask.sum())
-    state.maybe_complete()
+    _settle(ex, address, state)
 
 
 @handles("nvvm.mbarrier.arrive")
@@ -386,27 +402,26 @@ def _mbarrier_expect_tx(ex, op, mask):
 @handles("nvvm.mbarrier.complete_tx")
 def _mbarrier_complete_tx(ex, op, mask):
     """Each active thread completes ``txcount`` bytes of the current phase (an
-    atomic update, like an arrival, but not one)."""
-    _, state = _mbarrier(ex, op)
+    atomic update, like an arrival, but not one: ``.relaxed``, it releases nothing)."""
+    address, state = _mbarrier(ex, op)
     if state is None:
         raise NvvmExecutionError(op, "completes bytes on an uninitialised mbarrier")
     _mbarrier_access(ex, op, mask, write=False)
     state.tx_bytes -= ex.uniform(op, op.operands[1]) * int(mask.sum())
-    state.maybe_complete()
+    _settle(ex, address, state)
 
 
 def _phase_completed(ex, op, mask) -> bool:
-    """Has the phase of the given parity completed?  A completed wait orders the bulk
-    copies that completed that phase before the waiting threads' later accesses."""
-    _, state = _mbarrier(ex, op)
+    """Has the phase of the given parity completed?  A completed wait (acquire
+    semantics) orders what the phase's arrivals and bulk copies released before the
+    waiting threads' later accesses."""
+    address, state = _mbarrier(ex, op)
     if state is None:
         raise NvvmExecutionError(op, "waits on an uninitialised mbarrier")
     _mbarrier_access(ex, op, mask, write=False)
-    parity = ex.uniform(op, op.operands[1])
-    done = state.phase % 2 != parity % 2
+    done = state.completed(ex.uniform(op, op.operands[1]))
     if done and ex.races is not None:
-        for start, size in state.completed:
-            ex.races.forget_writes(start, size)
+        ex.races.acquire(address - SHARED_ADDRESS_BASE, np.flatnonzero(mask))
     return done
 
 
@@ -415,10 +430,26 @@ def _mbarrier_test_wait(ex, op, mask):
     return [np.full(ex.threads, _phase_completed(ex, op, mask))]
 
 
+DEADLOCK = "waits for a phase that can never complete (deadlock)"
+
+
 @handles("nvvm.mbarrier.try_wait.parity")
 def _mbarrier_try_wait(ex, op, mask):
-    if not _phase_completed(ex, op, mask):
-        raise NvvmExecutionError(op, "waits for a phase that can never complete (deadlock)")
+    """In lockstep nothing else runs while the threads wait: a phase that has not
+    completed never will.  Under warp roles (``roles``) the wait blocks its role
+    until another role completes the phase."""
+    if _phase_completed(ex, op, mask):
+        return
+    if ex.roles is None:
+        raise NvvmExecutionError(op, DEADLOCK)
+    address, parity = ex.uniform(op, op.operands[0]), ex.uniform(op, op.operands[1])
+
+    def ready() -> bool:
+        state = ex.mbarriers.get(address)
+        return state is not None and state.completed(parity)
+
+    ex.roles.block(op, DEADLOCK, ready)
+    _phase_completed(ex, op, mask)
 
 
 @handles("nvvm.shfl.sync")
@@ -458,14 +489,15 @@ def complete_bulk_bytes(ex, op, thread: int, offset: int, size: int, bar: int) -
     copy: an async-proxy write, whose ``complete_tx`` (also through the async proxy)
     takes ``size`` bytes off the mbarrier at ``bar`` and orders the bytes before the
     threads that wait for the phase it completes."""
+    state = ex.mbarriers.get(bar)
     if ex.races is not None:
         ex.races.access(
             op, np.array([thread]), np.array([offset]), size, write=True, proxy="async"
         )
         ex.races.async_proxy_access(op, thread, bar - SHARED_ADDRESS_BASE, MBARRIER_BYTES)
-    state = ex.mbarriers.get(bar)
+        if state is not None:  # the copy's completion releases it, as its thread
+            ex.races.release(bar - SHARED_ADDRESS_BASE, np.array([thread]))
     if state is None:
         raise NvvmExecutionError(op, "completes on an uninitialised mbarrier")
     state.tx_bytes -= size
-    state.landed.append((offset, size))
-    state.maybe_complete()
+    _settle(ex, bar, state)

@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Attribute
 
 from tilepipe.semantics.work_limit import trip_count
+from tilepipe.semantics.nvvm import roles
 from tilepipe.semantics.nvvm.execution import NvvmExecutionError, handles, numpy_dtype
 
 WHILE_LIMIT = 100_000
@@ -40,14 +41,18 @@ def _lanes(mask: np.ndarray, value: np.ndarray) -> np.ndarray:
 
 @handles("scf.if")
 def _if(ex, op, mask):
-    """Both branches run under their masks; a result takes, per thread, the value
-    its branch yielded (a predicated load: the loaded element inside, else 0)."""
+    """Both branches run under their masks, one after the other -- or, with
+    ``tilepipe.warp_roles``, concurrently (``roles``); a result takes, per thread, the
+    value its branch yielded (a predicated load: the loaded element inside, else 0)."""
     condition = ex[op.operands[0]].astype(bool)
     results = [None] * len(op.results)
-    for region, taken in ((op.regions[0], mask & condition), (op.regions[1], mask & ~condition)):
-        if not region.blocks or not taken.any():
-            continue
-        yielded = ex.run_block(region.block, taken)
+    branches = [(op.regions[0], mask & condition), (op.regions[1], mask & ~condition)]
+    branches = [(r, taken) for r, taken in branches if r.blocks and taken.any()]
+    if roles.ROLES_ATTR in op.attributes:
+        outcomes = roles.run_roles(ex, op, branches)
+    else:
+        outcomes = [ex.run_block(region.block, taken) for region, taken in branches]
+    for (_, taken), yielded in zip(branches, outcomes):
         results = [
             y if r is None else np.where(_lanes(taken, y), y, r)
             for y, r in zip(yielded, results)
@@ -69,7 +74,8 @@ def _undefined(ex, result_type: Attribute) -> np.ndarray:
 @handles("scf.while")
 def _while(ex, op, mask):
     """Masked loop.  A polling loop (empty body) whose threads all keep polling is a
-    deadlock: in lockstep nothing else can run meanwhile to change the answer."""
+    deadlock in lockstep, where nothing else can run meanwhile to change the answer;
+    under warp roles it lets the other roles run until an mbarrier changes."""
     active = mask.copy()
     polling = len(op.regions[1].block.ops) == 1
     for _ in range(WHILE_LIMIT):
@@ -78,7 +84,10 @@ def _while(ex, op, mask):
         if not still.any():
             return []
         if polling and (still == active).all():
-            raise NvvmExecutionError(op, "polls a condition that can never change (deadlock)")
+            message = "polls a condition that can never change (deadlock)"
+            if ex.roles is None:
+                raise NvvmExecutionError(op, message)
+            ex.roles.block_until_progress(op, message)
         active = still
         ex.run_block(op.regions[1].block, active)
     raise NvvmExecutionError(op, f"did not terminate in {WHILE_LIMIT} iterations")

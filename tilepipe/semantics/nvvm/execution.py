@@ -85,7 +85,8 @@ class MemRef:
 
 
 class BlockExecution:
-    """One block of a ``gpu.func`` kernel, all threads in lockstep."""
+    """One block of a ``gpu.func`` kernel, all threads in lockstep (but the warp roles
+    of a warp-specialized kernel, which run as concurrent agents: ``roles``)."""
 
     def __init__(
         self,
@@ -105,6 +106,15 @@ class BlockExecution:
         self.pending: list = []  # collectives.PendingCopy
         self.groups_committed = np.zeros(self.threads, np.int64)
         self.mbarriers: dict = {}  # address -> collectives.MBarrierState
+        # The warp roles running concurrently (a ``roles.RoleScheduler``), else None:
+        # lockstep, where a wait that cannot complete now never will.
+        self.roles = None
+        # Each thread's register budget as ``setmaxregister`` set it (0: the kernel's
+        # own, which ptxas decides and the model does not know).
+        self.register_budget = np.zeros(self.threads, np.int64)
+        # The threads executing the current op: ``uniform`` asks only them (a value
+        # carried by a loop of one role is stale in the other role's threads).
+        self.active = np.ones(self.threads, bool)
         entry = kernel.regions[0].block
         inputs = len(kernel.properties["function_type"].inputs.data)
         shared_bytes = sum(a.type.element_count() for a in entry.args[inputs:])
@@ -144,6 +154,7 @@ class BlockExecution:
             handler = HANDLERS.get(op.name)
             if handler is None:
                 raise NvvmExecutionError(op, "is not supported by the NVVM interpreter")
+            self.active = mask
             try:
                 results = handler(self, op, mask)
             except IndexError as err:
@@ -172,7 +183,10 @@ class BlockExecution:
         return self.values[value]
 
     def uniform(self, op: Operation, value: SSAValue) -> int:
+        """``value``, the same in every thread that executes ``op``."""
         array = np.asarray(self.values[value])
+        if array.shape[:1] == (self.threads,) and self.active.any() and not self.active.all():
+            array = array[self.active]
         if not (array == array.flat[0]).all():
             raise NvvmExecutionError(op, "needs a value that is the same in every thread")
         return int(array.flat[0])

@@ -16,7 +16,7 @@ from xdsl.ir import Operation
 from tilepipe.dialects.tensor_maps import TENSOR_MAPS_ATTR
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 # Imported for their side effect: each registers its op handlers with ``execution``.
-from tilepipe.semantics.nvvm import collectives, control_flow, conversions, memory_ops, scalar_ops, tensor_copy, wgmma  # noqa: F401
+from tilepipe.semantics.nvvm import collectives, control_flow, conversions, memory_ops, roles, scalar_ops, tensor_copy, wgmma  # noqa: F401
 from tilepipe.semantics.nvvm.banks import BankCounter, total_wavefronts
 from tilepipe.semantics.nvvm.execution import (  # noqa: F401  (NvvmExecutionError: public)
     BlockExecution,

@@ -3,7 +3,8 @@ and which threads read each byte since the last barrier they took part in.
 
 * :class:`SharedRaceDetector` -- the block's shared memory, every reader kept (a
   partial barrier forgets only its participants' reads);
-  it also keeps the proxy of every thread's accesses (below);
+  it also keeps the proxy of every thread's accesses (below), and the order that
+  mbarriers give (:class:`Release`: an arrival releases, a completed wait acquires);
 * :class:`GlobalRaceDetector` -- one kernel argument the kernel writes.  The threads of
   a block reach global memory in parallel too (a fragment stored to global memory and
   loaded back in another thread mapping races without a barrier between), but global
@@ -52,6 +53,7 @@ class ProxyClock:
         self.fenced = np.zeros(threads, np.uint16)
         self.ordered = np.zeros(threads, np.uint16)
         self.clock = 0
+        self.rebases = 0  # times kept elsewhere (``Release``) are stale after one
 
     def _tick(self) -> int:
         if self.clock == self.LIMIT:
@@ -60,6 +62,7 @@ class ProxyClock:
         return self.clock
 
     def _rebase(self) -> None:
+        self.rebases += 1
         state = self.states(slice(None))
         self.generic[:] = state  # ORDERED 0, FENCED 1, UNFENCED 2
         self.fenced[:] = PROXY_FENCED
@@ -75,6 +78,16 @@ class ProxyClock:
     def barrier(self, threads: np.ndarray | slice) -> None:
         self.ordered[threads] = self.fenced[threads]
 
+    def acquire(self, release: Release) -> None:
+        """A wait observed ``release``'s phase: the arriving threads' fenced generic
+        accesses are ordered before async-proxy accesses from now on.  Kept per
+        accessed thread, not per observer (as a barrier's): only the waiting thread's
+        later async accesses are ordered in PTX, so another thread's may be missed."""
+        fenced = release.fenced
+        if release.rebases != self.rebases:
+            fenced = _fenced_before_rebase(fenced)
+        np.maximum(self.ordered, fenced, out=self.ordered)
+
     def states(self, byte: np.ndarray | slice) -> np.ndarray:
         """The state of ``byte``'s rows, every thread (``PROXY_*``)."""
         times = self.generic[byte]
@@ -82,6 +95,31 @@ class ProxyClock:
         state[times <= self.fenced] = PROXY_FENCED
         state[times <= self.ordered] = PROXY_ORDERED
         return state
+
+
+@dataclass
+class Release:
+    """What the arrivals on one mbarrier phase release: ``known[t]``, the newest epoch
+    of thread ``t`` whose accesses are ordered before the phase's completion, and
+    ``fenced[t]``, the time (``ProxyClock``) of ``t``'s last ``fence.proxy.async``
+    before its arrival; ``rebases``: the proxy clock's rebases then."""
+
+    known: np.ndarray
+    fenced: np.ndarray
+    rebases: int
+
+    def join(self, other: Release) -> Release:
+        if other.rebases != self.rebases:  # the older one's times are stale
+            older, newer = (self, other) if self.rebases < other.rebases else (other, self)
+            older = Release(older.known, _fenced_before_rebase(older.fenced), newer.rebases)
+            self, other = older, newer
+        return Release(np.maximum(self.known, other.known), np.maximum(self.fenced, other.fenced), self.rebases)
+
+
+def _fenced_before_rebase(fenced: np.ndarray) -> np.ndarray:
+    """Fence times from before a proxy-clock rebase, as the rebased clock reads them:
+    every fenced access became PROXY_FENCED."""
+    return np.where(fenced > 0, PROXY_FENCED, 0).astype(fenced.dtype)
 
 
 class RaceFound(Exception):
@@ -104,11 +142,30 @@ class SharedRaceDetector:
     # whether there is one.
     first_race_stops: bool = False
 
+    # Epochs are 16-bit (a kernel's shared memory times its threads entries); a
+    # thread's epochs are renumbered when it runs out (``_renumber``).
+    EPOCH_LIMIT = int(np.iinfo(np.uint16).max)
+
     def __post_init__(self) -> None:
         self.writer = np.full(self.size, -1, np.int32)
         self.writer_op = np.full(self.size, -1, np.int32)  # index into self.ops
         self.ops: list[Operation] = []
-        self.readers = np.zeros((self.size, self.threads), bool)
+        # Happens-before beyond barriers, through mbarriers: each thread's accesses are
+        # stamped with its epoch, which each of its releases (an mbarrier arrival, a
+        # bulk copy completing bytes) advances; ``known[o, t]`` is the newest epoch of
+        # thread ``t`` that thread ``o`` has acquired (by a wait that observed a phase
+        # ``t`` released into).  A prior access conflicts only if its stamp is newer
+        # than what the accessing thread knows; a barrier still forgets its
+        # participants' accesses outright.  The readers of a byte are its readers'
+        # stamps (0: none since the last barrier).
+        self.readers = np.zeros((self.size, self.threads), np.uint16)
+        self.writer_epoch = np.zeros(self.size, np.uint16)
+        self.epoch = np.ones(self.threads, np.int64)
+        self.known = np.zeros((self.threads, self.threads), np.int64)
+        self.ordering = False  # some wait acquired (else ``known`` is all 0)
+        # mbarrier offset -> [what its current phase's arrivals release, what its last
+        # completed phase released]
+        self.phases: dict[int, list[Release | None]] = {}
         # Bytes holding an initialised mbarrier: until an mbarrier.inval (which
         # tilepipe never emits: the arena keeps mbarriers live for the whole kernel)
         # no other write may reuse them (PTX ISA, "mbarrier.inval").
@@ -138,7 +195,8 @@ class SharedRaceDetector:
         elif proxy == "generic":
             self.proxy.access(byte, thread)
         writer = self.writer[byte]
-        against_write = (writer >= 0) & ((writer != thread) | self.in_flight[byte])
+        unordered = self.writer_epoch[byte] > self.known[thread, np.maximum(writer, 0)]
+        against_write = (writer >= 0) & (((writer != thread) & unordered) | self.in_flight[byte])
         against_read = np.zeros_like(against_write)
         if write and self.async_reads[byte].any():
             i = int(np.flatnonzero(self.async_reads[byte])[0])
@@ -151,7 +209,7 @@ class SharedRaceDetector:
             i = int(np.flatnonzero(self.mbarrier[byte])[0])
             self._report(op, int(byte[i]), None, "overwrites a live mbarrier (no mbarrier.inval)")
         if write:
-            others = self.readers[byte]
+            others = self._unordered_reads(byte, thread)
             others[np.arange(byte.size), thread] = False
             against_read = others.any(axis=1)
             if (both := written_twice(byte, thread)) is not None:
@@ -169,10 +227,21 @@ class SharedRaceDetector:
             self._report(op, int(byte[i]), None, f"thread {thread[i]} writes what another thread read")
         if write:
             self.writer[byte] = thread
+            self.writer_epoch[byte] = self.epoch[thread]
             self.ops.append(op)
             self.writer_op[byte] = len(self.ops) - 1
         else:
-            self.readers[byte, thread] = True
+            self.readers[byte, thread] = self.epoch[thread]
+
+    def _unordered_reads(self, byte: np.ndarray, thread: np.ndarray) -> np.ndarray:
+        """``(bytes, threads)``: which threads read each byte in an access that the
+        accessing thread of the byte is not ordered after."""
+        stamps = self.readers[byte]
+        if not self.ordering:
+            return stamps != 0
+        if (thread == thread[0]).all():  # one thread (a bulk copy): one row of known
+            return stamps > self.known[thread[0]]
+        return stamps > self.known[thread]
 
     def async_proxy_access(self, op: Operation, thread: int, start: int, nbytes: int) -> None:
         """``thread``'s async-proxy access (an mbarrier complete_tx) that no other
@@ -216,9 +285,66 @@ class SharedRaceDetector:
         if self.first_race_stops:
             raise RaceFound(self.races[-1])
 
-    def forget_writes(self, start: int, size: int) -> None:
-        """Writes of an engine whose completion the current threads waited for."""
-        self.writer[start : start + size] = -1
+    # ------------------------------------------------------------------ mbarriers
+
+    def init_mbarrier(self, offset: int) -> None:
+        """An (re-)initialised mbarrier releases nothing yet."""
+        self.phases[offset] = [None, None]
+
+    def release(self, offset: int, threads: np.ndarray) -> None:
+        """``threads`` arrive on the current phase of the mbarrier at ``offset`` (or
+        complete bytes on it): their accesses so far, and all they know of other
+        threads', are ordered before the waits that observe the phase complete."""
+        threads = np.unique(threads)
+        known = self.known[threads].max(axis=0)
+        known[threads] = self.epoch[threads]
+        fenced = np.zeros(self.threads, np.uint16)
+        fenced[threads] = self.proxy.fenced[threads]
+        release = Release(known, fenced, self.proxy.rebases)
+        phases = self.phases.setdefault(offset, [None, None])
+        phases[0] = release if phases[0] is None else phases[0].join(release)
+        self.epoch[threads] += 1
+        for thread in threads[self.epoch[threads] >= self.EPOCH_LIMIT]:
+            self._renumber(int(thread))
+
+    def phase_completed(self, offset: int) -> None:
+        phases = self.phases.setdefault(offset, [None, None])
+        phases[1], phases[0] = phases[0], None
+
+    def acquire(self, offset: int, threads: np.ndarray) -> None:
+        """``threads``' wait observed the last completed phase of the mbarrier at
+        ``offset``: what its arrivals released is ordered before their later accesses."""
+        release = self.phases.get(offset, [None, None])[1]
+        if release is None or threads.size == 0:
+            return
+        self.known[threads] = np.maximum(self.known[threads], release.known)
+        self.proxy.acquire(release)
+        self.ordering = True
+
+    def retire_async_read(self, threads: np.ndarray, starts: np.ndarray) -> None:
+        """A wgmma of ``threads`` read the 2-byte elements at ``starts`` until it was
+        retired, now: a release between its issue and now does not order the reads."""
+        byte = np.concatenate([starts, starts + 1])
+        self.readers[np.ix_(byte, threads)] = self.epoch[threads].astype(np.uint16)
+
+    def _renumber(self, thread: int) -> None:
+        """``thread``'s epoch reached the limit: renumber its stamps by their rank among
+        the epochs of it that anyone knows (all a stamp is compared with)."""
+        held = [self.known[:, thread], self.epoch[thread : thread + 1], np.zeros(1, np.int64)]
+        releases = [r for pair in self.phases.values() for r in pair if r is not None]
+        held += [r.known[thread : thread + 1] for r in releases]
+        ranks = np.unique(np.concatenate(held))
+
+        def rank(values: np.ndarray) -> np.ndarray:
+            return np.searchsorted(ranks, values, "left")
+
+        self.readers[:, thread] = rank(self.readers[:, thread])
+        mine = self.writer == thread
+        self.writer_epoch[mine] = rank(self.writer_epoch[mine])
+        self.known[:, thread] = rank(self.known[:, thread])
+        for release in releases:
+            release.known[thread] = rank(release.known[thread])
+        self.epoch[thread] = rank(self.epoch[thread])
 
     def async_write(self, starts: np.ndarray, nbytes: int, in_flight: bool) -> None:
         """A cp.async to ``starts[i] .. + nbytes`` is issued (True) or lands (False)."""
@@ -234,12 +360,17 @@ class SharedRaceDetector:
         done = ~self.in_flight
         if threads is None:
             self.writer[done] = -1
-            self.readers[:] = False
+            self.readers[:] = 0
             self.proxy.barrier(slice(None))
+            if self.ordering:
+                self.known[:] = self.known.max(axis=0)
             return
         self.proxy.barrier(threads)
         self.writer[np.isin(self.writer, threads) & done] = -1
-        self.readers[:, threads] = False
+        self.readers[:, threads] = 0
+        # What one participant acquired through an mbarrier, all of them know now.
+        if self.ordering:
+            self.known[threads] = self.known[threads].max(axis=0)
 
 
 class GlobalRaceDetector:

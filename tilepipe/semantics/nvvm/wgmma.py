@@ -54,6 +54,10 @@ class _Issued:
     group: int  # the warpgroup's commit-group number, -1 while uncommitted
     result: SSAValue
     shared_bytes: np.ndarray  # the operand bytes it reads until retired
+    # The threads its reads are recorded for, and their race-detector epochs then: a
+    # release (mbarrier arrival) before the retirement does not order the reads.
+    readers: np.ndarray | None = None
+    epochs: np.ndarray | None = None
 
 
 @dataclass
@@ -156,12 +160,23 @@ def _wait(ex, op, mask):
                 state.unretired.discard(record.result)
                 if ex.races is not None:
                     ex.races.async_read(record.shared_bytes, False)
+                    _restamp(ex, record)
             else:
                 remaining.append(record)
         state.issued[group] = remaining
         if ex.races is not None:  # bytes other unretired wgmmas still read
             for record in remaining:
                 ex.races.async_read(record.shared_bytes, True)
+
+
+def _restamp(ex: BlockExecution, record: _Issued) -> None:
+    """The wgmma read its operands until now: readers that released since its issue
+    read them in their current epoch."""
+    if record.readers is None:
+        return
+    moved = record.readers[ex.races.epoch[record.readers] != record.epochs]
+    if moved.size:
+        ex.races.retire_async_read(moved, record.shared_bytes)
 
 
 @dataclass(frozen=True)
@@ -247,15 +262,17 @@ def _mma_async(ex, op, mask):
         a, bytes_a = _operand(ex, op, descriptor_a, M, a_k_major, bf16)
         b, bytes_b = _operand(ex, op, descriptor_b, n, b_k_major, bf16)  # (n, 16)
         read = np.concatenate([bytes_a, bytes_b])
+        issued = _Issued(-1, op.results[0], read)
         if ex.races is not None:
             readers = np.arange(group * WARPGROUP, (group + 1) * WARPGROUP, WARP)
             starts = np.tile(read, readers.size)
             ex.races.access(op, np.repeat(readers, read.size), starts, 2, False, proxy="async")
             ex.races.async_read(read, True)
+            issued.readers, issued.epochs = readers, ex.races.epoch[readers].copy()
         c = np.zeros((M, n), np.float32)
         if accumulate:
             c[rows, cols] = result[threads]
         result[threads] = gemm_accumulate(c, a, b.T)[rows, cols]
-        state.issued.setdefault(group, []).append(_Issued(-1, op.results[0], read))
+        state.issued.setdefault(group, []).append(issued)
     state.unretired.add(op.results[0])
     return [result]

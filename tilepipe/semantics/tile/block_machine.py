@@ -160,11 +160,13 @@ class BlockMachine:
             raise KernelError(op, f"uses mbarrier {name}, which was never initialized")
         return slot
 
-    def arrive(self, slot: MBarrier, expect_bytes: int = 0) -> None:
+    def arrive(self, slot: MBarrier, expect_bytes: int = 0, threads=(0,)) -> None:
+        """Each of ``threads`` arrives once (publishing what it has done so far)."""
         slot.pending_bytes += expect_bytes
-        slot.pending_arrivals -= 1
+        slot.pending_arrivals -= len(threads)
         if self.tracker is not None:
-            self._publish(slot, self.tracker.thread_clock(0))
+            for thread in threads:
+                self._publish(slot, self.tracker.thread_clock(thread))
         self._maybe_complete(slot)
 
     def issue_bulk_copy(

@@ -44,6 +44,7 @@ from tilepipe.semantics.tile.scalar import (
     wrap_signed,
 )
 from tilepipe.semantics.tile.sync_ops import SyncFunctions
+from tilepipe.semantics.tile.warp_roles import WarpRoleFunctions
 from tilepipe.semantics.tile.tile_ops import TileFunctions
 
 
@@ -295,7 +296,10 @@ def execute(
     current = _CurrentOp()
     interpreter = Interpreter(module, index_bitwidth=64, listeners=(current,))
     interpreter.register_implementations(FuncFunctions())
-    for functions in (ArithFunctions, ScfFunctions, MemRefFunctions, TileFunctions, SyncFunctions):
+    for functions in (
+        ArithFunctions, ScfFunctions, MemRefFunctions, TileFunctions, SyncFunctions,
+        WarpRoleFunctions,
+    ):
         interpreter.register_implementations(functions(runtime))
 
     races: list[Race] = []

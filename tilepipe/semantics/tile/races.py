@@ -104,6 +104,9 @@ class _Shadow:
         # order it).  Never landed: no fence orders it.
         self.fence_after = np.zeros(granules, dtype=np.int32)
         self.dense_reads = dense_reads
+        # The latest read was through the async proxy (a wgmma's operand read): an
+        # async-proxy write after it needs no proxy fence, only the ordering.
+        self.read_async = np.zeros(granules, dtype=bool)
         if dense_reads:
             # On-chip memory is only read by threads (async and bulk copies read
             # off-chip sources): one column per thread, plus the latest read of any
@@ -118,6 +121,7 @@ class _Shadow:
         """Split every granule in ``factor`` (a view with a smaller element appeared)."""
         for name in (
             "write_agent", "write_event", "write_async", "fence_after", "read_event", "latest_read",
+            "read_async",
             "last_reader", "last_read_event",
         ):
             if hasattr(self, name):
@@ -229,6 +233,7 @@ class RaceTracker:
             else:
                 shadow.last_reader[granules] = -1
         elif reads:
+            shadow.read_async[granules] = agents.async_proxy
             if shadow.dense_reads:
                 if agents.engine:
                     raise NotImplementedError(
@@ -364,6 +369,11 @@ class RaceTracker:
                 plain_known = plain.min(axis=0)[None, :] if rows is None else plain[rows[candidates]]
                 unfenced = np.zeros(granules.size, dtype=bool)
                 unfenced[candidates] = ~(read_events > plain_known).any(axis=1)
+                # Async-proxy reads (wgmma's) need no fence before an async write.
+                unordered &= ~(unfenced & shadow.read_async[granules])
+                unfenced &= unordered
+                if not unordered.any():
+                    return
             reader = np.zeros(granules.size, dtype=np.int64)
             reader[candidates] = late.argmax(axis=1)
             first_event = np.zeros(granules.size, dtype=np.int32)

@@ -94,8 +94,14 @@ class SyncFunctions(RuntimeFunctions):
     @impl(sync.MBarrierArriveOp)
     def run_mbarrier_arrive(self, interpreter, op: sync.MBarrierArriveOp, args):
         slot, _ = self._slot(op, *args)
-        self.machine.begin(op, threads=[0])
-        self.machine.arrive(slot)
+        arriving = op.arriving_threads
+        if arriving is not None and arriving > self.machine.threads:
+            raise KernelError(
+                op, f"arrives with {arriving} threads in a block of {self.machine.threads}"
+            )
+        threads = [0] if arriving is None else list(range(arriving))
+        self.machine.begin(op, threads=threads)
+        self.machine.arrive(slot, threads=threads)
         return ()
 
     @impl(sync.MBarrierArriveExpectTxOp)

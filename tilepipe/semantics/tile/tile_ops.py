@@ -30,6 +30,7 @@ from xdsl.interpreter import Interpreter, ReturnedValues, impl, impl_terminator,
 from tilepipe.dialects import ascend, pipeline, tile
 from tilepipe.dialects.tile_base import ElementMapping, TileOp
 
+from tilepipe.passes.cuda.warpgroup_mma import reads_through_async_proxy
 from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics.memory import Buffer, Region
 from tilepipe.semantics import numerics
@@ -96,10 +97,12 @@ class TileFunctions(RuntimeFunctions):
 
     def _warp_tiled_agents(self, op: TileOp):
         threads = self.machine.threads
+        # A gemm on wgmma (sm_90a) reads its shared A and B through the async proxy.
+        async_reads = isinstance(op, tile.GemmOp) and reads_through_async_proxy(op)
 
         def agents_of(role: str, region: Region) -> Agents:
             if role != "c":  # every warp reads its operands' whole tiles
-                return Agents(None)
+                return Agents(None, async_proxy=async_reads)
             m, n = op.operand_tile_shape("c")
             return Agents(warp_tiled_threads(m, n, threads).reshape(region.sizes))
 

@@ -1,0 +1,407 @@
+"""``warp-specialize``: a pipelined loop of an sm_90a kernel becomes a producer
+warpgroup that fills a ring of shared slots with tensor-map copies and the kernel's
+own warpgroups that consume them (the chapter's \u00a78.3; TileLang's
+ProducerConsumerWarpSpecialized).  It runs before planning, as in TileLang, so the
+planner and the pipeline passes see the warp-specialized form and leave it alone.
+
+For a loop of ``num_stages = S`` whose stage-0 work is copies of tiles into shared
+memory and whose other statements read those tiles with wgmma gemms:
+
+1. each copied buffer gets S versions (the ring's slots): iteration i uses slot
+   ``i mod S``;
+2. two arrays of S mbarriers own the hand-over: ``full[s]`` completes when the
+   copies into slot s landed (one arrival by the producer with the bytes expected),
+   ``empty[s]`` when every consumer thread is done with it (one arrival per thread);
+3. the producer loop waits for ``empty[s]`` in the phase of the ring's previous lap
+   (the first lap passes at once), issues the copies and arrives on ``full[s]``;
+4. the consumer loop waits for ``full[s]`` in this lap's phase, computes and
+   arrives on ``empty[s]``; what the kernel does before and after the loop with its
+   registers and global memory moves into the consumer region with it.
+
+The loop's pipeline annotations go with the ``pipeline.for`` (no pass pipelines it
+twice).  A loop that cannot take this path keeps its ``pipeline.for`` and gets a
+remark that says why; ``tile.warp_specialize = false`` on a kernel keeps it off.
+See docs/nvvm.md, "Warp specialization".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StringAttr, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tilepipe.core.diagnostics import emit_remark, op_error
+from tilepipe.core.targets import CudaTarget, UnknownTarget, target_of
+from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.pipeline import ForOp
+from tilepipe.dialects.pipeline_sync import (
+    BarrierOp,
+    BulkCopyOp,
+    FenceProxyAsyncOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierArriveOp,
+    MBarrierInitOp,
+    MBarrierWaitParityOp,
+)
+from tilepipe.dialects.pipeline_ws import WARPGROUP_THREADS, WarpSpecializeOp
+from tilepipe.dialects.tile import BlockIdOp, CopyOp, GemmOp
+from tilepipe.passes.cuda.tensor_map import tensor_box
+from tilepipe.passes.cuda.tma_copy import (
+    as_tensor_copy,
+    bulk_copy_refusal,
+    is_global_to_shared,
+    tile_bytes,
+)
+from tilepipe.passes.cuda.warpgroup_mma import reads_through_async_proxy
+from tilepipe.passes.pipelining.buffer_versions import BufferVersions
+from tilepipe.passes.pipelining.version_dimension import MultiBuffering
+from tilepipe.passes.rewrite.index_arith import IndexBuilder
+
+WARP_SPECIALIZE_ATTR = "tile.warp_specialize"
+
+
+def warp_specialization_turned_off(kernel: Operation) -> bool:
+    """``tile.warp_specialize = false`` on the kernel."""
+    attr = kernel.attributes.get(WARP_SPECIALIZE_ATTR)
+    return isinstance(attr, IntegerAttr) and attr.value.data == 0
+
+
+# ---------------------------------------------------------------- which loops
+
+
+def _is_scalar(op: Operation) -> bool:
+    """Computes indices only: every thread may run it, either role may clone it."""
+    if isinstance(op, BlockIdOp | arith.ConstantOp | memref.DimOp):
+        return True
+    return op.dialect_name() == "arith" and not op.regions
+
+
+def _touches_shared(op: Operation) -> bool:
+    return any(
+        isinstance(v.type, MemRefType) and memory_space(v.type) is MemorySpace.SHARED
+        for v in (*op.operands, *op.results)
+    )
+
+
+@dataclass
+class RingPlan:
+    """What one loop's warp specialization moves where (decided before rewriting)."""
+
+    loop: ForOp
+    depth: int
+    copies: list[CopyOp]
+    buffers: list[SSAValue]  # the copied shared allocations, the ring's slots
+    consumer_before: list[Operation]  # kernel statements before the loop, consumers'
+    consumer_after: list[Operation]  # everything after the loop but the return
+    producer_slice: list[Operation] = field(default_factory=list)  # index ops the copies need
+
+
+def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
+    """The plan for ``loop``, or why it cannot be warp-specialized (a phrase that
+    completes "not warp-specialized: ...")."""
+    top = kernel.body.block
+    if loop.parent_block() is not top:
+        return "the loop is not at the top level of its kernel"
+    depth = loop.int_annotation("num_stages")
+    if depth is None and (stages := loop.array_annotation("stage")):
+        depth = max(stages) + 1
+    if depth is None or depth < 1:
+        return "the loop has no num_stages"
+    _, threads = kernel_launch_shape(kernel)
+    if threads % WARPGROUP_THREADS:
+        return f"its {threads} threads are not whole warpgroups"
+    copies: list[CopyOp] = []
+    readers: list[GemmOp] = []
+    for op in loop.statements():
+        if is_global_to_shared(op):
+            reason = bulk_copy_refusal(op)
+            box = tensor_box(op)
+            if reason is None and isinstance(box, str):
+                reason = f"no tensor map: {box}"
+            if reason is None and (op.dst.owner is None or op.dst.owner.parent_block() is not top):
+                reason = "its shared tile is not allocated by the kernel"
+            if reason is not None:
+                return f"a copy cannot be one tensor copy ({reason})"
+            if readers:
+                return "a copy follows a gemm that reads the ring (the producer runs ahead)"
+            copies.append(op)
+        elif op.regions:
+            return f"the loop body holds '{op.name}' (nested control flow)"
+        elif isinstance(op, GemmOp) and _touches_shared(op):
+            if not reads_through_async_proxy(op):
+                return "a gemm that reads shared memory does not run on wgmma"
+            readers.append(op)
+        elif _touches_shared(op):
+            return f"'{op.name}' accesses shared memory outside the ring"
+    if not copies:
+        return "the loop copies nothing into shared memory"
+    buffers = list(dict.fromkeys(c.dst for c in copies))
+    for gemm in readers:
+        if any(v not in buffers for v in (gemm.a, gemm.b) if _touches_shared_value(v)):
+            return "a gemm reads a shared tile no copy of the loop fills"
+    for buffer in buffers:
+        if any(not loop.is_ancestor(use.operation) for use in buffer.uses):
+            return "a copied tile is used outside the loop"
+    for op in top.walk():
+        if op.parent_block() is top and isinstance(op, memref.AllocOp):
+            if _touches_shared(op) and op.memref not in buffers:
+                return "the kernel uses shared memory the ring does not own"
+    producer_slice = _index_slice(copies, loop)
+    if isinstance(producer_slice, str):
+        return producer_slice
+    before: list[Operation] = []
+    after: list[Operation] = []
+    seen_loop = False
+    for op in top.ops:
+        if op is loop:
+            seen_loop = True
+        elif seen_loop:
+            if not isinstance(op, func.ReturnOp):
+                after.append(op)
+        elif not (_is_scalar(op) or isinstance(op, memref.AllocOp)):
+            before.append(op)
+    for op in before:
+        for result in op.results:
+            if any(not _in(use.operation, before + after + [loop]) for use in result.uses):
+                return f"'{op.name}' before the loop defines a value used outside it"
+    return RingPlan(loop, depth, copies, buffers, before, after, producer_slice)
+
+
+def _touches_shared_value(value: SSAValue) -> bool:
+    return isinstance(value.type, MemRefType) and memory_space(value.type) is MemorySpace.SHARED
+
+
+def _in(op: Operation, roots: list[Operation]) -> bool:
+    return any(root is op or root.is_ancestor(op) for root in roots)
+
+
+def _index_slice(copies: list[CopyOp], loop: ForOp) -> list[Operation] | str:
+    """The loop-body ops the copies' offsets are computed with, in program order;
+    they must be index arithmetic (the producer runs them too)."""
+    wanted: set[Operation] = set()
+    work = [v for c in copies for v in c.operands]
+    while work:
+        value = work.pop()
+        owner = value.owner
+        if not isinstance(owner, Operation) or owner.parent_block() is not loop.body.block:
+            continue
+        if owner in wanted:
+            continue
+        if not _is_scalar(owner):
+            return f"a copy's offset comes from '{owner.name}', not from index arithmetic"
+        wanted.add(owner)
+        work.extend(owner.operands)
+    return [op for op in loop.body.block.ops if op in wanted]
+
+
+# ---------------------------------------------------------------- the rewrite
+
+
+def _constant(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, IndexType()))
+
+
+def _ring_barriers(name: str, depth: int) -> memref.AllocOp:
+    alloc = memref.AllocOp([], [], MemRefType(i64, [depth], memory_space=StringAttr("shared")))
+    alloc.memref.name_hint = name
+    return alloc
+
+
+@dataclass
+class _Lap:
+    """The ring coordinates of one iteration, emitted at the top of a role's loop."""
+
+    iteration: SSAValue  # (iv - lb) / step
+    slot: SSAValue
+    parity: SSAValue  # the phase parity of this lap (0, 1, 0, ...)
+    previous_parity: SSAValue  # the parity of the lap before (1 on the first)
+
+
+def _lap(builder: IndexBuilder, loop: ForOp, iv: SSAValue, depth: int) -> _Lap:
+    iteration = builder.div(builder.sub(iv, loop.lb), loop.step)
+    lap = builder.div(iteration, depth)
+    parity = builder.rem(lap, 2)
+    return _Lap(
+        builder.value(iteration),
+        builder.value(builder.rem(iteration, depth)),
+        builder.value(parity),
+        builder.value(builder.sub(1, parity)),
+    )
+
+
+def _role_loop(loop: ForOp) -> tuple[scf.ForOp, Block]:
+    body = Block(arg_types=[IndexType()])
+    new = scf.ForOp(loop.lb, loop.ub, loop.step, [], Region(body))
+    new.location = loop.location
+    return new, body
+
+
+def specialize(kernel: func.FuncOp, plan: RingPlan, target: CudaTarget) -> WarpSpecializeOp:
+    loop, depth = plan.loop, plan.depth
+    rewriter = Rewriter()
+    _, consumers = kernel_launch_shape(kernel)
+    ws = target.warp_specialization
+    assert ws is not None
+    producers = ws.producer_warpgroups * WARPGROUP_THREADS
+
+    # 1. The ring's slots: each copied buffer versioned once per stage.
+    for copy in plan.copies:
+        as_tensor_copy(copy)  # ask the arena for the box's alignment and swizzle
+    versions = MultiBuffering(
+        [BufferVersions(b, 0, 0, depth, depth, False) for b in plan.buffers]
+    )
+    versions.materialize(rewriter)
+
+    # 2. The ring's mbarriers, initialized, fenced for the async proxy and published
+    # to every thread before the roles split.
+    full, empty = _ring_barriers("ring_full", depth), _ring_barriers("ring_empty", depth)
+    setup: list[Operation] = [full, empty]
+    for s in range(depth):
+        slot = _constant(s)
+        setup += [
+            slot,
+            MBarrierInitOp(full.memref, slot.result, arrivals=1),
+            MBarrierInitOp(empty.memref, slot.result, arrivals=consumers),
+        ]
+    setup += [FenceProxyAsyncOp(), BarrierOp()]
+    for op in setup:
+        op.location = loop.location
+    rewriter.insert_op(setup, InsertPoint.before(loop))
+
+    # 3. The producer: wait for the slot to be free, copy, arrive with the bytes.
+    producer_loop, body = _role_loop(loop)
+    builder = IndexBuilder(InsertPoint.at_end(body))
+    lap = _lap(builder, loop, body.args[0], depth)
+    free = MBarrierWaitParityOp(empty.memref, lap.slot, lap.previous_parity)
+    body.add_op(free)
+    mapping = {loop.induction_var: body.args[0]}
+    for op in plan.producer_slice:
+        clone = op.clone(value_mapper=mapping)
+        body.add_op(clone)
+    for copy in plan.copies:
+        versioned = versions.rewrite_instance(copy, lambda: lap.iteration, builder)
+        assert isinstance(versioned, CopyOp)
+        bulk = BulkCopyOp(
+            mapping.get(versioned.src, versioned.src),
+            [mapping.get(v, v) for v in versioned.src_offsets],
+            versioned.dst,
+            [mapping.get(v, v) for v in versioned.dst_offsets],
+            full.memref,
+            lap.slot,
+            versioned.tile_shape,
+            tensor_map=True,
+        )
+        bulk.location = copy.location
+        body.add_op(bulk)
+        if versioned is not copy:
+            versioned.erase()
+    arrive = MBarrierArriveExpectTxOp(
+        full.memref, lap.slot, bytes=sum(tile_bytes(c) for c in plan.copies)
+    )
+    body.add_ops([arrive, scf.YieldOp()])
+    for op in (free, arrive):
+        op.location = loop.location
+
+    # 4. The consumers: wait for the slot's copies, compute, release the slot.
+    consumer_loop, cbody = _role_loop(loop)
+    cbuilder = IndexBuilder(InsertPoint.at_end(cbody))
+    clap = _lap(cbuilder, loop, cbody.args[0], depth)
+    landed = MBarrierWaitParityOp(full.memref, clap.slot, clap.parity)
+    cbody.add_op(landed)
+    loop.induction_var.replace_all_uses_with(cbody.args[0])
+    for op in list(loop.body.block.ops):
+        if op in plan.copies or op is loop.body.block.last_op:
+            continue
+        op.detach()
+        versioned = versions.rewrite_instance(op, lambda: clap.iteration, cbuilder)
+        cbody.add_op(versioned)
+        if versioned is not op:
+            op.erase()
+    release = MBarrierArriveOp(empty.memref, clap.slot, threads=consumers)
+    cbody.add_ops([release, scf.YieldOp()])
+    for op in (landed, release):
+        op.location = loop.location
+
+    consumer_block = Block()
+    for op in plan.consumer_before:
+        op.detach()
+        consumer_block.add_op(op)
+    consumer_block.add_op(consumer_loop)
+    for op in plan.consumer_after:
+        op.detach()
+        consumer_block.add_op(op)
+    specialized = WarpSpecializeOp(
+        Region(Block([producer_loop])),
+        Region(consumer_block),
+        producer_threads=producers,
+        producer_registers=ws.producer_registers,
+        consumer_registers=ws.consumer_registers(consumers),
+    )
+    specialized.location = loop.location
+    rewriter.insert_op(specialized, InsertPoint.before(loop))
+    rewriter.erase_op(loop)  # with the original copies, now the producer's
+    versions.finalize(rewriter)
+    _erase_dead_index_ops(consumer_loop.body.block)
+    return specialized
+
+
+def _erase_dead_index_ops(block: Block) -> None:
+    """The index arithmetic only the copies used (the producer has its clones)."""
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(list(block.ops)):
+            if _is_scalar(op) and all(not r.uses for r in op.results):
+                Rewriter.erase_op(op)
+                changed = True
+
+
+@dataclass(frozen=True)
+class WarpSpecialize(ModulePass):
+    """Split the pipelined loop of each sm_90a kernel into a producer warpgroup (tensor
+    copies into a ring of shared slots) and consumer warpgroups (the loop's compute),
+    handing slots over through full/empty mbarriers; remarks say why a loop keeps its
+    ``pipeline.for``.  ``tile.warp_specialize = false`` on a kernel turns it off."""
+
+    name = "warp-specialize"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for kernel in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+            if kernel.body.first_block is None:
+                continue
+            try:
+                target = target_of(kernel)
+            except UnknownTarget as err:
+                raise op_error(kernel, str(err)) from None
+            if not isinstance(target, CudaTarget) or target.warp_specialization is None:
+                continue
+            if warp_specialization_turned_off(kernel) or _hopper_path_off(kernel):
+                continue
+            loops = [l for l in kernel.body.walk() if isinstance(l, ForOp)]
+            if len(loops) != 1:
+                for loop in loops:
+                    emit_remark(
+                        loop,
+                        "not warp-specialized: the kernel has more than one pipelined "
+                        "loop (one producer warpgroup serves one ring)",
+                    )
+                continue
+            plan = ring_plan(kernel, loops[0])
+            if isinstance(plan, str):
+                emit_remark(loops[0], f"not warp-specialized: {plan}")
+                continue
+            specialize(kernel, plan, target)
+
+
+def _hopper_path_off(kernel: func.FuncOp) -> bool:
+    """wgmma turned off for the kernel: its gemms stay on mma.sync, the sm_80 way,
+    and so does its loop."""
+    from tilepipe.passes.cuda.warpgroup_mma import wgmma_turned_off
+
+    return wgmma_turned_off(kernel)
