@@ -108,6 +108,17 @@ def run_problem(driver: CudaDriver, problem: Problem, arch: str, args) -> Outcom
     return outcome
 
 
+def block_threads(module, kernel: str, default: int) -> int:
+    """The threads the compiled kernel is launched with: its ``known_block_size``, which
+    a warp-specialized kernel's producer warpgroup makes larger than ``tile.threads``."""
+    for op in module.walk() if module is not None else ():
+        if op.name == "gpu.func" and op.attributes["sym_name"].data == kernel:
+            size = op.properties.get("known_block_size")
+            if size is not None:
+                return int(size.get_values()[0])
+    return default
+
+
 def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict) -> None:
     func = problem.func
     kernel = func.sym_name.data
@@ -120,7 +131,7 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
     details["registers"] = next((r.registers for r in compiled.ptxas if r.kernel == kernel), None)
     details["model"] = model_prediction(problem, arch, args.num_stages)
     grid = launch_grid(func, problem.shapes, problem.index_args)
-    threads = kernel_launch_shape(func)[1]
+    threads = block_threads(compiled.module, kernel, kernel_launch_shape(func)[1])
     shared = compiled.dynamic_shared_bytes.get(kernel, 0)
     details.update(grid=list(grid), threads=threads, dynamic_shared_bytes=shared)
 

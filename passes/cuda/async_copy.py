@@ -23,6 +23,7 @@ from xdsl.traits import IsTerminator, is_side_effect_free
 
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline_sync import AsyncCopyOp, CommitGroupOp
+from tilepipe.dialects.pipeline_ws import WarpSpecializeOp
 from tilepipe.dialects.tile import CopyOp, TileOp
 from tilepipe.core.targets import CudaTarget, target_of
 
@@ -154,6 +155,14 @@ def insert_commit_groups(block: Block, in_loop: bool = False) -> int:
     run: list[Operation] = []
     written: list[SSAValue] = []
     for op in list(block.ops):
+        if isinstance(op, WarpSpecializeOp):
+            # The consumers' region is their kernel body: its copies commit there
+            # (the producer's are tensor copies, on mbarriers).
+            if run:
+                inserted += _commit_after(run)
+                run, written = [], []
+            inserted += insert_commit_groups(op.consumer.block)
+            continue
         if _is_loop(op):
             for region in op.regions:
                 for inner in region.blocks:

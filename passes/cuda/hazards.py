@@ -98,19 +98,41 @@ def buffer_name(value: SSAValue) -> str:
 # --------------------------------------------------------------------------- analysis
 
 
-def outside_warp_roles(function: func.FuncOp) -> Iterator[Operation]:
-    """The function's ops but those of a warp-specialized region: its ring's
-    mbarriers order them, and they belong to ``warp-specialize`` (the chapter's
-    §8.3, "who owns the barrier"), so thread-sync neither analyses nor syncs them."""
+def thread_sync_scope(function: func.FuncOp) -> Iterator[Operation]:
+    """The function's ops thread-sync analyses: all but a warp-specialized producer's
+    (its copies and the ring's mbarriers belong to ``warp-specialize``, the chapter's
+    \u00a78.3 "who owns the barrier").  The consumer region is code of the kernel's own
+    threads like any other; its accesses of the ring's slots are left out too
+    (:func:`ring_buffers`): the ring orders them against the producer's."""
     work = list(reversed(list(function.body.ops)))
     while work:
         op = work.pop()
         yield op
+        regions = op.regions
         if isinstance(op, WarpSpecializeOp):
-            continue
-        for region in reversed(op.regions):
+            regions = [op.consumer]
+        for region in reversed(regions):
             for block in reversed(region.blocks):
                 work.extend(reversed(list(block.ops)))
+
+
+def ring_buffers(function: func.FuncOp) -> set[SSAValue]:
+    """The shared buffers a warp-specialized producer fills: the ring's slots."""
+    return {
+        op.dst  # the slot's own buffer (a view of the arena, once it is packed)
+        for ws in function.body.ops if isinstance(ws, WarpSpecializeOp)
+        for op in ws.producer.walk() if isinstance(op, BulkCopyOp)
+    }
+
+
+def consumer_role(op: Operation) -> WarpSpecializeOp | None:
+    """The warp-specialized op whose consumer region holds ``op``, if any."""
+    child, parent = op, op.parent_op()
+    while parent is not None:
+        if isinstance(parent, WarpSpecializeOp):
+            return parent if parent.consumer.is_ancestor(child) else None
+        child, parent = parent, parent.parent_op()
+    return None
 
 
 class HazardAnalysis(AccessRelations):
@@ -120,7 +142,11 @@ class HazardAnalysis(AccessRelations):
         self.function = function
         _, threads = kernel_launch_shape(function)
         super().__init__(threads)
-        self.entries = [e for op in outside_warp_roles(function) for e in access_entries(op)]
+        ring = ring_buffers(function)
+        self.entries = [
+            e for op in thread_sync_scope(function) for e in access_entries(op)
+            if e.buffer not in ring
+        ]
 
     # -- pairs
 

@@ -30,7 +30,7 @@ from tilepipe.core.targets import CudaTarget, target_of
 from tilepipe.passes.cuda.exit_drain import needs_exit_drain
 from tilepipe.passes.cuda.guard_split import can_split, split_guard
 from tilepipe.passes.cuda.access_entries import AccessEntry, Agent
-from tilepipe.passes.cuda.hazards import Hazard, HazardAnalysis, HazardKind
+from tilepipe.passes.cuda.hazards import Hazard, HazardAnalysis, HazardKind, consumer_role
 from tilepipe.passes.analysis.program_points import (
     Point, Relation, chain, clear_position_cache, position,
 )
@@ -253,7 +253,10 @@ def _insert(
             report.points.append(SyncPoint("fence_proxy_async", anchor, plan.fences[point]))
         if point in plan.barriers:
             threads = -(-plan.barrier_threads[point] // 32) * 32
-            barrier = _barrier(threads, block_threads, partial_ids)
+            # Inside a warp-specialized consumer region the block is the consumers:
+            # the producers never reach a barrier there, so it is a named one.
+            in_role = consumer_role(anchor) is not None
+            barrier = _barrier(threads, block_threads, partial_ids, in_role)
             new_ops.append(barrier)
             report.points.append(
                 SyncPoint("barrier", anchor, plan.barriers[point],
@@ -266,11 +269,18 @@ def _insert(
         Rewriter.insert_op(new_ops, InsertPoint.before(anchor))
 
 
-def _barrier(threads: int, block_threads: int, partial_ids: dict[int, int]) -> BarrierOp:
-    if threads >= block_threads:
+def _barrier(
+    threads: int, block_threads: int, partial_ids: dict[int, int], in_role: bool = False
+) -> BarrierOp:
+    if threads >= block_threads and not in_role:
         return BarrierOp()
+    threads = min(threads, block_threads)
     if threads not in partial_ids:
         if len(partial_ids) + 1 >= NAMED_BARRIERS:
+            if in_role:  # the consumers' own barrier always has an id: take the first
+                threads = block_threads
+                partial_ids.setdefault(threads, 1)
+                return BarrierOp(id=partial_ids[threads], threads=threads)
             return BarrierOp()  # ids exhausted: a full barrier is always correct
         partial_ids[threads] = len(partial_ids) + 1
     return BarrierOp(id=partial_ids[threads], threads=threads)

@@ -117,7 +117,7 @@ def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
     if threads % WARPGROUP_THREADS:
         return f"its {threads} threads are not whole warpgroups"
     copies: list[CopyOp] = []
-    readers: list[GemmOp] = []
+    others: list[Operation] = []
     for op in loop.statements():
         if is_global_to_shared(op):
             reason = bulk_copy_refusal(op)
@@ -128,30 +128,30 @@ def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
                 reason = "its shared tile is not allocated by the kernel"
             if reason is not None:
                 return f"a copy cannot be one tensor copy ({reason})"
-            if readers:
-                return "a copy follows a gemm that reads the ring (the producer runs ahead)"
+            if others:
+                return "a copy follows the loop's compute (the producer runs ahead of it)"
             copies.append(op)
         elif op.regions:
             return f"the loop body holds '{op.name}' (nested control flow)"
-        elif isinstance(op, GemmOp) and _touches_shared(op):
-            if not reads_through_async_proxy(op):
-                return "a gemm that reads shared memory does not run on wgmma"
-            readers.append(op)
-        elif _touches_shared(op):
-            return f"'{op.name}' accesses shared memory outside the ring"
+        else:
+            others.append(op)
     if not copies:
         return "the loop copies nothing into shared memory"
+    # The ring's slots: what the copies fill.  The consumers read them with wgmma
+    # (through the async proxy, as the producer's tensor copies write) and touch
+    # nothing else of them; their other shared memory is theirs (thread-sync syncs it).
     buffers = list(dict.fromkeys(c.dst for c in copies))
-    for gemm in readers:
-        if any(v not in buffers for v in (gemm.a, gemm.b) if _touches_shared_value(v)):
-            return "a gemm reads a shared tile no copy of the loop fills"
+    for op in others:
+        ring_operands = [v for v in op.operands if v in buffers]
+        if not ring_operands:
+            continue
+        if not isinstance(op, GemmOp) or gemm_writes_ring(op, buffers):
+            return f"'{op.name}' accesses a copied tile other than by a gemm's read"
+        if not reads_through_async_proxy(op):
+            return "a gemm that reads a copied tile does not run on wgmma"
     for buffer in buffers:
         if any(not loop.is_ancestor(use.operation) for use in buffer.uses):
             return "a copied tile is used outside the loop"
-    for op in top.walk():
-        if op.parent_block() is top and isinstance(op, memref.AllocOp):
-            if _touches_shared(op) and op.memref not in buffers:
-                return "the kernel uses shared memory the ring does not own"
     producer_slice = _index_slice(copies, loop)
     if isinstance(producer_slice, str):
         return producer_slice
@@ -173,8 +173,8 @@ def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
     return RingPlan(loop, depth, copies, buffers, before, after, producer_slice)
 
 
-def _touches_shared_value(value: SSAValue) -> bool:
-    return isinstance(value.type, MemRefType) and memory_space(value.type) is MemorySpace.SHARED
+def gemm_writes_ring(gemm: GemmOp, buffers: list[SSAValue]) -> bool:
+    return gemm.c in buffers
 
 
 def _in(op: Operation, roots: list[Operation]) -> bool:

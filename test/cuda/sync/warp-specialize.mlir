@@ -10,6 +10,7 @@
 // RUN: sed 's/"sm_90a"/"sm_90"/' %examples/gemm_sm90a.mlir | tile-opt - -p warp-specialize | filecheck %s --check-prefix=UNTOUCHED
 // RUN: sed 's/tile.target = "sm_90a"/tile.target = "sm_90a", tile.warp_specialize = false/' %examples/gemm_sm90a.mlir | tile-opt - -p warp-specialize | filecheck %s --check-prefix=UNTOUCHED
 // RUN: tile-opt %s --split-input-file --verify-diagnostics -p warp-specialize | filecheck %s --check-prefix=REMARK
+// RUN: sed 's/"sm_80"/"sm_90a"/' %examples/flash_attention.mlir | tile-opt - -p pipeline-validate,warp-specialize | filecheck %s --check-prefix=ATTENTION
 
 // The ring: 4 versions of each copied tile, 4 full and 4 empty mbarriers (one
 // arrival with the bytes; 256, one per consumer thread), published to every thread
@@ -69,6 +70,21 @@
 // SCHEDULED-NOT:     pipeline.barrier
 // SCHEDULED:         func.return
 
+// Flash attention: the consumers keep Q, P and the statistics in shared memory of
+// their own; only K and V are the ring's.
+// ATTENTION-LABEL: func.func @flash_attention
+// ATTENTION:         %K_s = memref.alloc() {{.*}} : memref<2x64x64xf16, "shared">
+// ATTENTION:         %V_s = memref.alloc() {{.*}} : memref<2x64x64xf16, "shared">
+// ATTENTION:         pipeline.warp_specialize
+// ATTENTION:           pipeline.bulk_copy<64x64> tensor_map %K
+// ATTENTION-NEXT:      pipeline.bulk_copy<64x64> tensor_map %V
+// ATTENTION:         } consumer {
+// ATTENTION-NEXT:      tile.copy<64x64> %Q[%q0, %c0] -> %Q_s
+// ATTENTION:           tile.gemm<64x64x64> %Q_s, %K_s[
+// ATTENTION:           tile.cast<64x64> %S_f -> %P_s
+// ATTENTION:           tile.gemm<64x64x64> %P_s, %V_s[
+// ATTENTION-NEXT:      pipeline.mbarrier_arrive %ring_empty[{{.*}}], threads = 128
+
 // UNTOUCHED-LABEL: func.func @gemm
 // UNTOUCHED-NOT:     pipeline.warp_specialize
 // UNTOUCHED:         pipeline.for %ko = %c0 to %c32 step %c1 num_stages = 4
@@ -87,7 +103,7 @@ func.func @mma_sync_gemm(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: m
   %B_s = memref.alloc() : memref<64x64xf16, "shared">
   %C_f = memref.alloc() : memref<32x64xf32, "fragment">
   tile.fill<32x64> %zero -> %C_f : f32 -> memref<32x64xf32, "fragment">
-  // expected-remark @+1 {{not warp-specialized: a gemm that reads shared memory does not run on wgmma}}
+  // expected-remark @+1 {{not warp-specialized: a gemm that reads a copied tile does not run on wgmma}}
   pipeline.for %ko = %c0 to %c4 step %c1 num_stages = 2 {
     %k0 = arith.muli %ko, %c64 : index
     tile.copy<32x64> %A[%c0, %k0] -> %A_s : memref<256x256xf16> -> memref<32x64xf16, "shared">
@@ -123,10 +139,11 @@ func.func @narrow_rows(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: mem
 
 // -----
 
-// Shared memory the ring does not own (a staging tile the consumers write) keeps the
-// loop unspecialized.
-// REMARK-LABEL: func.func @other_shared
-func.func @other_shared(%A: memref<256x256xf16>, %C: memref<256x256xf16>)
+// A copied tile read other than by a wgmma gemm (here copied on to another shared
+// tile by the consumers) keeps the loop unspecialized: the producer's next tensor copy
+// into the slot would need the reader's proxy fence.
+// REMARK-LABEL: func.func @ring_read_by_a_copy
+func.func @ring_read_by_a_copy(%A: memref<256x256xf16>, %C: memref<256x256xf16>)
     attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -134,7 +151,7 @@ func.func @other_shared(%A: memref<256x256xf16>, %C: memref<256x256xf16>)
   %c64 = arith.constant 64 : index
   %A_s = memref.alloc() : memref<64x64xf16, "shared">
   %O_s = memref.alloc() : memref<64x64xf16, "shared">
-  // expected-remark @+1 {{not warp-specialized: 'tile.copy' accesses shared memory outside the ring}}
+  // expected-remark @+1 {{not warp-specialized: 'tile.copy' accesses a copied tile other than by a gemm's read}}
   pipeline.for %ko = %c0 to %c4 step %c1 num_stages = 2 {
     %k0 = arith.muli %ko, %c64 : index
     tile.copy<64x64> %A[%c0, %k0] -> %A_s : memref<256x256xf16> -> memref<64x64xf16, "shared">

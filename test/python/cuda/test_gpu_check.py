@@ -139,8 +139,9 @@ class InterpretingDriver:
     It exercises the check's own plumbing (storage formats, descriptors, comparison)."""
 
     def __init__(self, problem, corrupt: bool = False, shared_bytes: int | None = 98304,
-                 grid: tuple[int, ...] = (2, 2)):
+                 grid: tuple[int, ...] = (2, 2), threads: int = 128):
         self.problem, self.corrupt, self.grid = problem, corrupt, grid
+        self.threads = threads  # the block the launch must have
         self.shared_bytes = shared_bytes  # None: any (it depends on num_stages)
         self.memory: dict[int, np.ndarray] = {}
         self.launches = 0
@@ -157,7 +158,7 @@ class InterpretingDriver:
 
     def launch(self, function, grid, threads, shared_bytes, arguments) -> None:
         func = self.problem.func
-        assert (tuple(grid), threads) == (self.grid, 128)
+        assert (tuple(grid), threads) == (self.grid, self.threads)
         assert self.shared_bytes in (None, shared_bytes)
         inputs, buffers, index_args, position = {}, {}, {}, 0
         for name, arg in zip(gpu_check.argument_names(func), func.body.block.args):
@@ -238,7 +239,8 @@ def test_on_sm90a_the_maps_are_encoded_per_launch_and_passed_by_value(monkeypatc
     (``.param .align 64 .b8 ..[128]``)."""
     monkeypatch.setattr(gpu_run, "reference_figure", lambda *args: None)
     problem = _problem(256)
-    driver = InterpretingDriver(problem, shared_bytes=None)
+    # Warp-specialized: the 128 threads of tile.threads consume, a warpgroup produces.
+    driver = InterpretingDriver(problem, shared_bytes=None, threads=256)
     args = gpu_check.build_parser().parse_args(["--repeat", "1"])
     outcome = gpu_check.run_problem(driver, problem, "sm_90a", args)
     assert outcome.ok, outcome.message
@@ -407,3 +409,14 @@ def test_the_sm90a_example_is_a_default_kernel_only_where_sm90a_runs(
     assert "gemm.mlir" in loaded
     noted = "gemm_sm90a.mlir: for sm_90a only" in capsys.readouterr().out
     assert noted == (not runs_hopper_example)
+
+
+def test_a_warp_specialized_kernel_launches_with_its_producer_warpgroup():
+    """gemm_sm90a is warp-specialized: 256 consumer threads (tile.threads) and a
+    producer warpgroup.  Launched with tile.threads alone its consumers would wait for
+    copies no thread issues; gpu_run takes the compiled kernel's block (384)."""
+    text = (gpu_check.EXAMPLES / "gemm_sm90a.mlir").read_text()
+    compiled = compile_kernel(text, "gemm_sm90a.mlir", "sm_90a", run_ptxas=False)
+    assert gpu_run.block_threads(compiled.module, "gemm", 256) == 384
+    plain = compile_kernel(text, "gemm_sm90a.mlir", "sm_90a", run_ptxas=False, warp_specialize=False)
+    assert gpu_run.block_threads(plain.module, "gemm", 0) == 256

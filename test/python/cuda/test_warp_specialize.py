@@ -17,7 +17,9 @@ from tilepipe.dialects.pipeline_sync import (
     MBarrierWaitParityOp,
 )
 from tilepipe.dialects.pipeline_ws import WarpSpecializeOp
+from tilepipe.semantics import KernelError, find_races
 from tilepipe.semantics.testing import (
+    SYNC_OPS,
     assert_equivalent,
     assert_every_sync_needed,
     assert_race_free,
@@ -200,3 +202,87 @@ def test_ptxas_takes_setmaxnreg(ptxas_available):
         assert ".maxnreg" in result.ptx
         (report,) = result.ptxas
         assert report.spill_store_bytes == 0 and report.spill_load_bytes == 0
+
+
+# ------------------------------------------------------------ flash attention, specialized
+
+from test_flash_attention import BLOCK, inputs, reduced, tile_level  # noqa: E402
+from test_flash_attention import lowered as lowered_attention  # noqa: E402
+
+ATTENTION_SYNCS = (*RING_SYNCS, "nvvm.barrier", "nvvm.cp.async.wait.group")
+
+
+def test_flash_attention_is_specialized_with_its_own_consumer_sync():
+    """The producer fills the K and V ring; the consumers keep Q, P and the row
+    statistics in shared memory of their own, which thread-sync syncs with the named
+    barrier of the consumers (bar.sync 1, 128): none of it is block-wide."""
+    module = scheduled(reduced(3, 2, "sm_90a"))
+    ws = specialized_op(module)
+    producer_copies = [op.name for op in ws.producer.walk() if op.name.startswith("pipeline.")]
+    assert producer_copies.count("pipeline.bulk_copy") == 2  # K and V
+    barriers = [op for op in ws.consumer.walk() if isinstance(op, BarrierOp)]
+    assert barriers and all((b.barrier_id, b.thread_count) == (1, 128) for b in barriers)
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_flash_attention_specialized_equals_the_loop_and_every_sync_is_needed(stages):
+    """At the tile level: bit-identical to the unspecialized loop at 1-4 KV blocks
+    (fewer than, as many as and more than the ring's slots), race free, and deleting any
+    sync (ring, consumer barrier, fence, Q's wait) is a race or a deadlock."""
+    for kv_blocks in (1, 2, 4):
+        text = reduced(kv_blocks, stages, "sm_90a")
+        module = scheduled(text)
+        specialized_op(module)
+        data = inputs(kv_blocks)
+        from tilepipe.semantics import run_tile_kernel
+
+        want = run_tile_kernel(text, inputs=data)["O"]
+        got = run_tile_kernel(module, inputs=data)["O"]
+        np.testing.assert_array_equal(got, want)
+        assert_race_free(module)
+    # Each sync inside the roles.  (The fence and barrier publishing the inits order
+    # them for the producer warpgroup, which the tile level folds into thread 0 and
+    # the consumers' first barrier then covers: per thread, below, they are needed.)
+    module = scheduled(reduced(stages + 1, stages, "sm_90a"))
+    inside = [
+        i for i, op in enumerate(module.walk())
+        if isinstance(op, SYNC_OPS) and specialized_op(module).is_ancestor(op)
+    ]
+    assert len(inside) >= 6
+    unnoticed = []
+    for position in inside:
+        mutant = module.clone()
+        victim = list(mutant.walk())[position]
+        victim.detach()
+        victim.erase()
+        try:
+            noticed = bool(find_races(mutant))
+        except KernelError:
+            noticed = True
+        if not noticed:
+            unnoticed.append(f"#{position} {victim.name}")
+    assert unnoticed == []
+
+
+def test_flash_attention_per_thread_every_sync_is_needed():
+    """Per thread, the roles concurrent: race free and attention; deleting any wait,
+    arrival, named or block barrier, proxy fence or cp.async wait of the lowered kernel
+    is a race, a deadlock or a wrong result."""
+    kv_blocks = 3
+    module = lowered_attention(reduced(kv_blocks, 2, "sm_90a"))
+    assert any(op.name == "nvvm.setmaxregister" for op in module.walk())
+    data = inputs(kv_blocks, seed=5)
+    want = tile_level(kv_blocks, data)
+
+    def fails(m) -> bool:
+        arguments = [data[name].copy() for name in ("Q", "K", "V", "O")]
+        try:
+            run = run_nvvm_kernel(m, arguments, check_races=True, stop_at_first_race=True)
+        except NvvmExecutionError:
+            return True
+        return bool(run.races) or not np.allclose(run.outputs[3][:BLOCK], want, atol=2e-4)
+
+    assert not fails(module)
+    present = {op.name for op in module.walk() if op.name in ATTENTION_SYNCS}
+    assert present == set(ATTENTION_SYNCS)
+    assert deletions_not_noticed(module, ATTENTION_SYNCS, fails) == []
