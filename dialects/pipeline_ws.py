@@ -1,5 +1,5 @@
 """``pipeline.warp_specialize``: the warp-specialized form of a pipelined loop (sm_90a),
-written by ``warp-specialize`` before planning (the chapter's \u00a78.3).
+written by ``warp-specialize`` before planning (the chapter's §8.3).
 
     pipeline.warp_specialize producer_threads = 128, producer_registers = 24,
         consumer_registers = 240 producer {

@@ -101,7 +101,7 @@ def buffer_name(value: SSAValue) -> str:
 def thread_sync_scope(function: func.FuncOp) -> Iterator[Operation]:
     """The function's ops thread-sync analyses: all but a warp-specialized producer's
     (its copies and the ring's mbarriers belong to ``warp-specialize``, the chapter's
-    \u00a78.3 "who owns the barrier").  The consumer region is code of the kernel's own
+    §8.3 "who owns the barrier").  The consumer region is code of the kernel's own
     threads like any other; its accesses of the ring's slots are left out too
     (:func:`ring_buffers`): the ring orders them against the producer's."""
     work = list(reversed(list(function.body.ops)))

@@ -1,6 +1,6 @@
 """``warp-specialize``: a pipelined loop of an sm_90a kernel becomes a producer
 warpgroup that fills a ring of shared slots with tensor-map copies and the kernel's
-own warpgroups that consume them (the chapter's \u00a78.3; TileLang's
+own warpgroups that consume them (the chapter's §8.3; TileLang's
 ProducerConsumerWarpSpecialized).  It runs before planning, as in TileLang, so the
 planner and the pipeline passes see the warp-specialized form and leave it alone.
 
@@ -38,7 +38,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from tilepipe.core.diagnostics import emit_remark, op_error
 from tilepipe.core.targets import CudaTarget, UnknownTarget, target_of
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
-from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline import ForOp
 from tilepipe.dialects.pipeline_sync import (
     BarrierOp,
@@ -80,13 +79,6 @@ def _is_scalar(op: Operation) -> bool:
     if isinstance(op, BlockIdOp | arith.ConstantOp | memref.DimOp):
         return True
     return op.dialect_name() == "arith" and not op.regions
-
-
-def _touches_shared(op: Operation) -> bool:
-    return any(
-        isinstance(v.type, MemRefType) and memory_space(v.type) is MemorySpace.SHARED
-        for v in (*op.operands, *op.results)
-    )
 
 
 @dataclass
@@ -145,7 +137,7 @@ def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
         ring_operands = [v for v in op.operands if v in buffers]
         if not ring_operands:
             continue
-        if not isinstance(op, GemmOp) or gemm_writes_ring(op, buffers):
+        if not isinstance(op, GemmOp) or op.c in buffers:
             return f"'{op.name}' accesses a copied tile other than by a gemm's read"
         if not reads_through_async_proxy(op):
             return "a gemm that reads a copied tile does not run on wgmma"
@@ -171,10 +163,6 @@ def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
             if any(not _in(use.operation, before + after + [loop]) for use in result.uses):
                 return f"'{op.name}' before the loop defines a value used outside it"
     return RingPlan(loop, depth, copies, buffers, before, after, producer_slice)
-
-
-def gemm_writes_ring(gemm: GemmOp, buffers: list[SSAValue]) -> bool:
-    return gemm.c in buffers
 
 
 def _in(op: Operation, roots: list[Operation]) -> bool:

@@ -14,7 +14,6 @@ from tilepipe.core.flows import FLOWS
 from tilepipe.dialects.pipeline_sync import (
     BarrierOp,
     MBarrierArriveOp,
-    MBarrierWaitParityOp,
 )
 from tilepipe.dialects.pipeline_ws import WarpSpecializeOp
 from tilepipe.semantics import KernelError, find_races
