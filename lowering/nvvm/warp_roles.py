@@ -8,9 +8,9 @@ target level:
   ``tilepipe.warp_roles = array<i64: C, P>`` (the interpreter runs the two branches
   as concurrent agents), each branch first setting its role's register budget with
   ``setmaxnreg`` (``nvvm.setmaxregister``);
-* what one thread does on a role's behalf -- issue a tensor copy, arrive with the
-  bytes expected -- the producer's first warp does through ``elect.sync`` (thread 0
-  outside the roles).
+* the producer's loop -- its waits, tensor copies and arrivals with the bytes
+  expected -- runs in one thread, the lane ``elect.sync`` elects in the producers'
+  first warp (thread 0 acts for the block outside the roles).
 """
 
 from __future__ import annotations
@@ -65,9 +65,19 @@ def split_roles(ws: WarpSpecializeOp, consumers: int) -> scf.IfOp:
     ):
         block = Block()
         block.add_op(_located(nvvm.SetMaxRegisterOp(action, registers), ws))
+        body = block
+        if region is ws.producer:
+            # Only the elected leader runs the producer's loop (the other producer
+            # threads have no work and leave): its waits, copies and arrivals need
+            # no test of their own inside.
+            election = [_located(o, ws) for o in _leader_election(consumers)]
+            body = Block()
+            block.add_ops([*election, _located(scf.IfOp(election[-1].results[0], [], Region(body)), ws)])
         for op in list(region.block.ops):
             op.detach()
-            block.add_op(op)
+            body.add_op(op)
+        if body is not block:
+            body.add_op(scf.YieldOp())
         block.add_op(scf.YieldOp())
         branches.append(Region(block))
     tid = _located(gpu.ThreadIdOp(gpu.DimensionAttr(gpu.DimensionEnum.X)), ws)

@@ -2,7 +2,8 @@
 // producer warpgroup (256 consumers + 128 producers = 384 threads), the roles split
 // on tid >= 256 in an scf.if marked tilepipe.warp_roles, each role first sets its
 // register budget (setmaxnreg), the producer's tensor copies and its arrival with the
-// bytes are issued by the elected lane of its first warp, and every consumer thread
+// bytes are issued by the elected lane of its first warp, which alone runs the
+// producer loop, and every consumer thread
 // arrives on the slot's empty mbarrier.  Upstream MLIR reads the result back and
 // ptxas accepts it (test_nvvm_warp_specialize.py).
 
@@ -24,12 +25,12 @@
 // CHECK-NEXT:      %[[IS_FIRST:.*]] = arith.cmpi eq, %[[WARP]], %[[FIRST]] : index
 // CHECK-NEXT:      %[[ELECTED:.*]] = nvvm.elect.sync -> i1
 // CHECK-NEXT:      %[[LEADER:.*]] = arith.andi %[[IS_FIRST]], %[[ELECTED]] {tilepipe.role_leader} : i1
-// CHECK:           scf.for
-// CHECK:             nvvm.mbarrier.try_wait.parity
-// CHECK-NOT:         nvvm.elect.sync
-// CHECK:             scf.if %[[LEADER]] {
+// The leader alone runs the producer loop; the other producer threads leave.
+// CHECK-NEXT:      scf.if %[[LEADER]] {
+// CHECK:             scf.for
+// CHECK:               nvvm.mbarrier.try_wait.parity
+// CHECK-NOT:           nvvm.elect.sync
 // CHECK:               nvvm.cp.async.bulk.tensor.shared.cluster.global
-// CHECK:             scf.if %[[LEADER]] {
 // CHECK:               "nvvm.mbarrier.arrive.expect_tx"
 // CHECK:         } else {
 // CHECK-NEXT:      nvvm.setmaxregister increase 240

@@ -285,3 +285,19 @@ def test_flash_attention_per_thread_every_sync_is_needed():
     present = {op.name for op in module.walk() if op.name in ATTENTION_SYNCS}
     assert present == set(ATTENTION_SYNCS)
     assert deletions_not_noticed(module, ATTENTION_SYNCS, fails) == []
+
+
+def test_three_consumer_warpgroups_and_a_stage_order_loop():
+    """A 192-row block over three consumer warpgroups (512 threads with the producer):
+    setmaxnreg 24 / 160, TileLang's split for three consumers; the same loop written
+    with TileLang-style stage/order arrays is specialized to the same ring."""
+    text = pipelined_gemm(3, 192, 64, 64, 192, 64, 64 * 4, 384)
+    for variant in (text, text.replace("num_stages = 3", "stage = [0, 0, 2] order = [0, 1, 2]")):
+        module = lowered(variant)
+        budgets = [
+            (op.action_name, op.registers) for op in module.walk() if op.name == "nvvm.setmaxregister"
+        ]
+        assert budgets == [("decrease", 24), ("increase", 160)]
+        run, want = _run(module, 4, m=192, n=64, k=64 * 4)
+        assert run.races == []
+        np.testing.assert_allclose(run.outputs[2], want, atol=1e-3)
