@@ -133,17 +133,19 @@ def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
     # (through the async proxy, as the producer's tensor copies write) and touch
     # nothing else of them; their other shared memory is theirs (thread-sync syncs it).
     buffers = list(dict.fromkeys(c.dst for c in copies))
-    for op in others:
-        ring_operands = [v for v in op.operands if v in buffers]
-        if not ring_operands:
-            continue
-        if not isinstance(op, GemmOp) or op.c in buffers:
-            return f"'{op.name}' accesses a copied tile other than by a gemm's read"
-        if not reads_through_async_proxy(op):
-            return "a gemm that reads a copied tile does not run on wgmma"
     for buffer in buffers:
-        if any(not loop.is_ancestor(use.operation) for use in buffer.uses):
-            return "a copied tile is used outside the loop"
+        for use in buffer.uses:
+            user = use.operation
+            if not loop.is_ancestor(user):
+                return "a copied tile is used outside the loop"
+            if user in copies and user.dst is buffer:
+                continue
+            if not (isinstance(user, GemmOp) and buffer in (user.a, user.b) and user.c is not buffer):
+                # A view, a copy out, an elementwise op: a generic access the
+                # producer's next tensor copy into the slot would race with.
+                return f"'{user.name}' accesses a copied tile other than by a gemm's read"
+            if not reads_through_async_proxy(user):
+                return "a gemm that reads a copied tile does not run on wgmma"
     producer_slice = _index_slice(copies, loop)
     if isinstance(producer_slice, str):
         return producer_slice
