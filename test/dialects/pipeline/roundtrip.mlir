@@ -57,3 +57,35 @@ func.func @canonical(%A: memref<1024x64xf16>) {
   }
   func.return
 }
+
+// -----
+
+// The warp-specialized form (sm_90a): a producer region and a consumer region, the
+// roles' register budgets as properties.
+// CHECK-LABEL: func.func @warp_specialized
+func.func @warp_specialized(%A: memref<256x64xf16>, %bars: memref<2xi64, "shared">)
+    attributes {tile.threads = 128 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // CHECK: pipeline.warp_specialize producer_threads = 128 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64 producer {
+  // CHECK-NEXT:   scf.for
+  // CHECK:        pipeline.mbarrier_arrive_expect_tx %bars[%{{.*}}], bytes = 16
+  // CHECK:      } consumer {
+  // CHECK-NEXT:   scf.for
+  // CHECK-NEXT:     pipeline.mbarrier_wait_parity %bars[%c0], %c0
+  // CHECK-NEXT:     pipeline.mbarrier_arrive %bars[%c1], threads = 128
+  // CHECK-NEXT:   }
+  // CHECK-NEXT: }
+  pipeline.warp_specialize producer_threads = 128 : i64, producer_registers = 24 : i64, consumer_registers = 240 : i64 producer {
+    scf.for %i = %c0 to %c4 step %c1 {
+      pipeline.mbarrier_arrive_expect_tx %bars[%c0], bytes = 16 : memref<2xi64, "shared">
+    }
+  } consumer {
+    scf.for %i = %c0 to %c4 step %c1 {
+      pipeline.mbarrier_wait_parity %bars[%c0], %c0 : memref<2xi64, "shared">
+      pipeline.mbarrier_arrive %bars[%c1], threads = 128 : memref<2xi64, "shared">
+    }
+  }
+  func.return
+}

@@ -123,14 +123,21 @@ def nvgpu_ops(args, c0, one):
     nvgpu.MmaSyncOp(a, b, acc.vector)
 
 
+def warp_role_ops(args, c0, one):
+    nvvm.SetMaxRegisterOp("decrease", 24)
+    nvvm.SetMaxRegisterOp("increase", 240)
+    nvvm.ElectSyncOp()
+
+
 @pytest.mark.parametrize(
     "arg_types, body",
     [
         ([SHARED_PTR, GLOBAL_PTR, SHARED_PTR], nvvm_ops),
         ([CLUSTER_PTR, GENERIC_PTR, SHARED_PTR], tensor_copy_ops),
         ([SHARED_F16, GLOBAL_F16], nvgpu_ops),
+        ([], warp_role_ops),
     ],
-    ids=["nvvm", "nvvm-tensor-copy", "nvgpu"],
+    ids=["nvvm", "nvvm-tensor-copy", "nvgpu", "nvvm-warp-roles"],
 )
 def test_generic_form_is_upstream_form(arg_types, body):
     ours = generic(build(arg_types, body))
@@ -170,6 +177,8 @@ def test_generic_form_reads_back_in_xdsl():
         (lambda a, c0, one: nvvm.MmaOp([one] * 4, [one] * 2, [one] * 4), "C must be 4 f32 or 2 vector<2xf16>"),
         (lambda a, c0, one: nvvm.MmaOp([one] * 2, [one] * 2, [one] * 4), "4 A and 2 B registers"),
         (lambda a, c0, one: nvvm.MmaOp([one] * 4, [one] * 2, [one] * 4, nvvm.MMAType.F16), "must be vector<2xf16>"),
+        (lambda a, c0, one: nvvm.SetMaxRegisterOp("increase", 250), "multiple of 8 in \\[24, 256\\]"),
+        (lambda a, c0, one: nvvm.SetMaxRegisterOp("decrease", 16), "multiple of 8 in \\[24, 256\\]"),
     ],
 )
 def test_verifier_rejects(make, message):
