@@ -95,14 +95,11 @@ def split_roles(ws: WarpSpecializeOp, consumers: int) -> scf.IfOp:
 def role_of(op: Operation) -> tuple[str, int] | None:
     """(``producer`` or ``consumer``, the consumer thread count) for an op inside a
     role branch; None outside the roles."""
-    child, parent = op, op.parent_op()
-    while parent is not None:
-        if isinstance(parent, scf.IfOp) and WARP_ROLES_ATTR in parent.attributes:
-            consumers = parent.attributes[WARP_ROLES_ATTR].get_values()[0]  # type: ignore[attr-defined]
-            role = "producer" if parent.true_region.is_ancestor(child) else "consumer"
-            return role, consumers
-        child, parent = parent, parent.parent_op()
-    return None
+    branch = _role_branch(op)
+    if branch is None:
+        return None
+    consumers = branch.attributes[WARP_ROLES_ATTR].get_values()[0]  # type: ignore[attr-defined]
+    return ("producer" if branch.true_region.is_ancestor(op) else "consumer"), consumers
 
 
 LEADER_ATTR = "tilepipe.role_leader"
@@ -129,12 +126,14 @@ def on_leader(thread: Callable[[], object], op: Operation, body: Callable[[], No
     """Run ``body`` (emitting at the current insertion point) in the one thread that
     acts for ``op``'s threads: the producers' elected leader inside the producer role,
     else thread 0.  ``thread()`` emits the thread id."""
-    branch = _role_branch(op)
-    if branch is not None and branch.true_region.is_ancestor(op):
+    role = role_of(op)
+    if role is not None and role[0] == "producer":
+        branch = _role_branch(op)
+        assert branch is not None
         block = branch.true_region.block
         leader = next((o for o in block.ops if LEADER_ATTR in o.attributes), None)
         if leader is None:  # the first use elects it, right after the setmaxnreg
-            consumers = branch.attributes[WARP_ROLES_ATTR].get_values()[0]  # type: ignore[attr-defined]
+            consumers = role[1]
             scratch = Block()  # built apart from the op being lowered
             with ImplicitBuilder(scratch):
                 election = _leader_election(consumers)
