@@ -8,7 +8,7 @@ from xdsl.dialects.builtin import VectorType
 from xdsl.ir import Attribute
 
 from tilepipe.semantics.work_limit import trip_count
-from tilepipe.semantics.nvvm import roles
+from tilepipe.semantics.nvvm import roles, wgmma
 from tilepipe.semantics.nvvm.execution import NvvmExecutionError, handles, numpy_dtype
 
 WHILE_LIMIT = 100_000
@@ -26,12 +26,16 @@ def _for(ex, op, mask):
     body = op.regions[0].block
     if step > 0 and (problem := ex.work.charge(trip_count(lb, ub, step))) is not None:
         raise NvvmExecutionError(op, problem)
+    carried_from = list(op.operands[3:])  # what the carried values are (wgmma.forward)
     for i in range(lb, ub, step):
         ex.values[body.args[0]] = np.full(ex.threads, i, np.int64)
         for arg, value in zip(body.args[1:], carried):
             ex.values[arg] = value
+        wgmma.forward(ex, body.args[1:], carried_from)
         yielded = ex.run_block(body, mask)
         carried = [np.where(_lanes(mask, y), y, c) for y, c in zip(yielded, carried)]
+        carried_from = list(body.last_op.operands)
+    wgmma.forward(ex, op.results, carried_from)
     return carried
 
 

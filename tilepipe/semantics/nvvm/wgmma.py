@@ -32,6 +32,7 @@ What the model checks, besides the arithmetic:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,6 +59,7 @@ class _Issued:
     # release (mbarrier arrival) before the retirement does not order the reads.
     readers: np.ndarray | None = None
     epochs: np.ndarray | None = None
+    retired: bool = False
 
 
 @dataclass
@@ -66,7 +68,9 @@ class WarpgroupState:
     committed: dict[int, int] = field(default_factory=dict)
     fenced_at: dict[int, int] = field(default_factory=dict)
     built_at: dict[SSAValue, int] = field(default_factory=dict)
-    unretired: set[SSAValue] = field(default_factory=set)
+    # The wgmmas (one per warpgroup) whose accumulator a value holds: the result of a
+    # wgmma, or a loop-carried value that is one (:func:`forward`).
+    produced_by: dict[SSAValue, list[_Issued]] = field(default_factory=dict)
     clock: int = 0
 
     def tick(self) -> int:
@@ -94,10 +98,25 @@ def warpgroups(ex: BlockExecution, op: Operation, mask: np.ndarray) -> list[int]
 def check_retired(ex: BlockExecution, op: Operation, value: SSAValue) -> None:
     """``op`` reads ``value``: not a wgmma accumulator still being computed."""
     state = getattr(ex, "wgmma", None)
-    if state is not None and value in state.unretired:
+    if state is not None and any(not r.retired for r in state.produced_by.get(value, ())):
         raise NvvmExecutionError(
             op, "reads a wgmma accumulator before a wgmma.wait_group retires its group"
         )
+
+
+def forward(ex: BlockExecution, targets: Sequence[SSAValue], sources: Sequence[SSAValue]) -> None:
+    """Control flow binds ``targets`` to the values of ``sources`` (an ``scf.for``'s
+    iteration arguments and results): an accumulator still being computed stays so
+    through them, and a wgmma may chain on it."""
+    state = getattr(ex, "wgmma", None)
+    if state is None:
+        return
+    for target, source in zip(targets, sources):
+        for table in (state.produced_by, state.built_at):
+            if source in table:
+                table[target] = table[source]  # type: ignore[index]
+            else:
+                table.pop(target, None)
 
 
 def check_all_retired(ex: BlockExecution) -> None:
@@ -157,7 +176,7 @@ def _wait(ex, op, mask):
         remaining = []
         for record in state.issued.get(group, []):
             if 0 <= record.group < limit:
-                state.unretired.discard(record.result)
+                record.retired = True
                 if ex.races is not None:
                     ex.races.async_read(record.shared_bytes, False)
                     _restamp(ex, record)
@@ -248,9 +267,10 @@ def _mma_async(ex, op, mask):
     accumulate = props["scaleD"].data.value == "one"
     state = state_of(ex)
     accumulator = op.operands[0]
-    chained = getattr(accumulator.owner, "name", None) == op.name
+    chained = accumulator in state.produced_by
     result = np.array(ex[accumulator], np.float32, copy=True)
     rows, cols = _fragment_positions(n)
+    records = []
     for group in warpgroups(ex, op, mask):
         if not chained and state.built_at.get(accumulator, 0) >= state.fenced_at.get(group, 0):
             raise NvvmExecutionError(
@@ -274,5 +294,6 @@ def _mma_async(ex, op, mask):
             c[rows, cols] = result[threads]
         result[threads] = gemm_accumulate(c, a, b.T)[rows, cols]
         state.issued.setdefault(group, []).append(issued)
-    state.unretired.add(op.results[0])
+        records.append(issued)
+    state.produced_by[op.results[0]] = records
     return [result]
