@@ -33,6 +33,14 @@ from tilepipe.dialects.nvvm_warp_roles import MAX_REGISTERS, MIN_REGISTERS, REGI
 WARPGROUP_THREADS = 128
 REGISTER_FILE = 65536  # 32-bit registers per SM: what the roles' budgets share
 
+# A unit attribute ``warp-specialize`` puts on a consumer loop whose one gemm may
+# stay in flight into the next iteration: each slot is released one iteration late,
+# after the next gemm is issued.  The NVVM lowering then ends the gemm with
+# ``wgmma.wait_group 1`` and carries its accumulators through the loop
+# (``lowering/nvvm/wgmma_in_flight.py``); without the attribute a gemm retires all
+# its wgmmas before it ends.
+WGMMA_IN_FLIGHT_ATTR = "pipeline.wgmma_in_flight"
+
 
 @irdl_op_definition
 class WarpSpecializeOp(IRDLOperation):

@@ -48,6 +48,7 @@ from tilepipe.lowering.nvvm.fragment_slots import erase_slotted, stage_dynamic_s
 from tilepipe.lowering.nvvm.gemm import LowerGemm
 from tilepipe.lowering.nvvm.induction import NarrowInductionVariable
 from tilepipe.lowering.nvvm.warp_roles import consumer_barriers
+from tilepipe.lowering.nvvm.wgmma_in_flight import carry_in_flight_accumulators
 from tilepipe.lowering.nvvm.kernel import KernelContext, lower_kernels
 from tilepipe.lowering.nvvm.relayout import stage_relayouts
 from tilepipe.lowering.nvvm.slots import RotateSlotCounters
@@ -155,6 +156,7 @@ class LowerToNVVM(ModulePass):
                 lambda op, role: _fragment_of(op, role, context), context.relaid,
             )
             _walk(kernel, tile_patterns(context))
+            carry_in_flight_accumulators(kernel)
             consumer_barriers(kernel)
             # Every access width is chosen: the tile.* argument facts are done with.
             kernel.properties.pop("arg_attrs", None)

@@ -14,8 +14,10 @@ accumulator; the sequence is opened by ``wgmma.fence`` (the accumulators were wr
 by ordinary instructions, all before it), closed by ``commit_group`` and retired by ``wait_group 0``
 before the accumulators are stored back to their registers and before the gemm
 ends -- so the shared operands are read by the time the gemm is done, which is what
-sync insertion assumes of every tile op.  (The reads go through the async proxy:
-``thread-sync`` fences generic writes of the operands for it, ``hazards.py``.)
+sync insertion assumes of every tile op.  (A warp-specialized loop's gemm may stay
+in flight into the next iteration instead: ``wgmma_in_flight.py``.)  The reads go
+through the async proxy: ``thread-sync`` fences generic writes of the operands for
+it (``hazards.py``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from tilepipe.dialects.tile import GemmOp
 from tilepipe.dialects.tile_base import constant_index
 
 from tilepipe.lowering.nvvm import emit
+from tilepipe.lowering.nvvm import wgmma_in_flight as in_flight
 from tilepipe.lowering.nvvm.access import TileOperand
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.layout import (
@@ -136,7 +139,10 @@ def lower_on_wgmma(
             for slab in slabs
             for chunk, (first, width) in enumerate(chunks)
         }
-        accumulators = {key: _load_struct(c, regs) for key, regs in registers.items()}
+        if loop is None:
+            accumulators = {key: load_struct(c, regs) for key, regs in registers.items()}
+        else:  # carried through the loop (wgmma_in_flight.py)
+            accumulators = dict(zip(registers, in_flight.enter(loop, c, list(registers.values()))))
         # After the accumulators' last ordinary register writes (PTX: a fence
         # between those and the first wgmma that uses them).
         WgmmaFenceAlignedOp()
@@ -152,10 +158,16 @@ def lower_on_wgmma(
                         input_type, form_a.k_major, form_b.k_major,
                     ).results_
         WgmmaCommitGroupSyncAlignedOp()
+        if loop is not None:
+            in_flight.leave(loop, [accumulators[key] for key in registers])
+            return
         WgmmaWaitGroupSyncOp(0)
         for key, regs in registers.items():
-            _store_struct(accumulators[key], c, regs)
+            store_struct(accumulators[key], c, regs)
 
+    loop = in_flight.in_flight_loop(
+        op, c, context, grid.has_idle_warps, k_extent == op.mnk[2]
+    )
     grid.if_active(context.ids.warp, warpgroup_gemm)
 
 
@@ -203,7 +215,7 @@ def _descriptor(base: SSAValue, form: OperandForm, mn0: SSAValue, k0: SSAValue) 
     return arith.AddiOp(base, units).result
 
 
-def _load_struct(c: TileOperand, registers: list[int]) -> SSAValue:
+def load_struct(c: TileOperand, registers: list[int]) -> SSAValue:
     value = PoisonOp.build(result_types=[accumulator_struct(2 * len(registers))]).res
     for field, register in enumerate(registers):
         element = emit.load(c.buffer, [emit.const(register)])
@@ -211,7 +223,7 @@ def _load_struct(c: TileOperand, registers: list[int]) -> SSAValue:
     return value
 
 
-def _store_struct(value: SSAValue, c: TileOperand, registers: list[int]) -> None:
+def store_struct(value: SSAValue, c: TileOperand, registers: list[int]) -> None:
     for field, register in enumerate(registers):
         element = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [field]), value, f32).res
         emit.store(element, c.buffer, [emit.const(register)])

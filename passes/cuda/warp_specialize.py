@@ -48,7 +48,11 @@ from tilepipe.dialects.pipeline_sync import (
     MBarrierInitOp,
     MBarrierWaitParityOp,
 )
-from tilepipe.dialects.pipeline_ws import WARPGROUP_THREADS, WarpSpecializeOp
+from tilepipe.dialects.pipeline_ws import (
+    WARPGROUP_THREADS,
+    WGMMA_IN_FLIGHT_ATTR,
+    WarpSpecializeOp,
+)
 from tilepipe.dialects.tile import BlockIdOp, CopyOp, GemmOp
 from tilepipe.passes.cuda.tensor_map import tensor_box
 from tilepipe.passes.cuda.tma_copy import (
@@ -92,6 +96,7 @@ class RingPlan:
     consumer_before: list[Operation]  # kernel statements before the loop, consumers'
     consumer_after: list[Operation]  # everything after the loop but the return
     producer_slice: list[Operation] = field(default_factory=list)  # index ops the copies need
+    gemm_in_flight: bool = False  # release each slot one iteration late (_gemm_in_flight)
 
 
 def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
@@ -164,7 +169,23 @@ def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
         for result in op.results:
             if any(not _in(use.operation, before + after + [loop]) for use in result.uses):
                 return f"'{op.name}' before the loop defines a value used outside it"
-    return RingPlan(loop, depth, copies, buffers, before, after, producer_slice)
+    plan = RingPlan(loop, depth, copies, buffers, before, after, producer_slice)
+    plan.gemm_in_flight = _gemm_in_flight(loop, others, depth)
+    return plan
+
+
+def _gemm_in_flight(loop: ForOp, statements: list[Operation], depth: int) -> bool:
+    """May the consumers leave the loop's gemm running into the next iteration
+    (Triton's and CUTLASS's rule): the loop computes one gemm, whose accumulator
+    nothing else in the loop touches (it feeds only the next iteration's gemm), and
+    the ring has a slot to spare for the one the gemm still reads."""
+    gemms = [op for op in statements if isinstance(op, GemmOp)]
+    if depth < 2 or len(gemms) != 1:
+        return False
+    (gemm,) = gemms
+    return all(
+        use.operation is gemm or not loop.is_ancestor(use.operation) for use in gemm.c.uses
+    )
 
 
 def _in(op: Operation, roots: list[Operation]) -> bool:
@@ -313,8 +334,24 @@ def specialize(kernel: func.FuncOp, plan: RingPlan, target: CudaTarget) -> WarpS
         cbody.add_op(versioned)
         if versioned is not op:
             op.erase()
-    release = MBarrierArriveOp(empty.memref, clap.slot, threads=consumers)
-    cbody.add_ops([release, scf.YieldOp()])
+    if plan.gemm_in_flight:
+        # Release the previous iteration's slot, once this one's gemm is issued: the
+        # lowering keeps a gemm's last wgmma group running across an iteration
+        # (``wgmma.wait_group 1``), and this is the first point its reads of the
+        # previous slot are known to be done.  The last slot needs no release: the
+        # producer has nothing left to copy into it.
+        # (k + S - 1) mod S: of the iteration's form, so the lowering carries it as a
+        # rotating counter as it does the slot (slots.py).
+        previous = cbuilder.value(cbuilder.rem(cbuilder.add(clap.iteration, depth - 1), depth))
+        release = MBarrierArriveOp(empty.memref, previous, threads=consumers)
+        has_previous = arith.CmpiOp(clap.iteration, cbuilder.value(0), "sgt")
+        guarded = scf.IfOp(has_previous.result, [], Region(Block([release, scf.YieldOp()])))
+        guarded.location = has_previous.location = loop.location
+        cbody.add_ops([has_previous, guarded, scf.YieldOp()])
+        consumer_loop.attributes[WGMMA_IN_FLIGHT_ATTR] = builtin.UnitAttr()
+    else:
+        release = MBarrierArriveOp(empty.memref, clap.slot, threads=consumers)
+        cbody.add_ops([release, scf.YieldOp()])
     for op in (landed, release):
         op.location = loop.location
 

@@ -43,7 +43,7 @@ def _describe_bulk_copies(module: ModuleOp, before: dict[str, MemRefType]) -> st
 
 
 def _describe_warp_roles(module: ModuleOp, before: dict[str, MemRefType]) -> str:
-    from tilepipe.dialects.pipeline_ws import WarpSpecializeOp
+    from tilepipe.dialects.pipeline_ws import WGMMA_IN_FLIGHT_ATTR, WarpSpecializeOp
 
     parts = []
     for op in module.walk():
@@ -51,9 +51,11 @@ def _describe_warp_roles(module: ModuleOp, before: dict[str, MemRefType]) -> str
             rings = {w.barriers for w in op.walk() if w.name == "pipeline.mbarrier_wait_parity"}
             depth = min(r.type.get_shape()[0] for r in rings) if rings else 0
             producer, consumer = op.registers
+            in_flight = any(WGMMA_IN_FLIGHT_ATTR in inner.attributes for inner in op.walk())
             parts.append(
                 f"{op.producer_thread_count // 128} producer warpgroup ({producer} regs), "
                 f"consumers {consumer} regs, ring of {depth}"
+                + (", gemm in flight across iterations" if in_flight else "")
             )
     if parts:
         return "; ".join(parts)

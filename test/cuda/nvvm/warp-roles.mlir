@@ -4,7 +4,7 @@
 // register budget (setmaxnreg), the producer's tensor copies and its arrival with the
 // bytes are issued by the elected lane of its first warp, which alone runs the
 // producer loop, and every consumer thread
-// arrives on the slot's empty mbarrier.  Upstream MLIR reads the result back and
+// arrives on a slot's empty mbarrier.  Upstream MLIR reads the result back and
 // ptxas accepts it (test_nvvm_warp_specialize.py).
 
 // RUN: tile-opt %examples/gemm_sm90a.mlir -p pipeline-validate,warp-specialize,pipeline-planning,tma-copy,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync,lower-to-nvvm | filecheck %s
@@ -34,11 +34,15 @@
 // CHECK:               "nvvm.mbarrier.arrive.expect_tx"
 // CHECK:         } else {
 // CHECK-NEXT:      nvvm.setmaxregister increase 240
-// CHECK:           scf.for
+// The consumers keep each gemm's wgmmas in flight for an iteration (the
+// accumulators carried through the loop, wgmma-in-flight.mlir): every consumer
+// thread arrives on the previous slot's empty mbarrier, from the second iteration on.
+// CHECK:           scf.for {{.*}} iter_args
 // CHECK:             nvvm.mbarrier.try_wait.parity
 // CHECK:             "nvvm.wgmma.mma_async"
-// CHECK:             nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NOT:         scf.if
-// CHECK:             "nvvm.mbarrier.arrive"(%{{.*}}) : (!llvm.ptr<3>) -> i64
+// CHECK:             nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:             scf.if
+// CHECK:               "nvvm.mbarrier.arrive"(%{{.*}}) : (!llvm.ptr<3>) -> i64
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:         }{{ ?}}{tilepipe.warp_roles = array<i64: 256, 128>}
 // CHECK-NOT:     nvvm.barrier0

@@ -10,6 +10,7 @@
 // RUN: sed 's/"sm_90a"/"sm_90"/' %examples/gemm_sm90a.mlir | tile-opt - -p warp-specialize | filecheck %s --check-prefix=UNTOUCHED
 // RUN: sed 's/tile.target = "sm_90a"/tile.target = "sm_90a", tile.warp_specialize = false/' %examples/gemm_sm90a.mlir | tile-opt - -p warp-specialize | filecheck %s --check-prefix=UNTOUCHED
 // RUN: tile-opt %s --split-input-file --verify-diagnostics -p warp-specialize | filecheck %s --check-prefix=REMARK
+// RUN: sed 's/num_stages = 4/num_stages = 1/' %examples/gemm_sm90a.mlir | tile-opt - -p pipeline-validate,warp-specialize | filecheck %s --check-prefix=DEPTH1
 // RUN: sed 's/"sm_80"/"sm_90a"/' %examples/flash_attention.mlir | tile-opt - -p pipeline-validate,warp-specialize | filecheck %s --check-prefix=ATTENTION
 
 // The ring: 4 versions of each copied tile, 4 full and 4 empty mbarriers (one
@@ -41,15 +42,24 @@
 // CHECK-NEXT:        pipeline.mbarrier_arrive_expect_tx %ring_full[%[[SLOT]]], bytes = 49152
 // CHECK-NEXT:      }
 // The consumers: what the kernel did before and after the loop, and the loop's
-// compute between the wait for the slot's copies and the release of the slot.
+// compute after the wait for the slot's copies.  Its one gemm feeds only the next
+// one, so it may stay in flight into the next iteration (the loop is marked
+// pipeline.wgmma_in_flight): each iteration releases the previous one's slot, once
+// its own gemm is issued; the last slot needs no release.
 // CHECK-NEXT:    } consumer {
 // CHECK-NEXT:      tile.fill<128x256> %zero -> %C_f
 // CHECK-NEXT:      scf.for %[[K:.*]] = %c0 to %c32 step %c1 {
-// CHECK:             %[[CSLOT:.*]] = arith.remsi %[[K]], %{{.*}} : index
+// CHECK:             %[[CSLOT:.*]] = arith.remsi %[[K]], %[[CDEPTH:.*]] : index
 // CHECK-NEXT:        pipeline.mbarrier_wait_parity %ring_full[%[[CSLOT]]], %{{.*}}
 // CHECK:             tile.gemm<128x256x64> %A_s[%[[CSLOT]], {{.*}}], %B_s[%[[CSLOT]], {{.*}}] -> %C_f
-// CHECK-NEXT:        pipeline.mbarrier_arrive %ring_empty[%[[CSLOT]]], threads = 256
-// CHECK-NEXT:      }
+// CHECK-NEXT:        %[[THREE:.*]] = arith.constant 3 : index
+// CHECK-NEXT:        %[[BACK:.*]] = arith.addi %[[K]], %[[THREE]] : index
+// CHECK-NEXT:        %[[PREVIOUS_SLOT:.*]] = arith.remsi %[[BACK]], %[[CDEPTH]] : index
+// CHECK-NEXT:        %[[NOT_FIRST:.*]] = arith.cmpi sgt, %[[K]], %{{.*}} : index
+// CHECK-NEXT:        scf.if %[[NOT_FIRST]] {
+// CHECK-NEXT:          pipeline.mbarrier_arrive %ring_empty[%[[PREVIOUS_SLOT]]], threads = 256
+// CHECK-NEXT:        }
+// CHECK-NEXT:      } {pipeline.wgmma_in_flight}
 // CHECK-NEXT:      tile.copy<128x256> %C_f -> %C[%m0, %n0]
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
@@ -84,6 +94,15 @@
 // ATTENTION:           tile.cast<64x64> %S_f -> %P_s
 // ATTENTION:           tile.gemm<64x64x64> %P_s, %V_s[
 // ATTENTION-NEXT:      pipeline.mbarrier_arrive %ring_empty[{{.*}}], threads = 128
+// Two gemms, the first's accumulator read by the softmax: each gemm retires its
+// wgmmas, and the slot is released in its own iteration.
+// ATTENTION-NEXT:    }{{$}}
+
+// A ring of one slot has none to spare for a gemm in flight.
+// DEPTH1-LABEL: func.func @gemm
+// DEPTH1:           tile.gemm<128x256x64>
+// DEPTH1-NEXT:      pipeline.mbarrier_arrive %ring_empty[%{{.*}}], threads = 256
+// DEPTH1-NEXT:    }{{$}}
 
 // UNTOUCHED-LABEL: func.func @gemm
 // UNTOUCHED-NOT:     pipeline.warp_specialize

@@ -5,7 +5,8 @@ thread 0 (``sync_ops``); the producer role is modelled so too.  The two roles ru
 interleaved the way the hardware lets the producer run furthest ahead: the
 consumers' statements before their loop, then the producer's first S iterations (S:
 the ring's depth, the slots of the mbarrier array its wait uses), then, per
-iteration k, the consumers' iteration k and the producer's k + S, then the
+iteration k, the consumers' iteration k and the producer's k + S (k + S - 1 when
+the consumers release each slot one iteration late), then the
 consumers' statements after their loop.  Every mbarrier wait is checked as at any
 other point -- a phase that cannot complete is a deadlock -- and the race tracker
 orders accesses through the ring's arrivals and waits exactly as it does for any
@@ -24,7 +25,7 @@ from xdsl.interpreter import Interpreter, impl, register_impls
 from xdsl.ir import Operation
 
 from tilepipe.dialects.pipeline_sync import MBarrierWaitParityOp
-from tilepipe.dialects.pipeline_ws import WarpSpecializeOp
+from tilepipe.dialects.pipeline_ws import WGMMA_IN_FLIGHT_ATTR, WarpSpecializeOp
 from tilepipe.semantics.errors import KernelError
 from tilepipe.semantics.tile.interpreter_base import RuntimeFunctions
 
@@ -60,10 +61,15 @@ class WarpRoleFunctions(RuntimeFunctions):
         self._run_ops(interpreter, before)
         for k in iterations[:depth]:
             self._iteration(interpreter, p_loop, k)
+        # The producer's iteration k + S reuses the slot of the consumers' iteration k,
+        # free once they release it: in that iteration, or the next one where the
+        # loop's gemm stays in flight (WGMMA_IN_FLIGHT_ATTR).
+        lag = 1 if WGMMA_IN_FLIGHT_ATTR in c_loop.attributes else 0
         for index, k in enumerate(iterations):
             self._iteration(interpreter, c_loop, k)
-            if index + depth < len(iterations):
-                self._iteration(interpreter, p_loop, iterations[index + depth])
+            ahead = index + depth - lag
+            if depth <= ahead < len(iterations):
+                self._iteration(interpreter, p_loop, iterations[ahead])
         self._run_ops(interpreter, after)
         return ()
 
