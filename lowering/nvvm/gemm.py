@@ -71,6 +71,7 @@ from tilepipe.lowering.nvvm.layout import (
 )
 from tilepipe.lowering.nvvm.staging import stage_register_operands
 from tilepipe.lowering.nvvm.wgmma import lower_on_wgmma, wgmma_forms
+from tilepipe.lowering.nvvm.wgmma_register_a import register_fragment
 
 ACCUMULATOR_VECTOR = VectorType(f32, [2, 2])
 
@@ -241,6 +242,9 @@ def _warp_tile_gemm(
     def k_step(k0: SSAValue) -> None:
         a_fragments = []
         for i in range(grid.tiles_m):
+            if a.is_fragment:  # wgmma's register A, where wgmma did not take B
+                a_fragments.append(register_fragment(a, i, k0, bf16))
+                continue
             row0 = emit.add(warp_row, i * grid.block_rows)
             if transpose_a:  # A stored K x M: transposing loads of 8x8 blocks
                 coords = [
@@ -252,7 +256,9 @@ def _warp_tile_gemm(
             a_fragments.append(_ldmatrix(a, coords, 4, transpose_a))
         b_fragments = _b_fragments(b, k0, warp_col, lanes, grid.tiles_n, transpose_b)
         if bf16:
-            a_registers = [_packed_registers(f, 4) for f in a_fragments]
+            a_registers = [
+                f if isinstance(f, list) else _packed_registers(f, 4) for f in a_fragments
+            ]
             b_registers = [_packed_registers(f, 2) for f in b_fragments]
             for i in range(grid.tiles_m):
                 for j in range(grid.tiles_n):

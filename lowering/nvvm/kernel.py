@@ -272,8 +272,8 @@ def build_kernel(
     except KernelAttributeError as err:
         raise op_error(err.op, str(err)) from None
     grid, threads = kernel_launch_shape(kernel)
-    staging = add_staging_buffers(kernel)
     layouts = fragment_layouts(kernel, threads, target)
+    staging = add_staging_buffers(kernel, layouts)
     check_register_budget(kernel, layouts, target)
     reductions = scratch_reductions(kernel, layouts)
     scratch = add_scratch(kernel, reductions)

@@ -34,8 +34,10 @@ def stage_register_operands(
     op: GemmOp, context: KernelContext, operands: list[TileOperand]
 ) -> list[TileOperand]:
     """``operands`` with each register fragment replaced by its staging tile, the
-    stores and barriers emitted (at the emitter's insertion point)."""
-    fragments = [operand for operand in operands if operand.is_fragment]
+    stores and barriers emitted (at the emitter's insertion point).  A fragment with
+    no staging tile (an A wgmma reads from registers) stays as it is."""
+    tiles = context.gemm_staging.get(op, {})
+    fragments = [operand for operand in operands if operand.is_fragment and operand.role in tiles]
     if not fragments:
         return operands
     if _runs_again_without_barrier(op, context):
@@ -91,5 +93,6 @@ def _is_barrier(op: Operation, context: KernelContext) -> bool:
     if isinstance(op, nvvm.Barrier0Op | nvvm.BarrierOp):
         return True
     return isinstance(op, GemmOp) and any(
-        getattr(op, role) in context.fragments for role in ("a", "b")
+        getattr(op, role) in context.fragments and role in context.gemm_staging.get(op, {})
+        for role in ("a", "b")
     )

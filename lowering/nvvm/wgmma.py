@@ -50,6 +50,7 @@ from tilepipe.lowering.nvvm.layout import (
     WarpgroupGrid,
 )
 from tilepipe.lowering.nvvm.wgmma_forms import UNIT, OperandForm, operand_form
+from tilepipe.lowering.nvvm.wgmma_register_a import pack_a_registers, wgmma_register_a
 from tilepipe.passes.cuda.warpgroup_mma import ATOM_ROWS, n_chunks
 
 ADDRESS_MASK = (1 << 18) - 1  # the descriptor's 14 address bits, in 16-byte units
@@ -57,18 +58,19 @@ ADDRESS_MASK = (1 << 18) - 1  # the descriptor's 14 address bits, in 16-byte uni
 
 def wgmma_forms(
     op: GemmOp, context: KernelContext, a: TileOperand, b: TileOperand, c: TileOperand
-) -> tuple[OperandForm, OperandForm, list[tuple[int, int]]] | None:
-    """The descriptor forms of A and B and the N chunks of the instructions, when
-    wgmma runs ``op``; else None."""
+) -> tuple[OperandForm | None, OperandForm, list[tuple[int, int]]] | None:
+    """The descriptor forms of A (None: A from registers, ``wgmma_register_a.py``) and
+    B and the N chunks of the instructions, when wgmma runs ``op``; else None."""
     wgmma = context.target.warpgroup_mma
     layout = c.layout
     if wgmma is None or not isinstance(layout, MmaAccumulatorLayout):
         return None
     if not isinstance(layout.grid, WarpgroupGrid):
         return None
-    form_a = _form(a, op.transpose_a is None, context)
+    # A fragment not staged in shared memory: wgmma reads it from registers (form None).
+    form_a = None if a.is_fragment else _form(a, op.transpose_a is None, context)
     form_b = _form(b, op.transpose_b is not None, context)
-    if form_a is None or form_b is None or not form_a.spans(WARPGROUP_M):
+    if form_b is None or not (a.is_fragment or form_a and form_a.spans(WARPGROUP_M)):
         return None
     # An MN-major B in panels: each instruction starts at a panel.
     step = MMA_N if form_b.k_major or form_b.panels == 1 else form_b.panel_columns
@@ -115,7 +117,7 @@ def lower_on_wgmma(
     a: TileOperand,
     b: TileOperand,
     c: TileOperand,
-    forms: tuple[OperandForm, OperandForm, list[tuple[int, int]]],
+    forms: tuple[OperandForm | None, OperandForm, list[tuple[int, int]]],
     k_extent: int,
 ) -> None:
     """``C += A[:, :k_extent] B[:k_extent, :]`` on wgmma (see the module doc)."""
@@ -129,7 +131,8 @@ def lower_on_wgmma(
 
     def warpgroup_gemm() -> None:
         group_row = emit.mul(emit.div(context.ids.warp, WARPGROUP_WARPS), grid.warpgroup_m)
-        base_a, base_b = _base_descriptor(a, form_a), _base_descriptor(b, form_b)
+        base_a = None if form_a is None else _base_descriptor(a, form_a)
+        base_b = _base_descriptor(b, form_b)
         slabs = range(grid.tiles_m)
         registers = {
             (slab, chunk): [
@@ -143,16 +146,24 @@ def lower_on_wgmma(
             accumulators = {key: load_struct(c, regs) for key, regs in registers.items()}
         else:  # carried through the loop (wgmma_in_flight.py)
             accumulators = dict(zip(registers, in_flight.enter(loop, c, list(registers.values()))))
-        # After the accumulators' last ordinary register writes (PTX: a fence
-        # between those and the first wgmma that uses them).
+        steps = k_extent // wgmma.k
+        a_registers = None if form_a is not None else pack_a_registers(a, grid.tiles_m, steps)
+        # After the accumulators' (and A's) last ordinary register writes (PTX: a
+        # fence between those and the first wgmma that uses them).
         WgmmaFenceAlignedOp()
         for step in range(k_extent // wgmma.k):
             k0 = emit.const(step * wgmma.k)
             for slab in slabs:
                 mn0 = emit.add(group_row, slab * WARPGROUP_M)
-                descriptor_a = _descriptor(base_a, form_a, mn0, k0)
+                descriptor_a = None if form_a is None else _descriptor(base_a, form_a, mn0, k0)
                 for chunk, (first, width) in enumerate(chunks):
                     descriptor_b = _descriptor(base_b, form_b, emit.const(first), k0)
+                    if a_registers is not None:
+                        accumulators[slab, chunk] = wgmma_register_a(
+                            accumulators[slab, chunk], a_registers[slab, step],
+                            descriptor_b, width, input_type, form_b.k_major,
+                        )
+                        continue
                     accumulators[slab, chunk] = WgmmaMmaAsyncOp(
                         accumulators[slab, chunk], descriptor_a, descriptor_b, width,
                         input_type, form_a.k_major, form_b.k_major,
@@ -165,7 +176,8 @@ def lower_on_wgmma(
         for key, regs in registers.items():
             store_struct(accumulators[key], c, regs)
 
-    loop = in_flight.in_flight_loop(
+    # A's registers are not to be rewritten (the next iteration's A) until retired.
+    loop = None if form_a is None else in_flight.in_flight_loop(
         op, c, context, grid.has_idle_warps, k_extent == op.mnk[2]
     )
     grid.if_active(context.ids.warp, warpgroup_gemm)

@@ -33,6 +33,8 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type, MemRefType
 
 from tilepipe.passes.cuda.warpgroup_mma import ATOM_ROWS, ELEMENT_BYTES, SWIZZLE_MODES
 
+from tilepipe.lowering.nvvm.layout import FragmentLayout, MmaAccumulatorLayout, WarpgroupGrid
+
 UNIT = 16  # bytes: the descriptor's address unit
 
 
@@ -110,3 +112,20 @@ def operand_form(
     if row_bytes not in SWIZZLE_MODES:
         return None
     return OperandForm(k_major, row_bytes, rows, 1)
+
+
+def reads_a_from_registers(a: FragmentLayout | None, c: FragmentLayout | None) -> bool:
+    """Does wgmma read a register-fragment A of layout ``a`` from registers, in a gemm
+    into an accumulator of layout ``c`` (``wgmma_register_a.py``)?  Both must be
+    wgmma's accumulator layout over the same warpgroups and rows: a thread's registers
+    of A's columns 16j .. 16j + 15 in a slab are then its A fragment of k-step j."""
+    if not (isinstance(a, MmaAccumulatorLayout) and isinstance(c, MmaAccumulatorLayout)):
+        return False
+    grid_a, grid_c = a.grid, c.grid
+    return (
+        isinstance(grid_a, WarpgroupGrid)
+        and isinstance(grid_c, WarpgroupGrid)
+        and (grid_a.m, grid_a.warps_m, grid_a.block_warps)
+        == (grid_c.m, grid_c.warps_m, grid_c.block_warps)
+        and grid_a.n % 16 == 0
+    )

@@ -42,6 +42,7 @@ from tilepipe.passes.cuda.tensor_map import BOX_ALIGNMENT, shared_alloc, tensor_
 from tilepipe.passes.memory.arena_aliasing import underlying_buffer
 from tilepipe.passes.memory.liveness import ALIGNMENT_ATTR, SWIZZLE_ATTR, is_loop_like
 from tilepipe.passes.cuda.warpgroup_mma import (
+    is_register_fragment,
     operand_swizzle,
     reads_through_async_proxy,
     wgmma_refused,
@@ -362,5 +363,5 @@ def _align_for_descriptors(gemm: GemmOp) -> None:
     permutation is of absolute address bits, as for a tensor copy's box."""
     for operand in (gemm.a, gemm.b):
         alloc = underlying_buffer(operand).owner
-        if isinstance(alloc, memref.AllocOp):
+        if isinstance(alloc, memref.AllocOp) and not is_register_fragment(operand):
             _ask_alignment(alloc, SWIZZLE_ATTR, operand_swizzle(operand))

@@ -21,6 +21,7 @@ from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.tile import CopyOp, GemmOp
+from tilepipe.dialects.tile_base import ElementMapping, TileOp
 
 WARPGROUP_MMA_ATTR = "tile.warpgroup_mma"
 SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}  # descriptor bits 62-63 by swizzle bytes
@@ -96,21 +97,30 @@ def operand_swizzle(buffer: SSAValue) -> int:
     return min(buffer_type.get_shape()[-1] * ELEMENT_BYTES, 128)
 
 
-def accumulator_warpgroups(gemm: GemmOp, target: CudaTarget, threads: int) -> int:
+def accumulator_warpgroups(
+    gemm: GemmOp, target: CudaTarget, threads: int, seen: frozenset[GemmOp] = frozenset()
+) -> int:
     """How many warpgroups hold ``gemm``'s accumulator in wgmma's layout: its inputs
     are wgmma's, A and B shared tiles a descriptor may address, C whole 64-row slabs
     of a width the instructions cover; 0 otherwise (the mma.sync layouts)."""
     wgmma = wgmma_inputs(target, gemm.element_type("a"))
-    if wgmma is None or wgmma_refusal(gemm, wgmma, threads) is not None:
+    if wgmma is None or wgmma_refusal(gemm, wgmma, threads, seen) is not None:
         return 0
     m, n, _ = gemm.mnk
     return warpgroups_for(m, n, threads, wgmma)
 
 
-def wgmma_refusal(gemm: GemmOp, wgmma: WarpgroupMma, threads: int) -> str | None:
-    """Why a gemm with wgmma's input types does not run on it (None: it does)."""
+def wgmma_refusal(
+    gemm: GemmOp, wgmma: WarpgroupMma, threads: int, seen: frozenset[GemmOp] = frozenset()
+) -> str | None:
+    """Why a gemm with wgmma's input types does not run on it (None: it does).  A may
+    be a register fragment (wgmma's register-A form, ``register_a_refusal``)."""
     for role, operand in (("A", gemm.a), ("B", gemm.b)):
         operand_type = operand.type
+        if role == "A" and is_register_fragment(operand):
+            if (reason := register_a_refusal(gemm, wgmma, seen)) is not None:
+                return reason
+            continue
         if not (
             isinstance(operand_type, MemRefType)
             and memory_space(operand_type) is MemorySpace.SHARED
@@ -133,6 +143,68 @@ def wgmma_refusal(gemm: GemmOp, wgmma: WarpgroupMma, threads: int) -> str | None
     if not warpgroups_for(m, n, threads, wgmma):
         return f"M = {m} is no whole {wgmma.m}-row slabs"
     return None
+
+
+def is_register_fragment(buffer: SSAValue) -> bool:
+    buffer_type = buffer.type
+    return isinstance(buffer_type, MemRefType) and memory_space(buffer_type) in (
+        MemorySpace.FRAGMENT,
+        MemorySpace.LOCAL,
+    )
+
+
+def register_a_refusal(
+    gemm: GemmOp, wgmma: WarpgroupMma, seen: frozenset[GemmOp] = frozenset()
+) -> str | None:
+    """Why wgmma cannot read ``gemm``'s register-fragment A from registers (None: it
+    can, if the lowering finds A in the accumulator layout of C's warpgroups, the
+    lowering's ``wgmma_forms.reads_a_from_registers``; else A goes through shared
+    memory and the gemm on mma.sync).  The register form has no transpose, and every
+    K must be in whole k16 steps: no scalar tail reads A from another thread."""
+    if gemm.transpose_a is not None:
+        return "A is a register fragment stored K x M (wgmma reads registers as M x K)"
+    m, _, k = gemm.mnk
+    if k % wgmma.k:
+        return f"A is a register fragment and K = {k} is no whole {wgmma.k}-wide steps"
+    if not any(
+        source.mnk[0] == m and kernel_warpgroups(source, seen | {gemm})
+        for source in _accumulators_combined_with(gemm.a)
+        if source not in seen
+    ):
+        return (
+            "A is a register fragment combined with no wgmma accumulator of its rows "
+            "(whose register layout wgmma's A takes, as P = cast(S) in attention)"
+        )
+    return None
+
+
+def _accumulators_combined_with(fragment: SSAValue) -> list[GemmOp]:
+    """The gemms accumulating into a fragment of ``fragment``'s shape that tile ops
+    combine with it, transitively (``P = cast(exp(S - m))``): the lowering gives
+    ``fragment`` their layout (``fragment_layouts``)."""
+    shape = _tile_shape(fragment)
+    group, frontier = {fragment}, [fragment]
+    while frontier:
+        for use in frontier.pop().uses:
+            op = use.operation
+            if not isinstance(op, TileOp) or op.ELEMENT_MAPPING is ElementMapping.WARP_TILED:
+                continue
+            for _, other, _ in op.tile_regions():
+                if other not in group and is_register_fragment(other) and _tile_shape(other) == shape:
+                    group.add(other)
+                    frontier.append(other)
+    return [
+        use.operation
+        for buffer in group
+        for use in buffer.uses
+        if isinstance(use.operation, GemmOp) and use.operation.c == buffer
+    ]
+
+
+def _tile_shape(buffer: SSAValue) -> tuple[int, ...]:
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    return tuple(buffer_type.get_shape()[-2:])
 
 
 def _kernel_of(gemm: GemmOp) -> tuple[CudaTarget, int] | None:
@@ -159,16 +231,16 @@ def wgmma_turned_off(kernel: Operation) -> bool:
     return isinstance(attr, IntegerAttr) and attr.value.data == 0
 
 
-def kernel_warpgroups(gemm: GemmOp) -> int:
+def kernel_warpgroups(gemm: GemmOp, seen: frozenset[GemmOp] = frozenset()) -> int:
     """``accumulator_warpgroups`` for the kernel around ``gemm`` (0 where its target
     has no wgmma or the kernel turned it off)."""
     kernel = _kernel_of(gemm)
-    return 0 if kernel is None else accumulator_warpgroups(gemm, *kernel)
+    return 0 if kernel is None else accumulator_warpgroups(gemm, *kernel, seen)
 
 
 def reads_through_async_proxy(gemm: GemmOp) -> bool:
-    """Does ``gemm`` run on wgmma, reading its shared A and B through the async
-    proxy?"""
+    """Does ``gemm`` run on wgmma, reading its shared operands (B, and A unless
+    wgmma reads it from registers) through the async proxy?"""
     return kernel_warpgroups(gemm) > 0
 
 

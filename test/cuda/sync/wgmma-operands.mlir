@@ -46,7 +46,7 @@ func.func @a_from_registers(%C: memref<64x64xf32>)
   %B_s = memref.alloc() : memref<64x64xf16, "shared">
   %C_f = memref.alloc() : memref<64x64xf32, "fragment">
   tile.fill<64x64> %zero -> %C_f : f32 -> memref<64x64xf32, "fragment">
-  // expected-remark @+1 {{gemm stays on mma.sync: A is not a shared tile (wgmma reads shared memory here)}}
+  // expected-remark @+1 {{gemm stays on mma.sync: A is a register fragment combined with no wgmma accumulator of its rows (whose register layout wgmma's A takes, as P = cast(S) in attention)}}
   tile.gemm<64x64x64> %A_f, %B_s -> %C_f : memref<64x64xf16, "fragment">, memref<64x64xf16, "shared"> -> memref<64x64xf32, "fragment">
   func.return
 }

@@ -18,11 +18,13 @@ HEAD_DIM = 64
 BLOCK = 64
 
 
-def reduced(kv_blocks: int, num_stages: int = 2, target: str = "sm_80") -> str:
+def reduced(
+    kv_blocks: int, num_stages: int = 2, target: str = "sm_80", example: str = "flash_attention.mlir"
+) -> str:
     """The example for one query block over ``kv_blocks`` K/V blocks (a sequence of
     ``64 * kv_blocks``), one block in the grid."""
     sequence = BLOCK * kv_blocks
-    text = (EXAMPLES / "flash_attention.mlir").read_text()
+    text = (EXAMPLES / example).read_text()
     return (
         text.replace("memref<1024x64x", f"memref<{sequence}x64x")
         .replace("%c16 = arith.constant 16", f"%c16 = arith.constant {kv_blocks}")

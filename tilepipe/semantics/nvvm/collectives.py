@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type, VectorType, i32
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, VectorType, i32
 from xdsl.ir import Operation
 
 
@@ -259,17 +259,25 @@ def _mma(ex, op, mask):
 
 @handles("llvm.bitcast")
 def _bitcast(ex, op, mask):
-    """A ``vector<2xbf16>`` pair to the i32 register PTX wants (element 0 in the low
-    half); bf16 values are held as rounded f32, so the bits are recomputed."""
+    """A ``vector<2xbf16>`` or ``vector<2xf16>`` pair to the i32 register PTX wants
+    (element 0 in the low half); bf16 values are held as rounded f32, so the bits are
+    recomputed.  When it was written is kept: a wgmma may read it (A in registers)."""
     source = op.operands[0].type
     if not (
         isinstance(source, VectorType)
-        and isinstance(source.element_type, BFloat16Type)
+        and isinstance(source.element_type, BFloat16Type | Float16Type)
         and source.get_shape() == (2,)
         and op.results[0].type == i32
     ):
-        raise NvvmExecutionError(op, "only vector<2xbf16> -> i32 is modelled")
-    bits = round_f32_to_bf16_bits(ex[op.operands[0]]).astype(np.uint32)
+        raise NvvmExecutionError(op, "only vector<2xbf16> or vector<2xf16> -> i32 is modelled")
+    if isinstance(source.element_type, BFloat16Type):
+        bits = round_f32_to_bf16_bits(ex[op.operands[0]]).astype(np.uint32)
+    else:
+        bits = np.asarray(ex[op.operands[0]], np.float16).view(np.uint16).astype(np.uint32)
+    from tilepipe.semantics.nvvm.wgmma import state_of  # wgmma imports this module
+
+    state = state_of(ex)
+    state.built_at[op.results[0]] = state.tick()
     return [(bits[:, 0] | (bits[:, 1] << np.uint32(16))).view(np.int32)]
 
 

@@ -115,6 +115,9 @@ class BlockExecution:
         # The threads executing the current op: ``uniform`` asks only them (a value
         # carried by a loop of one role is stale in the other role's threads).
         self.active = np.ones(self.threads, bool)
+        # Asked before every op while set: registers an asynchronous op (a wgmma with A
+        # in registers) still reads must not be touched (``wgmma_register_a``).
+        self.register_check = None
         entry = kernel.regions[0].block
         inputs = len(kernel.properties["function_type"].inputs.data)
         shared_bytes = sum(a.type.element_count() for a in entry.args[inputs:])
@@ -155,6 +158,8 @@ class BlockExecution:
             if handler is None:
                 raise NvvmExecutionError(op, "is not supported by the NVVM interpreter")
             self.active = mask
+            if self.register_check is not None:
+                self.register_check(self, op)
             try:
                 results = handler(self, op, mask)
             except IndexError as err:

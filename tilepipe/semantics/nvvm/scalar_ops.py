@@ -11,6 +11,7 @@ from xdsl.ir import Attribute, Operation
 from tilepipe.semantics import numerics
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm.execution import BlockExecution, NvvmExecutionError, handles, numpy_dtype
+from tilepipe.semantics.nvvm import wgmma_register_a
 from tilepipe.semantics.nvvm.wgmma import check_retired
 
 
@@ -111,11 +112,14 @@ def _block_id(ex, op, mask):
 
 
 IDENTITY_ASM = ("mov.b32 $0, $1;", "=r,r")
-"""The one inline assembly the lowering emits (``lowering/nvvm/induction.py``): a 32-bit move."""
+"""The inline assembly the lowering emits: a 32-bit move (``lowering/nvvm/induction.py``)
+and wgmma with A in registers (``wgmma_register_a``)."""
 
 
 @handles("llvm.inline_asm")
 def _inline_asm(ex, op, mask):
+    if wgmma_register_a.is_register_a_wgmma(op):
+        return wgmma_register_a.execute(ex, op, mask)
     text = (op.properties["asm_string"].data, op.properties["constraints"].data)
     if text != IDENTITY_ASM:
         raise NvvmExecutionError(op, f"runs PTX the interpreter does not model: {text[0]!r}")
@@ -175,7 +179,8 @@ def _extract_strided_slice(ex, op, mask):
 def _extractvalue(ex, op, mask):
     """Structs (the results of ``nvvm.mma.sync`` and ``nvvm.wgmma.mma_async``) are
     held as ``(threads, fields)``."""
-    check_retired(ex, op, op.operands[0])
+    if not wgmma_register_a.feeds_wgmma_accumulator(op):
+        check_retired(ex, op, op.operands[0])
     position = tuple(op.properties["position"].get_values())
     return [ex[op.operands[0]][(slice(None), *position)].copy()]
 

@@ -32,7 +32,7 @@ What the model checks, besides the arithmetic:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -265,8 +265,34 @@ def _mma_async(ex, op, mask):
     a_k_major = props["layoutA"].data.value == "row"
     b_k_major = props["layoutB"].data.value == "col"
     accumulate = props["scaleD"].data.value == "one"
+
+    def operands(group: int, threads: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        descriptor_a = Descriptor.decode(op, ex.uniform_in(op, op.operands[1], threads))
+        descriptor_b = Descriptor.decode(op, ex.uniform_in(op, op.operands[2], threads))
+        a, bytes_a = _operand(ex, op, descriptor_a, M, a_k_major, bf16)
+        b, bytes_b = _operand(ex, op, descriptor_b, n, b_k_major, bf16)  # (n, 16)
+        return a, b, np.concatenate([bytes_a, bytes_b])
+
+    return [issue(ex, op, op.operands[0], mask, n, accumulate, operands)]
+
+
+OperandsOf = Callable[[int, slice], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""``(warpgroup, its threads) -> (A (64 x 16), B (N x 16), the shared bytes read)``."""
+
+
+def issue(
+    ex: BlockExecution,
+    op: Operation,
+    accumulator: SSAValue,
+    mask: np.ndarray,
+    n: int,
+    accumulate: bool,
+    operands: OperandsOf,
+) -> np.ndarray:
+    """Issue ``op``'s ``D = A B (+ D)`` in every warpgroup executing it, D in
+    ``accumulator``: the fence rule, the async-proxy reads of the operands' shared
+    bytes (until retired), the group record; the accumulator it returns."""
     state = state_of(ex)
-    accumulator = op.operands[0]
     chained = accumulator in state.produced_by
     result = np.array(ex[accumulator], np.float32, copy=True)
     rows, cols = _fragment_positions(n)
@@ -277,11 +303,7 @@ def _mma_async(ex, op, mask):
                 op, "its accumulator was written after the warpgroup's last wgmma.fence"
             )
         threads = slice(group * WARPGROUP, (group + 1) * WARPGROUP)
-        descriptor_a = Descriptor.decode(op, ex.uniform_in(op, op.operands[1], threads))
-        descriptor_b = Descriptor.decode(op, ex.uniform_in(op, op.operands[2], threads))
-        a, bytes_a = _operand(ex, op, descriptor_a, M, a_k_major, bf16)
-        b, bytes_b = _operand(ex, op, descriptor_b, n, b_k_major, bf16)  # (n, 16)
-        read = np.concatenate([bytes_a, bytes_b])
+        a, b, read = operands(group, threads)
         issued = _Issued(-1, op.results[0], read)
         if ex.races is not None:
             readers = np.arange(group * WARPGROUP, (group + 1) * WARPGROUP, WARP)
@@ -296,4 +318,4 @@ def _mma_async(ex, op, mask):
         state.issued.setdefault(group, []).append(issued)
         records.append(issued)
     state.produced_by[op.results[0]] = records
-    return [result]
+    return result
