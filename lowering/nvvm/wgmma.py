@@ -22,11 +22,10 @@ it (``hazards.py``).
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, llvm, memref
-from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, IntegerAttr, f32, i64
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import BFloat16Type, IntegerAttr, i64
 from xdsl.ir import SSAValue
 
-from tilepipe.dialects.llvm_upstream import PoisonOp
 from tilepipe.dialects.nvvm import (
     WgmmaCommitGroupSyncAlignedOp,
     WgmmaFenceAlignedOp,
@@ -34,12 +33,12 @@ from tilepipe.dialects.nvvm import (
     WgmmaType,
     WgmmaWaitGroupSyncOp,
 )
-from tilepipe.dialects.nvvm_wgmma import accumulator_struct
 from tilepipe.dialects.tile import GemmOp
 from tilepipe.dialects.tile_base import constant_index
 
 from tilepipe.lowering.nvvm import emit
 from tilepipe.lowering.nvvm import wgmma_in_flight as in_flight
+from tilepipe.lowering.nvvm.wgmma_accumulators import load_struct, store_struct
 from tilepipe.lowering.nvvm.access import TileOperand
 from tilepipe.lowering.nvvm.kernel import KernelContext
 from tilepipe.lowering.nvvm.layout import (
@@ -225,17 +224,3 @@ def _descriptor(base: SSAValue, form: OperandForm, mn0: SSAValue, k0: SSAValue) 
     assert constant_index(row) is None or constant_index(row) % ATOM_ROWS == 0
     units = arith.IndexCastOp(emit.div(offset, UNIT), i64).result
     return arith.AddiOp(base, units).result
-
-
-def load_struct(c: TileOperand, registers: list[int]) -> SSAValue:
-    value = PoisonOp.build(result_types=[accumulator_struct(2 * len(registers))]).res
-    for field, register in enumerate(registers):
-        element = emit.load(c.buffer, [emit.const(register)])
-        value = llvm.InsertValueOp(DenseArrayBase.from_list(i64, [field]), value, element).res
-    return value
-
-
-def store_struct(value: SSAValue, c: TileOperand, registers: list[int]) -> None:
-    for field, register in enumerate(registers):
-        element = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [field]), value, f32).res
-        emit.store(element, c.buffer, [emit.const(register)])

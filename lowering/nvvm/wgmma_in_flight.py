@@ -41,6 +41,7 @@ from tilepipe.dialects.pipeline_ws import WGMMA_IN_FLIGHT_ATTR
 from tilepipe.dialects.tile import GemmOp
 from tilepipe.lowering.nvvm.access import TileOperand
 from tilepipe.lowering.nvvm.kernel import KernelContext
+from tilepipe.lowering.nvvm.wgmma_accumulators import load_struct, store_struct
 
 # wgmma_group N: how many of the newest groups a gemm in flight leaves running.
 GROUPS_IN_FLIGHT = 1
@@ -96,8 +97,6 @@ def leave(loop: scf.ForOp, results: list[SSAValue]) -> None:
 def carry_in_flight_accumulators(kernel: Operation) -> None:
     """Give each marked loop whose gemm stayed in flight its carried accumulators:
     loaded before the loop, passed through it, retired and stored back after it."""
-    from tilepipe.lowering.nvvm.wgmma import load_struct, store_struct
-
     for loop in [o for o in kernel.walk() if isinstance(o, scf.ForOp)]:
         if loop.attributes.pop(WGMMA_IN_FLIGHT_ATTR, None) is None:
             continue

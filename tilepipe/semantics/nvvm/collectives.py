@@ -26,6 +26,7 @@ from xdsl.ir import Operation
 
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.numerics import gemm_accumulate
+from tilepipe.semantics.nvvm.wgmma_state import state_of
 from tilepipe.semantics.nvvm.execution import (
     SHARED_ADDRESS_BASE,
     WARP,
@@ -274,8 +275,6 @@ def _bitcast(ex, op, mask):
         bits = round_f32_to_bf16_bits(ex[op.operands[0]]).astype(np.uint32)
     else:
         bits = np.asarray(ex[op.operands[0]], np.float16).view(np.uint16).astype(np.uint32)
-    from tilepipe.semantics.nvvm.wgmma import state_of  # wgmma imports this module
-
     state = state_of(ex)
     state.built_at[op.results[0]] = state.tick()
     return [(bits[:, 0] | (bits[:, 1] << np.uint32(16))).view(np.int32)]

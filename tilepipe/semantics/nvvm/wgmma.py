@@ -33,7 +33,7 @@ What the model checks, besides the arithmetic:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import f32
@@ -44,45 +44,11 @@ from tilepipe.semantics.memory import bf16_bits_to_f32
 from tilepipe.semantics.numerics import gemm_accumulate
 from tilepipe.semantics.nvvm.execution import WARP, BlockExecution, NvvmExecutionError, handles
 from tilepipe.semantics.nvvm.tensor_copy import swizzled
+from tilepipe.semantics.nvvm.wgmma_state import IssuedWgmma, state_of
 
 WARPGROUP = 4 * WARP
 M, K = 64, 16
 SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}
-
-
-@dataclass
-class _Issued:
-    group: int  # the warpgroup's commit-group number, -1 while uncommitted
-    result: SSAValue
-    shared_bytes: np.ndarray  # the operand bytes it reads until retired
-    # The threads its reads are recorded for, and their race-detector epochs then: a
-    # release (mbarrier arrival) before the retirement does not order the reads.
-    readers: np.ndarray | None = None
-    epochs: np.ndarray | None = None
-    retired: bool = False
-
-
-@dataclass
-class WarpgroupState:
-    issued: dict[int, list[_Issued]] = field(default_factory=dict)
-    committed: dict[int, int] = field(default_factory=dict)
-    fenced_at: dict[int, int] = field(default_factory=dict)
-    built_at: dict[SSAValue, int] = field(default_factory=dict)
-    # The wgmmas (one per warpgroup) whose accumulator a value holds: the result of a
-    # wgmma, or a loop-carried value that is one (:func:`forward`).
-    produced_by: dict[SSAValue, list[_Issued]] = field(default_factory=dict)
-    clock: int = 0
-
-    def tick(self) -> int:
-        self.clock += 1
-        return self.clock
-
-
-def state_of(ex: BlockExecution) -> WarpgroupState:
-    state = getattr(ex, "wgmma", None)
-    if state is None:
-        state = ex.wgmma = WarpgroupState()  # type: ignore[attr-defined]
-    return state
 
 
 def warpgroups(ex: BlockExecution, op: Operation, mask: np.ndarray) -> list[int]:
@@ -188,7 +154,7 @@ def _wait(ex, op, mask):
                 ex.races.async_read(record.shared_bytes, True)
 
 
-def _restamp(ex: BlockExecution, record: _Issued) -> None:
+def _restamp(ex: BlockExecution, record: IssuedWgmma) -> None:
     """The wgmma read its operands until now: readers that released since its issue
     read them in their current epoch."""
     if record.readers is None:
@@ -304,7 +270,7 @@ def issue(
             )
         threads = slice(group * WARPGROUP, (group + 1) * WARPGROUP)
         a, b, read = operands(group, threads)
-        issued = _Issued(-1, op.results[0], read)
+        issued = IssuedWgmma(-1, op.results[0], read)
         if ex.races is not None:
             readers = np.arange(group * WARPGROUP, (group + 1) * WARPGROUP, WARP)
             starts = np.tile(read, readers.size)

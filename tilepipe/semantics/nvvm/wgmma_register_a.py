@@ -40,9 +40,9 @@ from tilepipe.semantics.nvvm.wgmma import (
     Descriptor,
     _operand,
     issue,
-    state_of,
     warpgroups,
 )
+from tilepipe.semantics.nvvm.wgmma_state import state_of
 
 _SYNTAX = re.compile(
     r"\{\s*\.reg \.pred (?P<p>\w+);\s*setp\.ne\.b32 (?P=p), (?P<scale_d>\d+), 0;\s*"
