@@ -19,6 +19,25 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, Int
 from xdsl.ir import Attribute
 
 TENSOR_MAPS_ATTR = "tilepipe.tensor_maps"
+
+
+@dataclass(frozen=True)
+class TensorMapEncoding:
+    """How a host asks the CUDA driver for a map (``cuTensorMapEncodeTiled``; the
+    values of cuda.h's ``CUtensorMap*`` enums), the same for every host that encodes
+    one: the host launchers (``lowering/nvvm/host_tensor_maps.py``) and
+    ``scripts/cuda_driver.py``."""
+
+    data_types = {"f16": 6, "f32": 7, "f64": 8, "bf16": 9, "i32": 3, "i64": 5, "i8": 0}
+    swizzles = {0: 0, 32: 1, 64: 2, 128: 3}  # bytes -> CU_TENSOR_MAP_SWIZZLE_*
+    interleave = 0  # CU_TENSOR_MAP_INTERLEAVE_NONE
+    l2_promotion = 2  # CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+    oob_fill = 0  # CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE: out-of-bounds elements read as zero
+    map_bytes = 128  # sizeof(CUtensorMap)
+    map_alignment = 64
+
+
+TENSOR_MAP_ENCODING = TensorMapEncoding()
 # On a gpu.func with dynamic shared memory: the alignment its base needs, when more
 # than the 16 bytes upstream declares (wgmma operands); the upstream step sets it.
 SHARED_ALIGNMENT_ATTR = "tilepipe.shared_alignment"

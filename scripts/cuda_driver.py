@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tilepipe.dialects.tensor_maps import TENSOR_MAP_ENCODING
+
 # CUDA driver API constants (cuda.h).
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
@@ -20,13 +22,9 @@ CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 CU_JIT_ERROR_LOG_BUFFER = 5
 CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 JIT_LOG_BYTES = 16384
-# Tensor maps (cuda.h: CUtensorMapDataType, CUtensorMapSwizzle, ...).
-TENSOR_MAP_DATA_TYPES = {"f16": 6, "f32": 7, "f64": 8, "bf16": 9, "i32": 3, "i64": 5, "i8": 0}
-TENSOR_MAP_SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
-CU_TENSOR_MAP_INTERLEAVE_NONE = 0
-CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2
-CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0  # out-of-bounds elements read as zero
-TENSOR_MAP_BYTES, TENSOR_MAP_ALIGNMENT = 128, 64
+# Tensor maps: cuda.h's CUtensorMap* values, shared with the host launchers.
+ENCODING = TENSOR_MAP_ENCODING
+TENSOR_MAP_BYTES, TENSOR_MAP_ALIGNMENT = ENCODING.map_bytes, ENCODING.map_alignment
 # cuBLAS (cublas_api.h, library_types.h).
 CUBLAS_OP_N = 0
 CUDA_R_16F, CUDA_R_32F = 2, 0
@@ -98,7 +96,7 @@ def encode_tensor_map(
     (``shape`` and ``box`` outermost first, as tilepipe.tensor_maps records them; the
     driver takes them innermost first, with the byte strides of the outer dimensions),
     zero fill out of bounds, L2 promotion of 128-byte lines."""
-    if element_type not in TENSOR_MAP_DATA_TYPES or swizzle not in TENSOR_MAP_SWIZZLES:
+    if element_type not in ENCODING.data_types or swizzle not in ENCODING.swizzles:
         raise CheckFailed(f"no tensor map for {element_type} elements with swizzle {swizzle}")
     rank = len(shape)
     strides = [element_bytes]
@@ -110,10 +108,10 @@ def encode_tensor_map(
     element_strides = (_c.c_uint32 * rank)(*([1] * rank))
     encoded = TensorMapValue()
     result = lib.cuTensorMapEncodeTiled(
-        _c.cast(_c.pointer(encoded.value), _PTR), TENSOR_MAP_DATA_TYPES[element_type], rank,
+        _c.cast(_c.pointer(encoded.value), _PTR), ENCODING.data_types[element_type], rank,
         _PTR(pointer), dims, byte_strides, box_dims, element_strides,
-        CU_TENSOR_MAP_INTERLEAVE_NONE, TENSOR_MAP_SWIZZLES[swizzle],
-        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        ENCODING.interleave, ENCODING.swizzles[swizzle],
+        ENCODING.l2_promotion, ENCODING.oob_fill,
     )
     if result != 0:
         raise CheckFailed(

@@ -67,7 +67,7 @@ from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.pipeline import ForOp as PipelineForOp
 from tilepipe.dialects.pipeline_sync import BulkCopyOp
 from tilepipe.dialects.pipeline_ws import WarpSpecializeOp
-from tilepipe.dialects.tensor_maps import SHARED_ALIGNMENT_ATTR
+from tilepipe.dialects.tensor_maps import SHARED_ALIGNMENT_ATTR, TENSOR_MAPS_ATTR
 from tilepipe.dialects.tile import BlockIdOp, GemmOp, GridDimsOp, ReduceOp
 from tilepipe.dialects.tile_launch import grid_dims_op
 from tilepipe.core.diagnostics import op_error
@@ -472,19 +472,25 @@ def lower_kernels(
     """Move every kernel of ``module`` into one ``gpu.module``; host functions
     (:func:`is_kernel`) stay where they are, untouched.  With ``host_launch`` each
     kernel leaves a host launcher of the same name in its place (``launch.py``)."""
-    from tilepipe.lowering.nvvm.launch import host_launcher
+    from tilepipe.lowering.nvvm.host_tensor_maps import declare_encoder
+    from tilepipe.lowering.nvvm.launch import GridProgram, host_launcher
 
     kernels = [op for op in module.ops if is_kernel(op)]
     gpu_module = KernelModuleOp(StringAttr(GPU_MODULE_NAME), Region(Block()))
     if kernels:  # where upstream's kernel outlining puts it: at the (first) kernel
         _located(gpu_module, kernels[0])
+    # A grid computed from the arguments, for the launchers (before the kernels move).
+    grids = [GridProgram(kernel) if host_launch else None for kernel in kernels]
     contexts = [build_kernel(kernel, gpu_module.body.block, swizzle) for kernel in kernels]
     module.body.block.add_op(gpu_module)
-    for kernel, gpu_func, context in zip(kernels, gpu_module.body.block.ops, contexts):
+    for kernel, gpu_func, context, grid in zip(kernels, gpu_module.body.block.ops, contexts, grids):
         if host_launch:
             assert isinstance(gpu_func, KernelFuncOp)
             dynamic = context.shared_bytes if context.dynamic_shared else 0
-            Rewriter.replace_op(kernel, host_launcher(gpu_func, GPU_MODULE_NAME, dynamic))
+            launcher = host_launcher(gpu_func, GPU_MODULE_NAME, dynamic, grid)
+            Rewriter.replace_op(kernel, launcher)
+            if TENSOR_MAPS_ATTR in gpu_func.attributes:
+                declare_encoder(module)
         else:
             Rewriter.erase_op(kernel)
     module.attributes["gpu.container_module"] = UnitAttr()

@@ -33,6 +33,7 @@ string, for a host that runs them itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from io import StringIO
@@ -42,6 +43,7 @@ from xdsl.printer import Printer
 
 from tilepipe.core.targets import CudaTarget
 from tilepipe.dialects.tensor_maps import SHARED_ALIGNMENT_ATTR, TENSOR_MAPS_ATTR
+from tilepipe.lowering.nvvm.host_tensor_maps import pass_maps_by_value
 
 # PTX ISA 8.0 covers everything tilepipe emits (cp.async, ldmatrix, mma.sync,
 # mbarrier expect_tx / try_wait.parity) and is accepted by ptxas for sm_80 and sm_90.
@@ -195,13 +197,17 @@ def mark_tensor_map_parameters(upstream_module, ir=None) -> int:
     kernel taking ``const __grid_constant__ CUtensorMap`` does.  Runs on upstream's
     module right after ``convert-gpu-to-nvvm``, which keeps neither attribute from a
     ``gpu.func`` (a host running :func:`handoff_pipeline` itself calls it there too);
-    returns the number of parameters marked."""
+    the host launchers' ``gpu.launch_func`` then pass those maps by value
+    (``host_tensor_maps.pass_maps_by_value``).  Returns the number of parameters
+    marked."""
     if ir is None:
         ir, _, _ = _import_bindings()
     marked = 0
+    map_counts: dict[str, int] = {}  # "module::kernel" -> its map inputs
     for module_op in upstream_module.body.operations:
         if module_op.operation.name != "gpu.module":
             continue
+        module_name = ir.StringAttr(module_op.attributes["sym_name"]).value
         module_marked = marked
         alignment = 0
         for op in module_op.regions[0].blocks[0].operations:
@@ -211,6 +217,8 @@ def mark_tensor_map_parameters(upstream_module, ir=None) -> int:
             if op.operation.name != "llvm.func" or TENSOR_MAPS_ATTR not in op.attributes:
                 continue
             maps = len(op.attributes[TENSOR_MAPS_ATTR])
+            kernel_name = ir.StringAttr(op.attributes["sym_name"]).value
+            map_counts[f"{module_name}::{kernel_name}"] = maps
             count = len(op.regions[0].blocks[0].arguments)
             old = op.attributes["arg_attrs"] if "arg_attrs" in op.attributes else None
             entries = [old[i] if old is not None else ir.DictAttr.get({}) for i in range(count)]
@@ -226,6 +234,8 @@ def mark_tensor_map_parameters(upstream_module, ir=None) -> int:
             alignment = max(alignment, TENSOR_COPY_BASE_ALIGNMENT)
         if alignment:
             _align_dynamic_shared_memory(module_op, ir, alignment)
+    # Host launchers (host_launch) pass the maps they encoded by value.
+    pass_maps_by_value(upstream_module, map_counts, ir)
     return marked
 
 
@@ -293,17 +303,12 @@ def run_upstream(
         if last is Stage.NVVM:
             return UpstreamResult(texts, seconds)
 
-        for name, pipeline in _handoff_steps(target, last):
-            if name == "gpu-module-to-binary" and Stage.LLVM in wanted:
+        def after(name: str, elapsed: float) -> None:
+            seconds[name] = elapsed
+            if name == CONVERSION_TO_LLVM[-1][0] and Stage.LLVM in wanted and last is Stage.PTX:
                 texts[Stage.LLVM] = _module_text(upstream_module, debug_info)
-            start = time.perf_counter()
-            try:
-                PassManager.parse(f"builtin.module({pipeline})").run(upstream_module.operation)
-            except Exception as error:
-                raise UpstreamError(name, _diagnostic_text(error)) from None
-            if name == "convert-gpu-to-nvvm":
-                mark_tensor_map_parameters(upstream_module, ir)
-            seconds[name] = time.perf_counter() - start
+
+        run_handoff(upstream_module, target, last, after_step=after)
         if last is Stage.LLVM:
             texts[Stage.LLVM] = _module_text(upstream_module, debug_info)
             return UpstreamResult(texts, seconds)
@@ -313,6 +318,34 @@ def run_upstream(
                 texts[Stage.PTX] = gpu.ObjectAttr(objects[0]).object.decode()
                 return UpstreamResult(texts, seconds)
         raise UpstreamError("gpu-module-to-binary", "no gpu.binary was produced")
+
+
+def run_handoff(
+    upstream_module,
+    target: CudaTarget,
+    stage: Stage = Stage.PTX,
+    after_step: Callable[[str, float], None] | None = None,
+) -> None:
+    """Run the hand-off on ``upstream_module`` (a ``lower-to-nvvm`` module parsed in
+    the caller's upstream context), in place, up to ``stage``: the passes of
+    :func:`handoff_pipeline` one at a time, with :func:`mark_tensor_map_parameters`
+    right after ``convert-gpu-to-nvvm`` -- what a host runs rather than the pipeline
+    string when its kernels take tensor maps (then :data:`HOST_PIPELINE` for the
+    host launchers).  A failing pass raises :class:`UpstreamError` naming it;
+    ``after_step(name, seconds)`` follows each pass."""
+    import time
+
+    ir, _, PassManager = _import_bindings()
+    for name, pipeline in _handoff_steps(target, Stage(stage)):
+        start = time.perf_counter()
+        try:
+            PassManager.parse(f"builtin.module({pipeline})").run(upstream_module.operation)
+        except Exception as error:
+            raise UpstreamError(name, _diagnostic_text(error)) from None
+        if name == "convert-gpu-to-nvvm":
+            mark_tensor_map_parameters(upstream_module, ir)
+        if after_step is not None:
+            after_step(name, time.perf_counter() - start)
 
 
 def _serve(connection, stderr_path: str) -> None:

@@ -44,3 +44,32 @@ func.func private @external(index) -> index
 func.func @marked() attributes {tile.kernel} {
   return
 }
+
+// -----
+
+// A grid the kernel computes from its arguments (tile.grid_dims) is computed the
+// same way by its launcher, from the launch's own arguments: ceildiv(N, 64) blocks.
+// CHECK-LABEL: gpu.func @by_size
+// CHECK-NOT:     tile.grid_dims
+// LAUNCH-LABEL: func.func @by_size(%A: memref<?xf32>) {
+// LAUNCH-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// LAUNCH-NEXT:    %[[WIDTH:.*]] = arith.constant 64 : index
+// LAUNCH-NEXT:    %[[N:.*]] = memref.dim %A, %[[ZERO]] : memref<?xf32>
+// LAUNCH-NEXT:    %[[BLOCKS:.*]] = arith.ceildivui %[[N]], %[[WIDTH]] : index
+// LAUNCH-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// LAUNCH-NEXT:    %[[THREADS:.*]] = arith.constant 64 : index
+// LAUNCH-NEXT:    gpu.launch_func @tilepipe_kernels::@by_size blocks in (%[[BLOCKS]], %[[ONE]], %[[ONE]]) threads in (%[[THREADS]], %[[ONE]], %[[ONE]]) args(%A : memref<?xf32>)
+func.func @by_size(%A: memref<?xf32>) attributes {tile.threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %n = memref.dim %A, %c0 : memref<?xf32>
+  %blocks = arith.ceildivui %n, %c64 : index
+  tile.grid_dims %blocks
+  %bx = tile.block_id x
+  %x0 = arith.muli %bx, %c64 : index
+  %f = memref.alloc() : memref<64xf32, "fragment">
+  tile.fill<64> %zero -> %f : f32 -> memref<64xf32, "fragment">
+  tile.copy<64> %f -> %A[%x0] : memref<64xf32, "fragment"> -> memref<?xf32>
+  return
+}

@@ -293,17 +293,21 @@ def test_boxes_of_other_ranks_land_their_tiles(text, box, shape, out_shape):
         np.testing.assert_array_equal(run.outputs[1], want)
 
 
-def test_the_fallback_and_the_host_launcher_that_cannot_pass_maps():
+def test_the_fallback_and_the_host_launcher_that_encodes_maps():
     """tensor_maps=False (--no-tensor-maps) keeps sm_90a's bulk copies row-wise, and
-    then host_launch works; with maps a host launcher is a clear error naming the
-    way out, not a launch that passes a pointer where the kernel reads 128 bytes."""
-    from tilepipe.drivers.api import CompileError, compile_for
+    its host launcher has no map to encode; with maps the launcher takes the kernel's
+    own arguments and encodes one map per record before the launch, which passes them
+    after those arguments (test_upstream_standard_lowering.py runs it)."""
+    from tilepipe.drivers.api import compile_for
 
     text = gemm(3, k=256).replace("to %n", "to %c4").replace(
         "%c1 = arith.constant 1 : index", "%c1 = arith.constant 1 : index\n  %c4 = arith.constant 4 : index"
     )
-    with pytest.raises(CompileError, match="a host launcher cannot pass tensor maps yet"):
-        compile_for(text, "sm_90a", level="nvvm", host_launch=True)
+    mapped = compile_for(text, "sm_90a", level="nvvm", host_launch=True).text
+    assert mapped.count("call @mgpuTensorMapEncodeTiled(") == 2
+    (launch,) = [line for line in mapped.splitlines() if "gpu.launch_func" in line]
+    assert launch.count("!llvm.ptr") == 2 and launch.count("memref<") == 3
     plain = compile_for(text, "sm_90a", level="nvvm", host_launch=True, tensor_maps=False)
     assert "cp.async.bulk.tensor" not in plain.text and "gpu.launch_func" in plain.text
+    assert "mgpuTensorMapEncodeTiled" not in plain.text
     assert "nvvm.cp.async.bulk.tensor" in compile_for(text, "sm_90a", level="nvvm").text

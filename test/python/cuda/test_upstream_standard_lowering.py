@@ -34,8 +34,11 @@ from tilepipe.lowering.nvvm.upstream import (
     HOST_PIPELINE,
     Stage,
     handoff_pipeline,
+    run_handoff,
     run_upstream,
 )
+
+MAP_BYTES = 128
 
 ir = pytest.importorskip("mlir.ir")
 from mlir.execution_engine import ExecutionEngine  # noqa: E402
@@ -87,6 +90,8 @@ class RecordingRuntime:
         self.functions: list[str] = []
         self.launches: list[tuple] = []
         self.calls: list[str] = []
+        self.encoded: list[dict] = []  # mgpuTensorMapEncodeTiled's arguments
+        self.map_params = 0  # the launches' last parameters that are maps (128 bytes)
         self.callbacks = {
             "mgpuModuleLoadJIT": ctypes.CFUNCTYPE(c_void_p, c_void_p, c_int32)(self._load),
             "mgpuModuleUnload": ctypes.CFUNCTYPE(None, c_void_p)(self._call("unload")),
@@ -99,6 +104,9 @@ class RecordingRuntime:
             "mgpuLaunchKernel": ctypes.CFUNCTYPE(
                 None, c_void_p, *[c_int64] * 6, c_int32, c_void_p, c_void_p, c_void_p, c_int64
             )(self._launch),
+            "mgpuTensorMapEncodeTiled": ctypes.CFUNCTYPE(
+                None, c_void_p, c_int32, c_int32, c_void_p, *[c_void_p] * 4, *[c_int32] * 4
+            )(self._encode),
         }
 
     def register(self, engine: ExecutionEngine) -> None:
@@ -118,10 +126,29 @@ class RecordingRuntime:
         return self.FUNCTION
 
     def _launch(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra, count):
-        # Every kernel parameter is 8 bytes here (pointers and i64 descriptor fields).
+        # Every kernel parameter is 8 bytes here (pointers and i64 descriptor fields)
+        # but the maps, 128 bytes each.
         slots = ctypes.cast(params, ctypes.POINTER(c_void_p))
-        values = [ctypes.cast(slots[i], ctypes.POINTER(c_int64))[0] for i in range(count)]
+        fields = count - self.map_params
+        values = [ctypes.cast(slots[i], ctypes.POINTER(c_int64))[0] for i in range(fields)]
+        values += [ctypes.string_at(slots[i], MAP_BYTES) for i in range(fields, count)]
         self.launches.append((function, (gx, gy, gz), (bx, by, bz), shared, stream, values))
+
+    def _encode(self, slot, data_type, rank, address, dims, strides, box, element_strides,
+                interleave, swizzle, l2_promotion, oob_fill):
+        def read(pointer, ctype, n):
+            return list(ctypes.cast(pointer, ctypes.POINTER(ctype))[:n])
+
+        assert slot % 64 == 0  # CUtensorMap is 64-byte aligned
+        self.encoded.append({
+            "data_type": data_type, "address": address, "sizes": read(dims, ctypes.c_uint64, rank),
+            "byte_strides": read(strides, ctypes.c_uint64, rank - 1),
+            "box": read(box, ctypes.c_uint32, rank),
+            "element_strides": read(element_strides, ctypes.c_uint32, rank),
+            "modes": (interleave, swizzle, l2_promotion, oob_fill),
+        })
+        # What the driver would write: here a pattern that names the map.
+        ctypes.memmove(slot, bytes([len(self.encoded)]) * MAP_BYTES, MAP_BYTES)
 
 
 def host_arity(module, name: str) -> int:
@@ -211,3 +238,79 @@ def test_the_exported_pipeline_is_the_hand_off():
         handoff_pipeline("ascend910b")
     with pytest.raises(ValueError, match="nvvm"):
         handoff_pipeline("sm_80", Stage.NVVM)
+
+
+def test_a_host_launcher_encodes_its_tensor_maps_and_passes_their_bytes():
+    """sm_90a with tensor maps: the host launcher of examples/gemm_sm90a.mlir,
+    lowered by the hand-off (:func:`run_handoff`, which passes the maps by value) and
+    upstream's host passes, and JIT-compiled, encodes one map per record from the
+    arrays it is given -- their address, sizes innermost first, the outer byte
+    stride, the record's box, 128-byte swizzle, zero fill -- and launches the kernel
+    with each map's 128 bytes as its parameter, after the memref descriptors."""
+    text = nvvm_text("gemm_sm90a", "sm_90a")
+    runtime = RecordingRuntime()
+    runtime.map_params = 2
+    n = 2048
+    with ir.Context():
+        module = ir.Module.parse(text)
+        run_handoff(module, TARGETS["sm_90a"])
+        PassManager.parse(HOST_PIPELINE).run(module.operation)
+        assert host_arity(module, "gemm") == 3 * 7  # the kernel's own arrays only
+        engine = ExecutionEngine(module, opt_level=2, shared_libs=[])
+        runtime.register(engine)
+        address = engine.raw_lookup("gemm")
+        assert address
+        engine.initialize()
+        bases = [0x10000, 0x20000, 0x30000]
+        # Each 2048x2048 array: allocated and aligned pointers (A's aligned one past
+        # its allocation), offset, sizes, strides.
+        cells = []
+        for base, aligned in zip(bases, (bases[0] + 256, bases[1], bases[2])):
+            cells += [c_int64(v) for v in (base, aligned, 0, n, n, n, 1)]
+        arguments = (c_void_p * len(cells))(*[ctypes.addressof(cell) for cell in cells])
+        ctypes.CFUNCTYPE(None, c_void_p)(address)(arguments)
+        del engine
+
+    assert [e["address"] for e in runtime.encoded] == [bases[0] + 256, bases[1]]
+    for encoded in runtime.encoded:
+        assert encoded["data_type"] == 6  # CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+        assert encoded["sizes"] == [n, n] and encoded["byte_strides"] == [2 * n]
+        assert encoded["element_strides"] == [1, 1]
+        assert encoded["modes"] == (0, 3, 2, 0)  # no interleave, 128B swizzle, L2 128B, zero fill
+    # The records' boxes, innermost first: A's 128x64 tile, B's 64x256 tile in two
+    # 128-byte panels of 64 columns.
+    assert [e["box"] for e in runtime.encoded] == [[64, 128], [64, 64]]
+    ((_, grid, block, shared, _, values),) = runtime.launches
+    assert (grid, block) == ((8, 16, 1), (384, 1, 1)) and shared == dynamic_shared_bytes(text)
+    assert values[:21] == [cell.value for cell in cells]
+    assert values[21:] == [bytes([1]) * MAP_BYTES, bytes([2]) * MAP_BYTES]
+    (ptx,) = runtime.ptx
+    assert ".param .align 64 .b8 gemm_param_21[128]" in ptx
+
+
+def test_a_host_launcher_computes_a_grid_that_follows_the_sizes():
+    """examples/gemm_dynamic.mlir states its grid as ceildiv(N, 128) x ceildiv(M, 128)
+    (tile.grid_dims): its launcher computes that from the arrays it is given, so a
+    1000x77 by 77x129 product launches 2 x 8 blocks -- not one."""
+    text = nvvm_text("gemm_dynamic", "sm_80")
+    runtime = RecordingRuntime()
+    m, k, n = 1000, 77, 129
+    with ir.Context():
+        module = ir.Module.parse(text)
+        for passes in tilepipe_pipelines("sm_80"):
+            PassManager.parse(passes).run(module.operation)
+        engine = ExecutionEngine(module, opt_level=2, shared_libs=[])
+        runtime.register(engine)
+        address = engine.raw_lookup("gemm_dynamic")
+        assert address
+        engine.initialize()
+        cells = []
+        for base, (rows, columns) in zip((0x10000, 0x20000, 0x30000), ((m, k), (k, n), (m, n))):
+            cells += [c_int64(v) for v in (base, base, 0, rows, columns, columns, 1)]
+        arguments = (c_void_p * len(cells))(*[ctypes.addressof(cell) for cell in cells])
+        ctypes.CFUNCTYPE(None, c_void_p)(address)(arguments)
+        del engine
+
+    ((_, grid, block, _, _, values),) = runtime.launches
+    assert (grid, block) == ((2, 8, 1), (128, 1, 1))
+    assert values == [cell.value for cell in cells]
