@@ -22,8 +22,10 @@ it (``hazards.py``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import BFloat16Type, IntegerAttr, i64
+from xdsl.dialects.builtin import BFloat16Type, IntegerAttr, i32, i64
 from xdsl.ir import SSAValue
 
 from tilepipe.dialects.nvvm import (
@@ -182,6 +184,10 @@ def lower_on_wgmma(
     grid.if_active(context.ids.warp, warpgroup_gemm)
 
 
+def _i32(value: int) -> SSAValue:
+    return arith.ConstantOp(IntegerAttr(value, i32)).result
+
+
 def _i64(value: int) -> SSAValue:
     """An i64 constant (the descriptor's top bits as the signed value of its bits)."""
     if value >= 1 << 63:
@@ -189,7 +195,20 @@ def _i64(value: int) -> SSAValue:
     return arith.ConstantOp(IntegerAttr(value, i64)).result
 
 
-def _base_descriptor(operand: TileOperand, form: OperandForm) -> SSAValue:
+@dataclass(frozen=True)
+class _BaseDescriptor:
+    """A descriptor of an operand's tile origin as its two 32-bit words: the low one
+    (start address, LBO) computed, the high one (SBO, swizzle mode) a constant.  An
+    instruction's descriptor adds its offset to the low word only: the address field
+    (bits 0-13) of a shared address plus an offset inside the tile stays below 2^14,
+    so the 64-bit sum never carries into bit 14 and beyond -- and 32-bit adds keep
+    the descriptor arithmetic off ptxas's 64-bit add-with-carry pairs."""
+
+    low: SSAValue  # i32
+    high_word: int
+
+
+def _base_descriptor(operand: TileOperand, form: OperandForm) -> _BaseDescriptor:
     """The descriptor of the operand's tile origin (its slot's first byte)."""
     shape = operand.buffer_type.get_shape()
     slot_bytes = shape[-1] * shape[-2] * 2
@@ -200,17 +219,13 @@ def _base_descriptor(operand: TileOperand, form: OperandForm) -> SSAValue:
         linear = emit.add(linear, emit.mul(operand.offsets[dim], stride))
         stride *= shape[dim]
     base = memref.ExtractAlignedPointerAsIndexOp.get(operand.buffer).aligned_pointer
-    address = arith.IndexCastOp(emit.add(base, linear), i64).result
-    field = arith.DivUIOp(arith.AndIOp(address, _i64(ADDRESS_MASK)).result, _i64(UNIT)).result
-    high = (
-        (form.leading_bytes // UNIT) << 16
-        | (form.stride_bytes // UNIT) << 32
-        | form.mode << 62
-    )
-    return arith.OrIOp(field, _i64(high)).result
+    address = arith.IndexCastOp(emit.add(base, linear), i32).result
+    field = arith.DivUIOp(arith.AndIOp(address, _i32(ADDRESS_MASK)).result, _i32(UNIT)).result
+    low = arith.OrIOp(field, _i32((form.leading_bytes // UNIT) << 16)).result
+    return _BaseDescriptor(low, (form.stride_bytes // UNIT) | form.mode << 30)
 
 
-def _descriptor(base: SSAValue, form: OperandForm, mn0: SSAValue, k0: SSAValue) -> SSAValue:
+def _descriptor(base: _BaseDescriptor, form: OperandForm, mn0: SSAValue, k0: SSAValue) -> SSAValue:
     """The descriptor of the instruction's operand at M (or N) ``mn0``, K ``k0``:
     the base plus the offset of that element in the stored tile (in units)."""
     row, col = (mn0, k0) if form.k_major else (k0, mn0)
@@ -222,5 +237,6 @@ def _descriptor(base: SSAValue, form: OperandForm, mn0: SSAValue, k0: SSAValue) 
         emit.mul(emit.rem(col, form.panel_columns), 2),
     )
     assert constant_index(row) is None or constant_index(row) % ATOM_ROWS == 0
-    units = arith.IndexCastOp(emit.div(offset, UNIT), i64).result
-    return arith.AddiOp(base, units).result
+    units = arith.IndexCastOp(emit.div(offset, UNIT), i32).result
+    low = arith.ExtUIOp(arith.AddiOp(base.low, units).result, i64).result
+    return arith.OrIOp(low, _i64(base.high_word << 32)).result

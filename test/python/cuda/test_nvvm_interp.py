@@ -421,3 +421,24 @@ def test_a_fragment_derived_from_the_accumulator_is_reduced_by_rows():
     run = run_nvvm_kernel(lowered(DERIVED_ROW_SUM), list(inputs.values()), check_races=True)
     assert run.races == []
     np.testing.assert_allclose(run.outputs[2], tile["M"], rtol=1e-5)
+
+
+def test_zero_extension_reads_the_bits_as_unsigned():
+    """``arith.extui`` (a wgmma descriptor's low word widened to i64): -1 as i32 is
+    2^32 - 1 as i64, where ``arith.extsi`` keeps -1."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import i32
+    from xdsl.ir import Block
+
+    from tilepipe.semantics.nvvm.execution import HANDLERS
+
+    block = Block(arg_types=[i32])
+    values = {block.args[0]: np.array([-1, 7], np.int32)}
+
+    class Values:
+        def __getitem__(self, value):
+            return values[value]
+
+    for op, want in ((arith.ExtUIOp(block.args[0], i64), 2**32 - 1), (arith.ExtSIOp(block.args[0], i64), -1)):
+        (result,) = HANDLERS[op.name](Values(), op, np.ones(2, bool))
+        assert result.dtype == np.int64 and result.tolist() == [want, 7]

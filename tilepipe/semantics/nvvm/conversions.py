@@ -1,5 +1,6 @@
 """Integer conversions of the NVVM model: ``arith.sitofp``, ``arith.fptosi``,
-``arith.extsi``, ``arith.trunci`` and ``arith.cmpf`` (registers its handlers).
+``arith.extsi``, ``arith.extui``, ``arith.trunci`` and ``arith.cmpf`` (registers its
+handlers).
 
 ``fptosi`` is LLVM's: a value that does not fit the integer type (or NaN) gives
 poison.  The model refuses it (``NvvmExecutionError``) in any active lane, so a
@@ -46,6 +47,15 @@ def _fptosi(ex, op, mask):
 def _integer_width(ex, op, mask):
     # Two's complement: sign extension, or the low bits (numpy's wrap-around).
     return [ex[op.operands[0]].astype(_result_dtype(op))]
+
+
+@handles("arith.extui")
+def _zero_extend(ex, op, mask):
+    # The source's bits as unsigned, widened (i1 is a numpy bool already).
+    source = np.asarray(ex[op.operands[0]])
+    if source.dtype != np.bool_:
+        source = source.view(np.dtype(f"u{source.dtype.itemsize}"))
+    return [source.astype(_result_dtype(op))]
 
 
 _CMPF = {
