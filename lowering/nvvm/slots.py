@@ -15,6 +15,11 @@ power of two are rotated too: LLVM cannot tell that ``k - c`` is non-negative, s
 Only remainders whose dividend provably stays non-negative are rotated (constant lower
 bound, ``lb + c >= 0``, positive constant step: the dividend only grows), so that
 ``remsi`` and ``remui`` agree with the counter on every iteration.
+
+The parity of a ring's lap, ``((k + c) div n) rem 2`` -- the phase a warp-specialized
+ring's mbarrier waits expect -- is carried the same way: a bit that flips when the
+counter of ``(k + c) rem n`` wraps (a division by 3 and its fix-ups per iteration
+otherwise, in both roles' loops).
 """
 
 from __future__ import annotations
@@ -60,8 +65,25 @@ def _rotatable(op: Operation, induction: SSAValue, lower: int) -> tuple[int, int
     return offset, divisor
 
 
+def _lap_parity(op: Operation, induction: SSAValue, lower: int) -> tuple[int, int] | None:
+    """``(c, n)`` when ``op`` is ``((induction + c) div n) rem 2``: the parity of the
+    lap of a ring of ``n`` slots, the phase an mbarrier wait of a warp-specialized
+    ring expects (``warp_specialize._lap``)."""
+    if not isinstance(op, arith.RemSIOp | arith.RemUIOp) or constant_index(op.rhs) != 2:
+        return None
+    lap = op.lhs.owner
+    if not isinstance(lap, arith.DivSIOp | arith.DivUIOp):
+        return None
+    divisor = constant_index(lap.rhs)
+    offset = _offset_from(lap.lhs, induction)
+    if divisor is None or divisor <= 0 or offset is None or lower + offset < 0:
+        return None
+    return offset, divisor
+
+
 class RotateSlotCounters(RewritePattern):
-    """Carry each ``(k + c) rem n`` of a loop's body as a rotating counter."""
+    """Carry each ``(k + c) rem n`` of a loop's body as a rotating counter, and each
+    ``((k + c) div n) rem 2`` as a bit that flips when that counter wraps."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, loop: scf.ForOp, rewriter: PatternRewriter) -> None:
@@ -75,11 +97,17 @@ class RotateSlotCounters(RewritePattern):
             for op in body.ops
             if (key := _rotatable(op, induction, lower)) is not None
         ]
-        if not remainders:
+        parities = [
+            (op, key)
+            for op in body.ops
+            if (key := _lap_parity(op, induction, lower)) is not None
+        ]
+        if not remainders and not parities:
             return
         counters: dict[tuple[int, int], int] = {}  # (c, n) -> its iter_arg position
-        for _, key in remainders:
+        for _, key in remainders + parities:
             counters.setdefault(key, len(counters))
+        phases = list(dict.fromkeys(key for _, key in parities))
         first_new = len(loop.iter_args)
 
         def constant(value: int) -> SSAValue:
@@ -88,21 +116,29 @@ class RotateSlotCounters(RewritePattern):
             return op.result
 
         initial = [constant((lower + c) % n) for c, n in counters]
-        # Appended after the loop's own arguments, in order of first appearance.
+        initial += [constant((lower + c) // n % 2) for c, n in phases]
+        # Appended after the loop's own arguments, in order of first appearance: the
+        # counters, then the phase bits.
         new_args = [body.insert_arg(COUNTER, len(body.args)) for _ in counters]
-        slots = []
-        for current in new_args:
+        phase_args = [body.insert_arg(COUNTER, len(body.args)) for _ in phases]
+        casts = []
+        for current in new_args + phase_args:
             cast = arith.IndexCastOp(current, IndexType())
             rewriter.insert(cast, InsertPoint.at_start(body))
-            slots.append(cast.result)
+            casts.append(cast.result)
+        slots, phase_values = casts[: len(new_args)], casts[len(new_args) :]
         for op, key in remainders:
             rewriter.replace(op, [], [slots[counters[key]]])
+        for op, key in parities:
+            rewriter.replace(op, [], [phase_values[phases.index(key)]])
 
         yield_op = body.last_op
         assert isinstance(yield_op, scf.YieldOp)
         advanced = []
-        for (_, n), current in zip(counters, new_args):
+        wrapped: dict[tuple[int, int], SSAValue] = {}
+        for key, current in zip(counters, new_args):
             # r + s wraps to r + s - n = r - (n - s) once r >= n - s (s = step mod n).
+            n = key[1]
             stride = step % n
             ops = [
                 forward_by := arith.ConstantOp.from_int_and_width(stride, COUNTER),
@@ -114,6 +150,30 @@ class RotateSlotCounters(RewritePattern):
             ]
             rewriter.insert(ops, InsertPoint.before(yield_op))
             advanced.append(select.result)
+            wrapped[key] = wraps.result
+        for key, current in zip(phases, phase_args):
+            # The lap grows by step div n, and by one more when the counter wraps
+            # (never, when n divides the step: then r + s - n < r never holds).
+            n = key[1]
+            flips = (step // n) % 2
+            phase_ops: list[Operation] = []
+            toggle: SSAValue | None = None
+            if step % n:
+                phase_ops.append(bit := arith.ExtUIOp(wrapped[key], COUNTER))
+                toggle = bit.result
+                if flips:
+                    phase_ops.append(one := arith.ConstantOp.from_int_and_width(1, COUNTER))
+                    phase_ops.append(flipped := arith.XOrIOp(toggle, one))
+                    toggle = flipped.result
+            elif flips:
+                phase_ops.append(one := arith.ConstantOp.from_int_and_width(1, COUNTER))
+                toggle = one.result
+            if toggle is None:
+                advanced.append(current)
+                continue
+            phase_ops.append(next_phase := arith.XOrIOp(current, toggle))
+            rewriter.insert(phase_ops, InsertPoint.before(yield_op))
+            advanced.append(next_phase.result)
         rewriter.replace(yield_op, scf.YieldOp(*yield_op.operands, *advanced))
 
         new_loop = scf.ForOp(

@@ -164,3 +164,28 @@ def test_ptxas_keeps_the_wgmmas_asynchronous(ptxas_available):
         (report,) = result.ptxas
         assert "serialized" not in report.log
         assert report.spill_store_bytes == 0 and report.spill_load_bytes == 0
+
+
+def test_seventeen_trips_and_the_rings_phases_carried_not_divided():
+    """17 trips at depth 3 (five laps and a part): exact and race free.  Both roles'
+    loops carry the ring's slot and its lap's parity (slots.RotateSlotCounters) --
+    no division or remainder by the depth is left in either loop."""
+    module = lowered(pipelined_gemm(3, 64, 64, 64, 64, 64, 64 * 17, 128))
+    loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    role_loops = [
+        loop for loop in loops
+        if any(op.name == "nvvm.mbarrier.try_wait.parity" for op in loop.body.walk())
+    ]
+    assert len(role_loops) == 2
+    divisions = {"arith.divsi", "arith.divui", "arith.remsi", "arith.remui"}
+    for loop in role_loops:
+        by_depth = [
+            op for op in loop.body.walk()
+            if op.name in divisions and getattr(op.operands[1].owner, "value", None) is not None
+            and op.operands[1].owner.value.value.data == 3
+        ]
+        assert by_depth == []
+    a, b, c = operands(64, 64, 64 * 17)
+    run = run_nvvm_kernel(module, [a, b, c, np.array(17)], check_races=True)
+    assert run.races == []
+    np.testing.assert_allclose(run.outputs[2], expected(a, b, 64 * 17), atol=1e-3)
