@@ -33,9 +33,10 @@ DEFAULT_KERNELS = (
     EXAMPLES / "flash_attention.mlir",
     EXAMPLES / "gemm_dynamic.mlir",
     EXAMPLES / "gemm_sm90a.mlir",  # 197 KB of shared memory: run where sm_90a is
+    EXAMPLES / "flash_attention_sm90a.mlir",  # P from registers (wgmma's register A)
 )
 # Default kernels written for one architecture's resources: run only on GPUs that run it.
-ARCH_ONLY = {"gemm_sm90a.mlir": "sm_90a"}
+ARCH_ONLY = {"gemm_sm90a.mlir": "sm_90a", "flash_attention_sm90a.mlir": "sm_90a"}
 # Sizes a default kernel with dynamic dimensions runs at (--shape overrides them):
 # no block, K tile or warp tile divides them.
 DEFAULT_SHAPES = {"gemm_dynamic.mlir": {"A": (1000, 77), "B": (77, 129), "C": (1000, 129)}}

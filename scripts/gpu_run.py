@@ -59,9 +59,40 @@ def torch_figure(a: np.ndarray, b: np.ndarray, repeat: int) -> dict | None:
             "result": out.float().cpu().numpy()}
 
 
+def sdpa_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, repeat: int) -> dict | None:
+    """torch's scaled_dot_product_attention on the same one-head problem (Q comes
+    pre-scaled, so scale 1), when torch with CUDA is installed."""
+    try:
+        import torch
+        import torch.nn.functional as functional
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    tq, tk, tv = (torch.from_numpy(x).cuda()[None, None] for x in (q, k, v))
+
+    def attention():
+        return functional.scaled_dot_product_attention(tq, tk, tv, scale=1.0)
+
+    for _ in range(3):
+        attention()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(repeat):
+        out = attention()
+    stop.record()
+    torch.cuda.synchronize()
+    return {"name": "torch SDPA f16", "ms": start.elapsed_time(stop) / repeat,
+            "result": out[0, 0].float().cpu().numpy(), "output": "O"}
+
+
 def reference_figure(driver: CudaDriver, problem: Problem, inputs, repeat: int) -> dict | None:
+    """A library kernel computing the same thing, timed: cuBLAS (or torch) for the
+    GEMMs, torch's SDPA for flash attention; None where there is none."""
+    if problem.path.stem.startswith("flash_attention") and {"Q", "K", "V"} <= set(inputs):
+        return sdpa_figure(inputs["Q"], inputs["K"], inputs["V"], repeat)
     if problem.path.stem not in NUMPY_REFERENCES:
-        return None  # no library kernel computes the same thing
+        return None
     a, b = inputs["A"], inputs["B"]
     return cublas_gemm(driver, a, b, repeat) or torch_figure(a, b, repeat)
 
@@ -194,7 +225,8 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
         details.update(ms=ms, repeat=args.repeat, flops=flops, tflops=_tflops(flops, ms))
         figure = reference_figure(driver, problem, inputs, args.repeat)
         if figure is not None:
-            library_error = float(np.max(np.abs(figure.pop("result") - expected["C"])))
+            output = figure.pop("output", "C")
+            library_error = float(np.max(np.abs(figure.pop("result") - expected[output])))
             details["library"] = {**figure, "tflops": _tflops(flops, figure["ms"]), "max_abs_error": library_error}
     finally:
         if module is not None:

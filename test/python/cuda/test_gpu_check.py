@@ -388,7 +388,8 @@ def test_the_sm90a_example_is_a_default_kernel_only_where_sm90a_runs(
     monkeypatch, capsys, capability, runs_hopper_example
 ):
     """examples/gemm_sm90a.mlir needs 197 KB of shared memory and is written for
-    sm_90a: by default it runs on compute capability 9.0 only, else a note says why."""
+    sm_90a, as flash_attention_sm90a.mlir (wgmma's register A): by default they run on
+    compute capability 9.0 only, else a note says why."""
     loaded = []
 
     class Device:
@@ -406,9 +407,11 @@ def test_the_sm90a_example_is_a_default_kernel_only_where_sm90a_runs(
     monkeypatch.setattr(gpu_check, "load_problems", load)
     gpu_check.main([])
     assert ("gemm_sm90a.mlir" in loaded) == runs_hopper_example
+    assert ("flash_attention_sm90a.mlir" in loaded) == runs_hopper_example
     assert "gemm.mlir" in loaded
-    noted = "gemm_sm90a.mlir: for sm_90a only" in capsys.readouterr().out
-    assert noted == (not runs_hopper_example)
+    out = capsys.readouterr().out
+    for name in ("gemm_sm90a.mlir", "flash_attention_sm90a.mlir"):
+        assert (f"{name}: for sm_90a only" in out) == (not runs_hopper_example)
 
 
 def test_a_warp_specialized_kernel_launches_with_its_producer_warpgroup():
