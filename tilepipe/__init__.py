@@ -9,7 +9,9 @@ cheap:
   ``cuda:scheduled``, ``ascend``, ...) on a module;
 * :func:`pass_pipeline` -- the same as an xDSL ``PassPipeline``;
 * :func:`parse`, :func:`verify` -- parse and verify, with located diagnostics;
-* :class:`CompileError` -- what all of them raise for bad input (``.diagnostics``).
+* :class:`CompileError` -- what all of them raise for bad input (``.diagnostics``);
+* :func:`compile`, :func:`jit` -- TileLang-style Python kernels (``import
+  tilepipe.language as T``, docs/language.md) compiled and run as callables.
 
 Below them: :mod:`tilepipe.core.flows` (the named flows and levels),
 :mod:`tilepipe.semantics` (interpreters, race detectors, ``testing`` helpers).
@@ -31,6 +33,8 @@ _API = {
     "run_pipeline": "tilepipe.drivers.api",
     "verify": "tilepipe.drivers.api",
     "CompileError": "tilepipe.drivers.compile",
+    "compile": "tilepipe.language.jit",
+    "jit": "tilepipe.language.jit",
 }
 
 __all__ = ["__version__", *_API]
@@ -47,6 +51,7 @@ if TYPE_CHECKING:  # what static completion (IDEs, jedi, type checkers) sees
         verify,
     )
     from tilepipe.drivers.compile import CompileError
+    from tilepipe.language.jit import compile, jit
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,447 @@
+"""The statement walker: a ``@T.prim_func``'s AST to a tile-level ``func.func``.
+
+Each statement sets the builder's location to its ``file:line:col`` before it
+emits anything, so every op -- and every verifier, pipeline, budget or race
+diagnostic about it later -- names the user's Python line.  Statements over
+compile-time values run as Python (``if trans_A:``, ``for s in range(...)`` of
+unrolled Python is *not* this: ``range`` is a loop, as in TileLang); statements
+over run-time values become ``scf.for``/``scf.if``/``pipeline.for``.  Anything
+else is a :class:`LanguageError` at its line saying what to write instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import Any
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, MemRefType, ModuleOp, i64
+
+from tilepipe import language as T
+from tilepipe.core.diagnostics import verify_module
+from tilepipe.core.targets import TARGET_ALIASES, TARGETS
+from tilepipe.dialects.pipeline import pipeline_statements
+from tilepipe.dialects.tile_launch import GridDimsOp
+from tilepipe.language import parallel, tile_ops
+from tilepipe.language.errors import FrontendError, LanguageError
+from tilepipe.language.expressions import ExpressionEvaluator, is_runtime
+from tilepipe.language.ir_builder import IRBuilder
+from tilepipe.language.program import PrimFunc
+from tilepipe.language.values import Buffer, Condition, Index, dtype_name, element_type
+
+SCOPES = {"shared": "shared", "shared.dyn": "shared", "local.fragment": "fragment",
+          "local": "local", "L1": "l1", "l1": "l1", "ub": "ub", "UB": "ub", "L0A": "l0a",
+          "L0B": "l0b", "L0C": "l0c", "l0a": "l0a", "l0b": "l0b", "l0c": "l0c"}
+USER_ERRORS = (NameError, TypeError, ValueError, ZeroDivisionError, AttributeError,
+               IndexError, KeyError, AssertionError)
+
+
+def build_kernel(prim: PrimFunc, target: str) -> ModuleOp:
+    target = TARGET_ALIASES.get(target, target)
+    if target not in TARGETS:
+        raise LanguageError(prim.source.location(prim.tree),
+                            f"unknown target '{target}' (known: {', '.join(sorted(TARGETS))})")
+    walker = KernelWalker(prim, target)
+    module = walker.run()
+    diagnostic = verify_module(module)
+    if diagnostic is not None:
+        raise LanguageError(diagnostic.location, diagnostic.message)
+    return module
+
+
+class KernelWalker(ExpressionEvaluator):
+    def __init__(self, prim: PrimFunc, target: str):
+        self.prim, self.target = prim, target
+        self.ascend = TARGETS[target].kind == "ascend"
+        self.temp_scope = "ub" if self.ascend else "fragment"
+        self.names = prim.namespace()
+        self.node: ast.AST | None = prim.tree
+        self.symbols: dict[str, Index] = {}
+        self.parallel: parallel.ParallelBody | None = None
+        self.grid: tuple[int, ...] | None = None
+        self.threads: int | None = None
+        self.kernel_seen = False
+
+    # -- the function
+
+    def run(self) -> ModuleOp:
+        params = self._parameters()
+        types = [p[1] for p in params]
+        self.b = IRBuilder(self.prim.name, types, [p[0] for p in params])
+        for (name, type_, spec), arg in zip(params, self.b.entry.args):
+            shape = tuple(-1 if isinstance(d, T.SymbolicDim) else d for d in spec.shape)
+            self.names[name] = Buffer(name, arg, shape, dtype_name(spec.dtype), "global")
+            for d, dim in enumerate(spec.shape):
+                if isinstance(dim, T.SymbolicDim) and dim.name not in self.symbols:
+                    self.symbols[dim.name] = self._dim(arg, d)
+        self.statements(self.prim.tree.body)
+        if not self.kernel_seen:
+            self.fail(self.prim.tree, "a T.prim_func body needs a `with T.Kernel(...)` block")
+        return self.b.finish(self.grid, self.threads, self.target)
+
+    def _dim(self, arg: Any, d: int) -> Index:
+        op = memref.DimOp.from_source_and_index(arg, self.b.constant(d, IndexType()))
+        return Index(self.b.pure(op, ("dim", arg, d)))
+
+    def _parameters(self) -> list[tuple[str, MemRefType, T.TensorSpec]]:
+        args = self.prim.tree.args
+        if args.vararg or args.kwarg or args.kwonlyargs:
+            self.fail(self.prim.tree, "kernel parameters are positional T.Tensor((...), dtype) only")
+        annotations = getattr(self.prim.fn, "__annotations__", {})
+        params = []
+        for arg in args.args:
+            spec = annotations.get(arg.arg)
+            if isinstance(spec, str) or spec is None:
+                spec = self.guard(arg, lambda a=arg: self.eval(a.annotation) if a.annotation else None)
+            if not isinstance(spec, T.TensorSpec):
+                self.fail(arg, f"parameter '{arg.arg}' needs a T.Tensor((...), dtype) annotation "
+                          "(scalar parameters are not supported yet)")
+            shape = [-1 if isinstance(d, T.SymbolicDim) else d for d in spec.shape]
+            if any(not isinstance(d, int) or d == 0 or d < -1 for d in shape):
+                self.fail(arg, f"parameter '{arg.arg}' has shape {spec.shape}: sizes must be "
+                          "positive ints or T.symbolic(...)")
+            elem = self.guard(arg, lambda s=spec: element_type(s.dtype))
+            params.append((arg.arg, MemRefType(elem, shape), spec))
+        return params
+
+    # -- errors
+
+    def fail(self, node: ast.AST | None, message: str) -> None:
+        raise LanguageError(self.prim.source.location(node), message)
+
+    def guard(self, node: ast.AST, thunk: Any) -> Any:
+        """Run ``thunk``; a frontend or Python error in it becomes a located error."""
+        saved, self.node = self.node, node
+        try:
+            return thunk()
+        except LanguageError:
+            raise
+        except FrontendError as err:
+            self.fail(self.node or node, str(err))
+        except USER_ERRORS as err:
+            self.fail(self.node or node, f"{type(err).__name__}: {err}")
+        finally:
+            self.node = saved
+
+    # -- statements
+
+    def statements(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.b.loc = self.prim.source.loc_attr(stmt) if hasattr(self, "b") else None
+            method = getattr(self, f"stmt_{type(stmt).__name__}", None)
+            if method is None:
+                self.fail(stmt, f"the statement `{ast.unparse(stmt).splitlines()[0]}` "
+                          f"({type(stmt).__name__}) is not supported in a T.prim_func")
+            self.guard(stmt, lambda m=method, s=stmt: m(s))
+
+    def stmt_Pass(self, stmt: ast.Pass) -> None:  # noqa: N802
+        pass
+
+    def stmt_Expr(self, stmt: ast.Expr) -> None:  # noqa: N802
+        if isinstance(stmt.value, ast.Constant):
+            return  # a docstring
+        self.eval(stmt.value)
+
+    def stmt_Assert(self, stmt: ast.Assert) -> None:  # noqa: N802
+        test = self.eval(stmt.test)
+        if is_runtime(test):
+            self.fail(stmt, "assert needs a compile-time condition")
+        if not test:
+            message = self.eval(stmt.msg) if stmt.msg else ast.unparse(stmt.test)
+            self.fail(stmt, f"assertion failed: {message}")
+
+    def stmt_Assign(self, stmt: ast.Assign) -> None:  # noqa: N802
+        value = self.eval(stmt.value)
+        for target in stmt.targets:
+            self.bind(target, value)
+
+    def stmt_AnnAssign(self, stmt: ast.AnnAssign) -> None:  # noqa: N802
+        if stmt.value is not None:
+            self.bind(stmt.target, self.eval(stmt.value))
+
+    def stmt_AugAssign(self, stmt: ast.AugAssign) -> None:  # noqa: N802
+        current = self.runtime_index(self.eval(stmt.target if not isinstance(stmt.target, ast.Name)
+                                               else ast.Name(stmt.target.id, ast.Load())))
+        value = self.runtime_index(self.eval(stmt.value))
+        self.bind(stmt.target, self.binary(type(stmt.op), current, value))
+
+    def bind(self, target: ast.expr, value: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.names[target.id] = value
+        elif isinstance(target, ast.Tuple | ast.List):
+            if is_runtime(value) or len(value) != len(target.elts):
+                raise FrontendError("cannot unpack this value into "
+                                    f"{len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self.bind(t, v)
+        elif isinstance(target, ast.Subscript):
+            dst = self.eval(target)
+            if self.parallel is None or not isinstance(dst, parallel.Load):
+                raise FrontendError(
+                    "element assignment is only supported inside `for ... in T.Parallel(...)` "
+                    "with the loop variables as indices; use T.fill or T.copy for whole tiles"
+                )
+            self.parallel.assign(dst, value)
+        else:
+            raise FrontendError(f"cannot assign to `{ast.unparse(target)}`")
+
+    def stmt_If(self, stmt: ast.If) -> None:  # noqa: N802
+        test = self.runtime_index(self.eval(stmt.test))
+        if isinstance(test, Condition):
+            if self.parallel is not None:
+                raise FrontendError("an `if` on run-time values inside T.Parallel is not supported")
+            then_block, else_block = self.b.if_op(test, bool(stmt.orelse))
+            from xdsl.dialects import scf
+
+            for block, body in ((then_block, stmt.body), (else_block, stmt.orelse)):
+                if block is None:
+                    continue
+                with self.b.inside(block):
+                    self.statements(body)
+                    self.b.insert(scf.YieldOp())
+            return
+        if is_runtime(test):
+            raise FrontendError("an `if` needs a compile-time value or a comparison of indices")
+        self.statements(stmt.body if test else stmt.orelse)
+
+    def stmt_While(self, stmt: ast.While) -> None:  # noqa: N802
+        self.fail(stmt, "`while` loops are not supported; use `for k in T.serial(n)`")
+
+    def stmt_Return(self, stmt: ast.Return) -> None:  # noqa: N802
+        self.fail(stmt, "a T.prim_func returns nothing: write results into an output tensor")
+
+    # -- with T.Kernel(...)
+
+    def stmt_With(self, stmt: ast.With) -> None:  # noqa: N802
+        if len(stmt.items) != 1:
+            self.fail(stmt, "use one `with T.Kernel(...) as (bx, by):`")
+        item = stmt.items[0]
+        spec = self.eval(item.context_expr)
+        if not isinstance(spec, T.KernelSpec):
+            self.fail(stmt, "only `with T.Kernel(...)` is supported in a T.prim_func")
+        if self.kernel_seen:
+            self.fail(stmt, "one T.Kernel per T.prim_func")
+        self.kernel_seen = True
+        grid = [self.runtime_index(g) for g in spec.grid] or [1]
+        if not 1 <= len(grid) <= 3:
+            self.fail(stmt, "T.Kernel takes 1 to 3 grid extents")
+        if all(isinstance(g, int) for g in grid):
+            if any(g <= 0 for g in grid):
+                self.fail(stmt, f"grid extents must be positive, got {tuple(grid)}")
+            self.grid = tuple(grid)
+        else:
+            self.b.insert(GridDimsOp([self.b.index(g) for g in grid]))
+        threads = spec.threads
+        if isinstance(threads, list | tuple):
+            threads = 1 if not threads else threads[0] * (threads[1] if len(threads) > 1 else 1)
+        if not isinstance(threads, int) or threads <= 0:
+            self.fail(stmt, f"threads must be a positive int, got {spec.threads!r}")
+        self.threads = None if self.ascend else threads
+        ids = self.b.block_ids(len(grid))
+        if item.optional_vars is not None:
+            self.bind(item.optional_vars, ids[0] if isinstance(item.optional_vars, ast.Name) and len(ids) == 1 else tuple(ids))
+        self.statements(stmt.body)
+
+    # -- for loops
+
+    def stmt_For(self, stmt: ast.For) -> None:  # noqa: N802
+        if stmt.orelse:
+            self.fail(stmt, "`for ... else` is not supported")
+        spec = self.eval(stmt.iter)
+        if isinstance(spec, range):
+            spec = T.serial(spec.start, spec.stop, spec.step)
+        if not isinstance(spec, T.LoopSpec):
+            if is_runtime(spec):
+                self.fail(stmt, "iterate over T.Pipelined, T.Parallel, T.serial or range")
+            for value in spec:  # a Python iterable of compile-time values: unrolled
+                self.bind(stmt.target, value)
+                self.statements(stmt.body)
+            return
+        if self.parallel is not None:
+            self.fail(stmt, "loops inside T.Parallel are not supported")
+        if spec.kind == "parallel":
+            self._parallel(stmt, spec)
+            return
+        start, stop, step = (self.runtime_index(v) for v in (spec.start, spec.stop, spec.step))
+        if not isinstance(stmt.target, ast.Name):
+            self.fail(stmt, f"T.{spec.kind} binds one loop variable")
+        if spec.kind == "serial":
+            with self.b.serial_loop(start, stop, step) as iv:
+                iv.value.name_hint = stmt.target.id
+                self.names[stmt.target.id] = iv
+                self.statements(stmt.body)
+            return
+        self._pipelined(stmt, spec, start, stop)
+
+    def _pipelined(self, stmt: ast.For, spec: T.LoopSpec, start: Any, stop: Any) -> None:
+        if (spec.order is None) != (spec.stage is None):
+            self.fail(stmt, "T.Pipelined needs both order= and stage= (or neither)")
+        annotations: dict[str, Any] = {}
+        if spec.num_stages:
+            annotations["num_stages"] = int(spec.num_stages)
+        with self.b.pipelined_loop(start, stop, 1, **annotations) as (loop, iv):
+            iv.value.name_hint = stmt.target.id
+            self.names[stmt.target.id] = iv
+            groups: list[list] = []
+            for child in stmt.body:
+                before = set(map(id, pipeline_statements(loop.body.block)))
+                self.statements([child])
+                groups.append([op for op in pipeline_statements(loop.body.block) if id(op) not in before])
+        if spec.order is not None:
+            self._stage_order(stmt, loop, groups, list(spec.stage), list(spec.order))
+
+    def _stage_order(self, stmt: ast.For, loop: Any, groups: list[list], stage: list, order: list) -> None:
+        """TileLang's arrays count source statements; a statement may become several
+        tile ops (a converting copy, a T.Parallel body), which share its stage and
+        take consecutive orders."""
+        groups = [g for g in groups if g]
+        if len(stage) != len(groups) or len(order) != len(groups):
+            self.fail(stmt, f"T.Pipelined: stage has {len(stage)} and order {len(order)} entries "
+                      f"but the loop body has {len(groups)} statements with memory effects")
+        ranked = sorted((order[s], t, s) for s, g in enumerate(groups) for t in range(len(g)))
+        new_order = {(s, t): rank for rank, (_, t, s) in enumerate(ranked)}
+        loop.properties["stage"] = DenseArrayBase.from_list(
+            i64, [stage[s] for s, g in enumerate(groups) for _ in g])
+        loop.properties["order"] = DenseArrayBase.from_list(
+            i64, [new_order[(s, t)] for s, g in enumerate(groups) for t in range(len(g))])
+
+    def _parallel(self, stmt: ast.For, spec: T.LoopSpec) -> None:
+        extents = tuple(spec.extents)
+        if not extents or any(not isinstance(e, int) or e <= 0 for e in extents):
+            self.fail(stmt, f"T.Parallel extents must be positive compile-time ints, got {extents}")
+        names = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else [stmt.target]
+        if len(names) != len(extents) or not all(isinstance(n, ast.Name) for n in names):
+            self.fail(stmt, f"T.Parallel of {len(extents)} extents binds {len(extents)} names")
+        self.parallel = parallel.ParallelBody(self.b, extents, self.temp_scope)
+        try:
+            for k, name in enumerate(names):
+                self.names[name.id] = parallel.LoopVar(k)  # type: ignore[union-attr]
+            self.statements(stmt.body)
+        finally:
+            self.parallel = None
+
+    # -- calls
+
+    def eval_Call(self, node: ast.Call) -> Any:  # noqa: N802
+        fn = self.eval(node.func)
+        args = [self.eval(a) for a in node.args if not isinstance(a, ast.Starred)]
+        kwargs = {k.arg: self.eval(k.value) for k in node.keywords if k.arg is not None}
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise FrontendError("*args in calls are not supported in a T.prim_func")
+        name = getattr(fn, "__tilepipe_intrinsic__", None)
+        if name is not None:
+            try:
+                bound = inspect.signature(fn.__wrapped__).bind(*args, **kwargs)
+            except TypeError as err:
+                raise FrontendError(f"T.{name}: {err}") from None
+            bound.apply_defaults()
+            saved, self.b.loc = self.b.loc, self.prim.source.loc_attr(node)
+            try:
+                return getattr(self, f"call_{name}")(**bound.arguments)
+            finally:
+                self.b.loc = saved
+        if fn is T.ceildiv and any(isinstance(self.runtime_index(a), Index) for a in args):
+            return self.b.binary("ceildiv", *(self.runtime_index(a) for a in args))
+        if any(is_runtime(a) for a in [*args, *kwargs.values()]):
+            label = getattr(fn, "__name__", type(fn).__name__)
+            raise FrontendError(
+                f"calling the Python function {label}() with run-time values is not supported; "
+                "use the T.* operations (docs/language.md)"
+            )
+        return fn(*args, **kwargs)
+
+    def _alloc(self, shape: Any, dtype: Any, scope: str) -> Buffer:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if not shape or any(not isinstance(d, int) or d <= 0 for d in shape):
+            raise FrontendError(f"allocation shape {shape} must be positive compile-time ints")
+        name = self._target_name() or "buf"
+        return self.b.alloc(name, shape, dtype_name(dtype), scope)
+
+    def _target_name(self) -> str | None:
+        stmt = self.node
+        for candidate in ast.walk(self.prim.tree):
+            if isinstance(candidate, ast.Assign) and self.node is not None and candidate.value is stmt:
+                target = candidate.targets[0]
+                return target.id if isinstance(target, ast.Name) else None
+        return None
+
+    def call_alloc_shared(self, shape: Any, dtype: Any, scope: str) -> Buffer:
+        return self._alloc(shape, dtype, "ub" if self.ascend else SCOPES.get(scope, "shared"))
+
+    def call_alloc_fragment(self, shape: Any, dtype: Any, scope: str) -> Buffer:
+        return self._alloc(shape, dtype, "ub" if self.ascend else "fragment")
+
+    def call_alloc_local(self, shape: Any, dtype: Any, scope: str) -> Buffer:
+        return self._alloc(shape, dtype, "ub" if self.ascend else "local")
+
+    def call_alloc_L1(self, shape: Any, dtype: Any) -> Buffer:  # noqa: N802
+        return self._alloc(shape, dtype, "l1")
+
+    def call_alloc_ub(self, shape: Any, dtype: Any) -> Buffer:
+        return self._alloc(shape, dtype, "ub")
+
+    def call_copy(self, src: Any, dst: Any, coalesced_width: Any, disable_tma: Any) -> None:
+        tile_ops.copy(self.b, src, dst)
+
+    def call_gemm(self, A: Any, B: Any, C: Any, transpose_A: Any, transpose_B: Any,  # noqa: N803
+                  policy: Any, clear_accum: Any, k_pack: Any, wg_wait: Any) -> None:
+        tile_ops.gemm(self.b, A, B, C, bool(transpose_A), bool(transpose_B), bool(clear_accum))
+
+    def call_fill(self, buffer: Any, value: Any) -> None:
+        tile_ops.fill(self.b, buffer, value)
+
+    def call_clear(self, buffer: Any) -> None:
+        tile_ops.fill(self.b, buffer, 0)
+
+    def _reduce(self, kind: str, buffer: Any, out: Any, dim: Any, clear: Any) -> None:
+        tile_ops.reduce(self.b, kind, buffer, out, int(dim), bool(clear))
+
+    def call_reduce_max(self, **kw: Any) -> None:
+        self._reduce("max", **kw)
+
+    def call_reduce_sum(self, **kw: Any) -> None:
+        self._reduce("sum", **kw)
+
+    def call_reduce_min(self, **kw: Any) -> None:
+        self._reduce("min", **kw)
+
+    def call_use_swizzle(self, panel_size: Any, order: Any, enable: Any) -> None:
+        """Block rasterization changes which block runs when, never a result."""
+
+    def call_exp(self, x: Any) -> Any:
+        return parallel.unary("exp", x)
+
+    def call_exp2(self, x: Any) -> Any:
+        return parallel.unary("exp2", x)
+
+    def call_log(self, x: Any) -> Any:
+        return parallel.unary("log", x)
+
+    def call_abs(self, x: Any) -> Any:
+        return parallel.unary("abs", x) if is_runtime(x) else abs(x)
+
+    def _extremum(self, kind: str, a: Any, b: Any) -> Any:
+        """Python's max/min on numbers, arith on indices, a tile op on elements."""
+        if not (is_runtime(a) or is_runtime(b)):
+            return max(a, b) if kind == "max" else min(a, b)
+        if isinstance(a, Index) or isinstance(b, Index):
+            return self.b.binary(kind, a, b)
+        return parallel.binary(kind, a, b)
+
+    def call_max(self, a: Any, b: Any) -> Any:
+        return self._extremum("max", a, b)
+
+    def call_min(self, a: Any, b: Any) -> Any:
+        return self._extremum("min", a, b)
+
+    def call_if_then_else(self, cond: Any, then_value: Any, else_value: Any) -> Any:
+        if is_runtime(cond):
+            return parallel.unary("if_then_else", then_value)
+        return then_value if cond else else_value
+
+    def call_cast(self, value: Any, dtype: Any) -> Any:
+        return parallel.cast(value, dtype)
+
+    def call_Cast(self, dtype: Any, value: Any) -> Any:  # noqa: N802
+        return parallel.cast(value, dtype)

@@ -1,0 +1,259 @@
+"""``for i, j in T.Parallel(M, N)``: element-wise bodies as whole-tile ops.
+
+TileLang lowers a parallel loop to per-thread element code; tilepipe's tile
+level has no per-element ops, only whole-tile ones (``tile.add``, ``tile.exp``,
+``tile.broadcast``, ...), which its analyses, schedules and race detector
+understand.  So the body is read as an expression over the loop's tile:
+
+* ``X[i, j]`` (the loop variables in order, each plus a loop-invariant offset)
+  is the region of ``X`` at those offsets; ``m[i]`` in a 2-D loop is a
+  ``tile.broadcast`` of the vector along the missing axis;
+* numbers are ``tile.fill``\\ ed temporaries; ``+ - * /``, ``T.max``, ``T.exp``
+  become the tile ops, ``T.min(a, b)`` is ``-max(-a, -b)`` and ``T.exp2(x)`` is
+  ``exp(x * ln 2)`` (the dialect has neither);
+* operands in global memory are staged through a temporary with ``tile.copy``;
+  mixed dtypes compute in the wider one (``tile.cast``).
+
+Temporaries are fragments (CUDA) or UB buffers (Ascend) of the loop's shape.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tilepipe.dialects import tile
+from tilepipe.language.errors import FrontendError
+from tilepipe.language.ir_builder import IRBuilder
+from tilepipe.language.tile_ops import scalar
+from tilepipe.language.values import Buffer, Index, Offset, dtype_name, is_float, promote
+
+
+@dataclass(eq=False)
+class LoopVar:
+    """A variable of the enclosing ``T.Parallel`` (``var`` is its position) plus a
+    loop-invariant ``offset``; ``var`` None: just the offset."""
+
+    var: int | None
+    offset: Offset = 0
+
+
+@dataclass(eq=False)
+class Load:
+    buffer: Buffer
+    dims: tuple[LoopVar, ...]
+
+    @property
+    def dtype(self) -> str:
+        return self.buffer.dtype
+
+
+@dataclass(eq=False)
+class Const:
+    value: float | int
+    dtype: str | None = None
+
+
+@dataclass(eq=False)
+class Compute:
+    kind: str  # add sub mul div max exp cast neg
+    args: tuple[object, ...]
+    dtype: str
+
+
+Elem = Load | Const | Compute
+UNSUPPORTED = {
+    "log": "the tile dialect has no logarithm op",
+    "if_then_else": "the tile dialect has no select op; split the tile or use T.max",
+    "sqrt": "the tile dialect has no square root op",
+    "rsqrt": "the tile dialect has no square root op",
+}
+
+
+def is_elem(value: object) -> bool:
+    return isinstance(value, Load | Const | Compute | LoopVar)
+
+
+def dtype_of(value: object) -> str | None:
+    return None if isinstance(value, Const) else value.dtype  # type: ignore[union-attr]
+
+
+def as_elem(value: object) -> Elem:
+    if isinstance(value, Load | Const | Compute):
+        return value
+    if isinstance(value, bool | int | float):
+        return Const(value)
+    if isinstance(value, LoopVar | Index):
+        raise FrontendError(
+            "an index used as a value in T.Parallel is not supported (tile ops have no "
+            "iota); load the value from a buffer"
+        )
+    raise FrontendError(f"{type(value).__name__} cannot be a value in a T.Parallel body")
+
+
+def affine(b: IRBuilder, op: str, a: object, c: object) -> LoopVar:
+    """Index arithmetic with a loop variable: only ``var + invariant``."""
+    lhs = a if isinstance(a, LoopVar) else LoopVar(None, a)  # type: ignore[arg-type]
+    rhs = c if isinstance(c, LoopVar) else LoopVar(None, c)  # type: ignore[arg-type]
+    if op == "add" and (lhs.var is None or rhs.var is None):
+        return LoopVar(lhs.var if lhs.var is not None else rhs.var,
+                       b.binary("add", lhs.offset, rhs.offset))
+    if op == "sub" and rhs.var is None:
+        return LoopVar(lhs.var, b.binary("sub", lhs.offset, rhs.offset))
+    raise FrontendError(
+        "T.Parallel indices must be a loop variable plus a loop-invariant offset "
+        "(A[by * 64 + i, j]); scaled or combined loop variables are not tile regions"
+    )
+
+
+def binary(kind: str, a: object, c: object) -> Elem:
+    lhs, rhs = as_elem(a), as_elem(c)
+    if isinstance(lhs, Const) and isinstance(rhs, Const):
+        return Const(_fold(kind, lhs.value, rhs.value))
+    types = [t for t in (dtype_of(lhs), dtype_of(rhs)) if t is not None]
+    dtype = promote(*types) if len(types) == 2 else types[0]
+    if kind == "div" and not is_float(dtype):
+        raise FrontendError("integer division in T.Parallel is not supported (tile.div is float only)")
+    if kind == "min":  # min(a, b) = -max(-a, -b): negation is exact
+        return Compute("neg", (Compute("max", (neg(lhs), neg(rhs)), dtype),), dtype)
+    return Compute(kind, (lhs, rhs), dtype)
+
+
+def neg(a: object) -> Elem:
+    value = as_elem(a)
+    if isinstance(value, Const):
+        return Const(-value.value)
+    return Compute("neg", (value,), value.dtype)
+
+
+def unary(kind: str, a: object) -> Elem:
+    if kind in UNSUPPORTED:
+        raise FrontendError(f"T.{kind} is not supported: {UNSUPPORTED[kind]}")
+    value = as_elem(a)
+    if isinstance(value, Const):
+        return Const(_fold(kind, value.value, 0))
+    if not is_float(value.dtype):
+        raise FrontendError(f"T.{kind} needs a float operand, got {value.dtype}")
+    if kind == "exp2":
+        return Compute("exp", (binary("mul", value, math.log(2.0)),), value.dtype)
+    if kind == "abs":
+        return binary("max", value, neg(value))
+    return Compute(kind, (value,), value.dtype)
+
+
+def cast(a: object, dtype: object) -> Elem:
+    value, target = as_elem(a), dtype_name(dtype)
+    if isinstance(value, Const):
+        return Const(value.value, target)
+    return Compute("cast", (value,), target)
+
+
+def _fold(kind: str, x: float, y: float) -> float:
+    return {
+        "add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y,
+        "div": lambda: x / y, "max": lambda: max(x, y), "min": lambda: min(x, y),
+        "exp": lambda: math.exp(x), "exp2": lambda: 2.0 ** x, "abs": lambda: abs(x),
+    }[kind]()
+
+
+BINARY_TILE_OPS = {"add": tile.AddOp, "sub": tile.SubOp, "mul": tile.MulOp,
+                   "div": tile.DivOp, "max": tile.MaxOp}
+
+
+class ParallelBody:
+    """Lowers the assignments of one ``T.Parallel`` loop of ``extents``."""
+
+    def __init__(self, b: IRBuilder, extents: tuple[int, ...], temp_scope: str):
+        self.b, self.extents, self.temp_scope = b, extents, temp_scope
+
+    def assign(self, target: Load, value: object) -> None:
+        rhs = as_elem(value)
+        buffer, offsets = self._region(target, full=True)
+        if buffer.on_chip:
+            self._compute(rhs, buffer.dtype, buffer, offsets)
+            return
+        staged = self._temp(buffer.dtype)
+        self._compute(rhs, buffer.dtype, staged, [])
+        self.b.insert(tile.CopyOp(staged.value, [], buffer.value, offsets, self.extents))
+
+    # -- helpers
+
+    def _temp(self, dtype: str, shape: tuple[int, ...] | None = None) -> Buffer:
+        return self.b.alloc("tmp", shape or self.extents, dtype, self.temp_scope)
+
+    def _region(self, load: Load, full: bool) -> tuple[Buffer, list]:
+        """The buffer and offsets of an access using the loop variables in order in
+        its trailing dimensions (``full``: all of them)."""
+        buffer, dims = load.buffer, load.dims
+        if len(dims) != len(buffer.shape):
+            raise FrontendError(
+                f"{buffer.name} has rank {len(buffer.shape)} but is indexed with {len(dims)} indices"
+            )
+        used = [d.var for d in dims if d.var is not None]
+        wanted = list(range(len(self.extents))) if full else sorted(used)
+        lead = len(dims) - len(wanted)
+        if used != wanted or any(d.var is not None for d in dims[:lead]):
+            raise FrontendError(
+                f"{buffer.name}[...] must use the T.Parallel variables in loop order in "
+                "its last dimensions (transposed or strided accesses are not tile regions; "
+                "use T.copy or T.gemm's transpose_A/transpose_B)"
+            )
+        offsets = [d.offset for d in dims]
+        if lead == 0 and all(isinstance(o, int) and o == 0 for o in offsets) and buffer.on_chip:
+            return buffer, []
+        return buffer, [self.b.index(o) for o in offsets]
+
+    def _operand(self, node: Elem, dtype: str) -> tuple[Buffer, list]:
+        """``node`` as a whole-loop tile region of ``dtype`` on chip."""
+        if isinstance(node, Load) and node.dtype == dtype:
+            used = [d.var for d in node.dims if d.var is not None]
+            if len(used) == len(self.extents):
+                buffer, offsets = self._region(node, full=True)
+                if buffer.on_chip:
+                    return buffer, offsets
+        temp = self._temp(dtype)
+        self._compute(node, dtype, temp, [])
+        return temp, []
+
+    def _compute(self, node: Elem, dtype: str, dst: Buffer, dst_offsets: list) -> None:
+        """Emit the ops that write ``node`` (as ``dtype``) into ``dst``'s region."""
+        b, shape = self.b, self.extents
+        if isinstance(node, Const):
+            b.insert(tile.FillOp(scalar(b, node.value, dtype), dst.value, dst_offsets, shape))
+        elif node.dtype != dtype:
+            src, offs = self._operand(node, node.dtype)
+            b.insert(tile.CastOp(src.value, offs, dst.value, dst_offsets, shape))
+        elif isinstance(node, Load):
+            self._load(node, dst, dst_offsets)
+        elif node.kind in BINARY_TILE_OPS:
+            (lhs, lo), (rhs, ro) = (self._operand(as_elem(a), dtype) for a in node.args)
+            b.insert(BINARY_TILE_OPS[node.kind](lhs.value, lo, rhs.value, ro, dst.value, dst_offsets, shape))
+        elif node.kind == "neg":
+            self._compute(Compute("mul", (node.args[0], Const(-1)), dtype), dtype, dst, dst_offsets)
+        elif node.kind in ("exp", "cast"):
+            arg = as_elem(node.args[0])
+            src, offs = self._operand(arg, dtype if node.kind == "exp" else dtype_of(arg) or dtype)
+            op = tile.ExpOp if node.kind == "exp" else tile.CastOp
+            b.insert(op(src.value, offs, dst.value, dst_offsets, shape))
+        else:  # pragma: no cover - every Compute kind is handled above
+            raise FrontendError(f"internal: unknown element op {node.kind}")
+
+    def _load(self, node: Load, dst: Buffer, dst_offsets: list) -> None:
+        used = [d.var for d in node.dims if d.var is not None]
+        if len(used) == len(self.extents):
+            src, offs = self._region(node, full=True)
+            self.b.insert(tile.CopyOp(src.value, offs, dst.value, dst_offsets, self.extents))
+            return
+        if len(used) != len(self.extents) - 1:
+            raise FrontendError(
+                f"{node.buffer.name}[...] uses {len(used)} of the {len(self.extents)} T.Parallel "
+                "variables; a broadcast may leave out exactly one"
+            )
+        axis = next(v for v in range(len(self.extents)) if v not in used)
+        src, offs = self._region(node, full=False)
+        if not src.on_chip:  # tile.broadcast reads on-chip memory: stage the vector
+            vector_shape = self.extents[:axis] + self.extents[axis + 1:]
+            staged = self._temp(src.dtype, vector_shape)
+            self.b.insert(tile.CopyOp(src.value, offs, staged.value, [], vector_shape))
+            src, offs = staged, []
+        self.b.insert(tile.BroadcastOp(src.value, offs, dst.value, dst_offsets, self.extents, axis))
