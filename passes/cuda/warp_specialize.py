@@ -53,7 +53,7 @@ from tilepipe.dialects.pipeline_ws import (
     WGMMA_IN_FLIGHT_ATTR,
     WarpSpecializeOp,
 )
-from tilepipe.dialects.tile import BlockIdOp, CopyOp, GemmOp
+from tilepipe.dialects.tile import BlockIdOp, CopyOp, GemmOp, GridDimsOp
 from tilepipe.passes.cuda.tensor_map import tensor_box
 from tilepipe.passes.cuda.tma_copy import (
     as_tensor_copy,
@@ -163,7 +163,8 @@ def ring_plan(kernel: func.FuncOp, loop: ForOp) -> RingPlan | str:
         elif seen_loop:
             if not isinstance(op, func.ReturnOp):
                 after.append(op)
-        elif not (_is_scalar(op) or isinstance(op, memref.AllocOp)):
+        elif not (_is_scalar(op) or isinstance(op, memref.AllocOp | GridDimsOp)):
+            # (tile.grid_dims states the launch: it stays in the kernel's entry block)
             before.append(op)
     for op in before:
         for result in op.results:

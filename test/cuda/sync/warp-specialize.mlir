@@ -178,3 +178,36 @@ func.func @ring_read_by_a_copy(%A: memref<256x256xf16>, %C: memref<256x256xf16>)
   }
   func.return
 }
+
+// -----
+
+// A grid stated by tile.grid_dims stays in the kernel's entry block (the launch's
+// business), before the roles split; the consumers take the rest (fuzz seed 9305).
+// REMARK-LABEL: func.func @grid_by_size
+// REMARK:         tile.grid_dims %grid
+// REMARK:         pipeline.warp_specialize
+// REMARK:         } consumer {
+// REMARK-NEXT:      tile.fill<128x64>
+func.func @grid_by_size(%A: memref<?x64xf16>, %B: memref<64x64xf16>, %C: memref<?x64xf32>)
+    attributes {tile.threads = 256 : i64, tile.target = "sm_90a"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %bid = tile.block_id x
+  %acc = memref.alloc() : memref<128x64xf32, "fragment">
+  %A_s = memref.alloc() : memref<128x64xf16, "shared">
+  %B_s = memref.alloc() : memref<64x64xf16, "shared">
+  %rows = memref.dim %A, %c0 : memref<?x64xf16>
+  %grid = arith.ceildivui %rows, %c128 : index
+  tile.grid_dims %grid
+  %m0 = arith.muli %bid, %c128 : index
+  tile.fill<128x64> %zero -> %acc : f32 -> memref<128x64xf32, "fragment">
+  pipeline.for %k = %c0 to %c1 step %c1 num_stages = 2 {
+    tile.copy<128x64> %A[%m0, %c0] -> %A_s : memref<?x64xf16> -> memref<128x64xf16, "shared">
+    tile.copy<64x64> %B[%c0, %c0] -> %B_s : memref<64x64xf16> -> memref<64x64xf16, "shared">
+    tile.gemm<128x64x64> %A_s, %B_s -> %acc : memref<128x64xf16, "shared">, memref<64x64xf16, "shared"> -> memref<128x64xf32, "fragment">
+  }
+  tile.copy<128x64> %acc -> %C[%m0, %c0] : memref<128x64xf32, "fragment"> -> memref<?x64xf32>
+  func.return
+}
