@@ -17,9 +17,9 @@ bound, ``lb + c >= 0``, positive constant step: the dividend only grows), so tha
 ``remsi`` and ``remui`` agree with the counter on every iteration.
 
 The parity of a ring's lap, ``((k + c) div n) rem 2`` -- the phase a warp-specialized
-ring's mbarrier waits expect -- is carried the same way: a bit that flips when the
-counter of ``(k + c) rem n`` wraps (a division by 3 and its fix-ups per iteration
-otherwise, in both roles' loops).
+ring's mbarrier waits expect -- is carried the same way in the roles' loops: a bit that
+flips when the counter of ``(k + c) rem n`` wraps (a division by 3 and its fix-ups per
+iteration otherwise; by a power of two it stays a shift and a mask).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from tilepipe.dialects.tile import constant_index
+from tilepipe.lowering.nvvm.warp_roles import WARP_ROLES_ATTR
 
 COUNTER = i32
 """A counter stays below its divisor (a number of buffer versions): 32 bits, so that
@@ -78,7 +79,21 @@ def _lap_parity(op: Operation, induction: SSAValue, lower: int) -> tuple[int, in
     offset = _offset_from(lap.lhs, induction)
     if divisor is None or divisor <= 0 or offset is None or lower + offset < 0:
         return None
+    if divisor & (divisor - 1) == 0:
+        return None  # a shift and a mask: cheaper than carrying a bit
     return offset, divisor
+
+
+def _in_warp_role(loop: Operation) -> bool:
+    """Is ``loop`` a warp-specialized role's (``warp_roles.split_roles``)?  There the
+    carried phase bit pays; in a one-loop pipeline ptxas already folds the unrolled
+    lap divisions (sm_90's bulk-copy loops: 0.7-1.3 instructions more with the bit)."""
+    parent = loop.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.IfOp) and WARP_ROLES_ATTR in parent.attributes:
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 class RotateSlotCounters(RewritePattern):
@@ -101,7 +116,7 @@ class RotateSlotCounters(RewritePattern):
             (op, key)
             for op in body.ops
             if (key := _lap_parity(op, induction, lower)) is not None
-        ]
+        ] if _in_warp_role(loop) else []
         if not remainders and not parities:
             return
         counters: dict[tuple[int, int], int] = {}  # (c, n) -> its iter_arg position
