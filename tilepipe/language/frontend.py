@@ -69,6 +69,8 @@ class KernelWalker(ExpressionEvaluator):
         params = self._parameters()
         types = [p[1] for p in params]
         self.b = IRBuilder(self.prim.name, types, [p[0] for p in params])
+        # Kernel-wide diagnostics (the shared-memory budget) point at the `def` line.
+        self.b.func.location = self.prim.source.loc_attr(self.prim.tree)
         for (name, type_, spec), arg in zip(params, self.b.entry.args):
             shape = tuple(-1 if isinstance(d, T.SymbolicDim) else d for d in spec.shape)
             self.names[name] = Buffer(name, arg, shape, dtype_name(spec.dtype), "global")
@@ -299,8 +301,11 @@ class KernelWalker(ExpressionEvaluator):
         if len(stage) != len(groups) or len(order) != len(groups):
             self.fail(stmt, f"T.Pipelined: stage has {len(stage)} and order {len(order)} entries "
                       f"but the loop body has {len(groups)} statements with memory effects")
-        ranked = sorted((order[s], t, s) for s, g in enumerate(groups) for t in range(len(g)))
-        new_order = {(s, t): rank for rank, (_, t, s) in enumerate(ranked)}
+        # Dense ranks of (order, position in the statement): equal user orders stay
+        # equal, so pipeline-validate still reports them.
+        keys = sorted({(order[s], t) for s, g in enumerate(groups) for t in range(len(g))})
+        rank = {key: r for r, key in enumerate(keys)}
+        new_order = {(s, t): rank[(order[s], t)] for s, g in enumerate(groups) for t in range(len(g))}
         loop.properties["stage"] = DenseArrayBase.from_list(
             i64, [stage[s] for s, g in enumerate(groups) for _ in g])
         loop.properties["order"] = DenseArrayBase.from_list(

@@ -22,7 +22,7 @@ def line_of(marker: str) -> int:
 def gemm(M, N, K, block_M=128, block_N=128, block_K=64, num_stages=3, order=None, stage=None,
          accum_dtype="float32", dtype="float16"):
     @T.prim_func
-    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),  # <gemm-def>
              C: T.Tensor((M, N), accum_dtype)):
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K), dtype)
