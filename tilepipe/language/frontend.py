@@ -16,7 +16,7 @@ import inspect
 from typing import Any
 
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, MemRefType, ModuleOp, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, MemRefType, ModuleOp, i64
 
 from tilepipe import language as T
 from tilepipe.core.diagnostics import verify_module
@@ -83,7 +83,7 @@ class KernelWalker(ExpressionEvaluator):
         return self.b.finish(self.grid, self.threads, self.target)
 
     def _dim(self, arg: Any, d: int) -> Index:
-        op = memref.DimOp.from_source_and_index(arg, self.b.constant(d, IndexType()))
+        op = memref.DimOp(arg, self.b.constant(d, IndexType()))
         return Index(self.b.pure(op, ("dim", arg, d)))
 
     def _parameters(self) -> list[tuple[str, MemRefType, T.TensorSpec]]:
@@ -104,7 +104,9 @@ class KernelWalker(ExpressionEvaluator):
                 self.fail(arg, f"parameter '{arg.arg}' has shape {spec.shape}: sizes must be "
                           "positive ints or T.symbolic(...)")
             elem = self.guard(arg, lambda s=spec: element_type(s.dtype))
-            params.append((arg.arg, MemRefType(elem, shape), spec))
+            self.prim.param_specs[arg.arg] = spec
+            dims = [DYNAMIC_INDEX if d == -1 else d for d in shape]
+            params.append((arg.arg, MemRefType(elem, dims), spec))
         return params
 
     # -- errors
@@ -120,11 +122,13 @@ class KernelWalker(ExpressionEvaluator):
         except LanguageError:
             raise
         except FrontendError as err:
-            self.fail(self.node or node, str(err))
+            where, message = self.node or node, str(err)
         except USER_ERRORS as err:
-            self.fail(self.node or node, f"{type(err).__name__}: {err}")
+            where, message = self.node or node, f"{type(err).__name__}: {err}"
         finally:
             self.node = saved
+        # Raised outside the handler: the user sees their line, not a chained traceback.
+        raise LanguageError(self.prim.source.location(where), message)
 
     # -- statements
 
@@ -348,6 +352,8 @@ class KernelWalker(ExpressionEvaluator):
                 self.b.loc = saved
         if fn is T.ceildiv and any(isinstance(self.runtime_index(a), Index) for a in args):
             return self.b.binary("ceildiv", *(self.runtime_index(a) for a in args))
+        if fn in (T.Kernel, T.Pipelined, T.serial, T.unroll, T.Parallel):
+            return fn(*(self.runtime_index(a) for a in args), **kwargs)
         if any(is_runtime(a) for a in [*args, *kwargs.values()]):
             label = getattr(fn, "__name__", type(fn).__name__)
             raise FrontendError(

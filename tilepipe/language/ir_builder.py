@@ -68,7 +68,7 @@ class IRBuilder:
         op.location = self.loc
         self.block.add_op(op)
         if self.block is self.entry and self._preamble_anchor is None:
-            if not is_side_effect_free(op) or op.regions:
+            if (not is_side_effect_free(op) or op.regions) and op.name != "tile.grid_dims":
                 self._preamble_anchor = op
         return op
 
@@ -90,12 +90,13 @@ class IRBuilder:
                 break
             block, before = owner.parent_block(), owner
             assert block is not None
-        if block is self.entry:
-            before = self._preamble_anchor if self._preamble_anchor is not None else before
-            # A value used by an op already placed after the anchor stays valid: the
-            # anchor is the first effectful op, and its operands come before it.
-            if before is not None and any(_defined_after(v, before) for v in operands):
-                before = None
+        anchor = self._preamble_anchor
+        if block is self.entry and anchor is not None:
+            # Before the first effectful op, unless an operand comes after it; then
+            # before the top-level statement being built (``before``), which follows
+            # every operand.
+            if not any(_defined_after(v, anchor) for v in operands):
+                before = anchor
         return block, before
 
     def pure(self, op: Operation, key: tuple) -> SSAValue:

@@ -127,9 +127,9 @@ class JITKernel:
         """An output's symbolic size: the same symbol's size in an input."""
         from tilepipe import language as T
 
-        symbol = self.func.fn.__annotations__[self.params[i]].shape[dim]
+        symbol = self.func.param_specs[self.params[i]].shape[dim]
         for name, array in inputs.items():
-            spec = self.func.fn.__annotations__.get(name)
+            spec = self.func.param_specs.get(name)
             for k, d in enumerate(getattr(spec, "shape", ())):
                 if isinstance(d, T.SymbolicDim) and d.name == symbol.name:
                     return array.shape[k]

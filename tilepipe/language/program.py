@@ -42,6 +42,8 @@ class PrimFunc:
         assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         self.tree = node
         self._modules: dict[str, ModuleOp] = {}
+        self.param_specs: dict[str, Any] = {}
+        """Each parameter's evaluated ``T.Tensor`` (filled by the first build)."""
 
     # -- what the body can name
 

@@ -134,3 +134,23 @@ def reduction(M, N, block_M, op, red, clear):
             T.copy(r, R[bx * block_M])
 
     return main
+
+
+def gemm_symbolic(block_M=128, block_N=128, block_K=64, dtype="float16"):
+    """examples/gemm_dynamic.mlir in Python: sizes known only at run time."""
+    M, N, K = T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(C_local)
+            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+                T.copy(A[by * block_M, ko * block_K], A_shared)
+                T.copy(B[ko * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
