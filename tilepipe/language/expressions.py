@@ -15,7 +15,7 @@ import ast
 import operator
 from typing import Any
 
-from tilepipe import language as T
+from tilepipe.language import namespace as T
 from tilepipe.language import parallel
 from tilepipe.language.errors import FrontendError
 from tilepipe.language.ir_builder import IRBuilder

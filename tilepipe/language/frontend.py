@@ -13,21 +13,21 @@ from __future__ import annotations
 
 import ast
 import inspect
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, MemRefType, ModuleOp, i64
 
-from tilepipe import language as T
+from tilepipe.language import namespace as T
 from tilepipe.core.diagnostics import verify_module
 from tilepipe.core.targets import TARGET_ALIASES, TARGETS
 from tilepipe.dialects.pipeline import pipeline_statements
 from tilepipe.dialects.tile_launch import GridDimsOp
 from tilepipe.language import parallel, tile_ops
-from tilepipe.language.errors import FrontendError, LanguageError
+from tilepipe.language.errors import FrontendError, LanguageError, PySource
 from tilepipe.language.expressions import ExpressionEvaluator, is_runtime
 from tilepipe.language.ir_builder import IRBuilder
-from tilepipe.language.program import PrimFunc
 from tilepipe.language.values import Buffer, Condition, Index, dtype_name, element_type
 
 SCOPES = {"shared": "shared", "shared.dyn": "shared", "local.fragment": "fragment",
@@ -37,7 +37,20 @@ USER_ERRORS = (NameError, TypeError, ValueError, ZeroDivisionError, AttributeErr
                IndexError, KeyError, AssertionError)
 
 
-def build_kernel(prim: PrimFunc, target: str) -> ModuleOp:
+class KernelDefinition(Protocol):
+    """What the walker reads of a ``@T.prim_func`` (``program.PrimFunc``, which
+    builds itself through :func:`build_kernel`)."""
+
+    fn: Callable[..., Any]
+    name: str
+    source: PySource
+    tree: ast.FunctionDef | ast.AsyncFunctionDef
+    param_specs: dict[str, Any]
+
+    def namespace(self) -> dict[str, Any]: ...
+
+
+def build_kernel(prim: KernelDefinition, target: str) -> ModuleOp:
     target = TARGET_ALIASES.get(target, target)
     if target not in TARGETS:
         raise LanguageError(prim.source.location(prim.tree),
@@ -51,7 +64,7 @@ def build_kernel(prim: PrimFunc, target: str) -> ModuleOp:
 
 
 class KernelWalker(ExpressionEvaluator):
-    def __init__(self, prim: PrimFunc, target: str):
+    def __init__(self, prim: KernelDefinition, target: str):
         self.prim, self.target = prim, target
         self.ascend = TARGETS[target].kind == "ascend"
         self.temp_scope = "ub" if self.ascend else "fragment"

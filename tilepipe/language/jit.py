@@ -40,11 +40,11 @@ class JITKernel:
 
     def __init__(self, func: PrimFunc, out_idx: Sequence[int], target: str, level: str | None,
                  options: dict[str, Any]):
-        import tilepipe
+        from tilepipe.drivers.api import compile_for
 
         self.func, self.target = func, target
         self.module = func.build(target)
-        self.compilation = tilepipe.compile_for(
+        self.compilation = compile_for(
             self.module, target, level=level, name=func.source.file, **options
         )
         args = self.module.body.block.first_op.body.block.args  # type: ignore[union-attr]
@@ -72,9 +72,9 @@ class JITKernel:
 
     def scheduled(self) -> Any:
         """The scheduled level (pipelined, synchronized) of the kernel."""
-        import tilepipe
+        from tilepipe.drivers.api import compile_for
 
-        return tilepipe.compile_for(self.module, self.target, level="scheduled").module
+        return compile_for(self.module, self.target, level="scheduled").module
 
     def run(self, inputs: dict[str, np.ndarray], *, check_races: bool = False) -> dict[str, np.ndarray]:
         """Run by parameter name; ``check_races`` runs the scheduled kernel under the
@@ -125,7 +125,7 @@ class JITKernel:
 
     def _symbolic_size(self, inputs: dict[str, np.ndarray], i: int, dim: int) -> int:
         """An output's symbolic size: the same symbol's size in an input."""
-        from tilepipe import language as T
+        from tilepipe.language import namespace as T
 
         symbol = self.func.param_specs[self.params[i]].shape[dim]
         for name, array in inputs.items():

@@ -19,6 +19,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 
 from tilepipe.language.errors import LanguageError, PySource
+from tilepipe.language.frontend import build_kernel
 
 
 class PrimFunc:
@@ -73,8 +74,6 @@ class PrimFunc:
         """The tile-level module of this kernel for ``target`` (verified; built once
         per target)."""
         if target not in self._modules:
-            from tilepipe.language.frontend import build_kernel
-
             self._modules[target] = build_kernel(self, target)
         return self._modules[target]
 

@@ -5,7 +5,7 @@ dialects and the ground floor (tilepipe/core: targets, the registry tables, loca
 parsing, op diagnostics) -> shared analyses -> pipelining and memory passes -> CUDA and
 Ascend passes -> lowerings -> the executable semantics (it runs lowered kernels and
 compiles Ascend ones for their race check) -> the top floor (tilepipe/drivers, the
-fuzzer, the schedule simulator).  Every import statement counts, at any depth (a
+fuzzer, the schedule simulator, the Python frontend tilepipe/language).  Every import statement counts, at any depth (a
 function-level import is still a dependence).
 """
 
@@ -34,6 +34,7 @@ LAYERS = [
     ("tilepipe.drivers", 6),
     ("tilepipe.fuzz", 6),
     ("tilepipe.schedule_sim", 6),
+    ("tilepipe.language", 6),  # the Python frontend: builds tile IR, compiles and runs it
     ("tilepipe", 6),  # the package itself: the lazily imported public API
 ]
 # Sibling groups of one layer that must not know each other (one target each).
