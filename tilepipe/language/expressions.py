@@ -239,6 +239,8 @@ class ExpressionEvaluator:
         if (isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add) and item.lower is not None
                 and ast.dump(upper.left) == ast.dump(item.lower)):
             extent = self.eval(upper.right)
+        elif item.lower is not None and (difference := self._difference(upper, item.lower)) is not None:
+            extent = difference  # TileLang's `bx * bM:(bx + 1) * bM`
         else:
             stop = self.runtime_index(self.eval(upper))
             if not (isinstance(start, int) and isinstance(stop, int)):
@@ -250,3 +252,39 @@ class ExpressionEvaluator:
         if not isinstance(extent, int) or extent <= 0:
             raise FrontendError(f"slice extent {extent!r} must be a positive compile-time int")
         return start, extent
+
+    def _difference(self, upper: ast.expr, lower: ast.expr) -> int | None:
+        """``upper - lower`` when it is a compile-time int although both bounds are
+        run-time (``(bx + 1) * block_M - bx * block_M``): both sides as linear forms
+        over their run-time sub-expressions (keyed by their source, so equal text is
+        an equal value), which must cancel.  None when they do not."""
+        terms = _merge(self._linear(upper), self._linear(lower), -1)
+        if any(coefficient for key, coefficient in terms.items() if key):
+            return None
+        return terms.get("", 0)
+
+    def _linear(self, node: ast.expr) -> dict[str, int]:
+        """``node`` as {sub-expression source: coefficient}, "" the constant term;
+        names of compile-time ints are constants, anything else is opaque."""
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return {"": node.value}
+        if isinstance(node, ast.Name) and type(self.names.get(node.id)) is int:
+            return {"": self.names[node.id]}
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return _merge({}, self._linear(node.operand), -1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
+            sign = 1 if isinstance(node.op, ast.Add) else -1
+            return _merge(self._linear(node.left), self._linear(node.right), sign)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            lhs, rhs = self._linear(node.left), self._linear(node.right)
+            for factor, form in ((lhs, rhs), (rhs, lhs)):
+                if set(factor) <= {""}:
+                    return {k: v * factor.get("", 0) for k, v in form.items()}
+        return {ast.unparse(node): 1}
+
+
+def _merge(a: dict[str, int], c: dict[str, int], sign: int) -> dict[str, int]:
+    out = dict(a)
+    for key, value in c.items():
+        out[key] = out.get(key, 0) + sign * value
+    return out

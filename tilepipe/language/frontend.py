@@ -72,6 +72,7 @@ class KernelWalker(ExpressionEvaluator):
         self.node: ast.AST | None = prim.tree
         self.symbols: dict[str, Index] = {}
         self.parallel: parallel.ParallelBody | None = None
+        self.temp_pool: parallel.TempPool = {}
         self.grid: tuple[int, ...] | None = None
         self.threads: int | None = None
         self.kernel_seen = False
@@ -335,7 +336,7 @@ class KernelWalker(ExpressionEvaluator):
         names = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else [stmt.target]
         if len(names) != len(extents) or not all(isinstance(n, ast.Name) for n in names):
             self.fail(stmt, f"T.Parallel of {len(extents)} extents binds {len(extents)} names")
-        self.parallel = parallel.ParallelBody(self.b, extents, self.temp_scope)
+        self.parallel = parallel.ParallelBody(self.b, extents, self.temp_scope, self.temp_pool)
         try:
             for k, name in enumerate(names):
                 self.names[name.id] = parallel.LoopVar(k)  # type: ignore[union-attr]

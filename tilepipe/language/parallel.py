@@ -156,30 +156,79 @@ def _fold(kind: str, x: float, y: float) -> float:
     }[kind]()
 
 
+def reads(node: object, buffer: Buffer) -> bool:
+    """Whether the expression ``node`` loads from ``buffer``."""
+    if isinstance(node, Load):
+        return node.buffer is buffer
+    return isinstance(node, Compute) and any(reads(a, buffer) for a in node.args)
+
+
 BINARY_TILE_OPS = {"add": tile.AddOp, "sub": tile.SubOp, "mul": tile.MulOp,
                    "div": tile.DivOp, "max": tile.MaxOp}
 
 
-class ParallelBody:
-    """Lowers the assignments of one ``T.Parallel`` loop of ``extents``."""
+TempPool = dict[tuple[tuple[int, ...], str], list[Buffer]]
 
-    def __init__(self, b: IRBuilder, extents: tuple[int, ...], temp_scope: str):
+
+class ParallelBody:
+    """Lowers the assignments of one ``T.Parallel`` loop of ``extents``.
+
+    Temporaries come from ``pool`` (the kernel's, shared by all its parallel
+    loops) and go back to it as soon as the op that reads them is emitted: every
+    temporary is a hoisted allocation -- registers for a fragment -- and a body
+    like flash attention's ``exp2(S * scale - m[i] * scale)`` would otherwise
+    hold a dozen 64x64 f32 fragments (32 registers each per thread) and spill.
+    Reuse is safe because a temporary is written and read within one statement;
+    the pipelining and sync passes see the reuse as ordinary buffer hazards.
+    A constant is filled once per statement however often it appears."""
+
+    def __init__(self, b: IRBuilder, extents: tuple[int, ...], temp_scope: str,
+                 pool: TempPool | None = None):
         self.b, self.extents, self.temp_scope = b, extents, temp_scope
+        self.pool: TempPool = {} if pool is None else pool
+        self.temps: set[int] = set()
+        self.constants: dict[tuple[object, str, tuple[int, ...]], Buffer] = {}
 
     def assign(self, target: Load, value: object) -> None:
         rhs = as_elem(value)
         buffer, offsets = self._region(target, full=True)
-        if buffer.on_chip:
-            self._compute(rhs, buffer.dtype, buffer, offsets)
-            return
-        staged = self._temp(buffer.dtype)
-        self._compute(rhs, buffer.dtype, staged, [])
-        self.b.insert(tile.CopyOp(staged.value, [], buffer.value, offsets, self.extents))
+        try:
+            if buffer.on_chip:
+                self._compute(rhs, buffer.dtype, buffer, offsets)
+                return
+            staged = self._temp(buffer.dtype)
+            self._compute(rhs, buffer.dtype, staged, [])
+            self.b.insert(tile.CopyOp(staged.value, [], buffer.value, offsets, self.extents))
+            self._release(staged)
+        finally:
+            for constant in self.constants.values():
+                self.temps.add(id(constant))
+                self._release(constant)
+            self.constants.clear()
 
     # -- helpers
 
     def _temp(self, dtype: str, shape: tuple[int, ...] | None = None) -> Buffer:
-        return self.b.alloc("tmp", shape or self.extents, dtype, self.temp_scope)
+        shape = shape or self.extents
+        free = self.pool.get((shape, dtype))
+        temp = free.pop() if free else self.b.alloc("tmp", shape, dtype, self.temp_scope)
+        self.temps.add(id(temp))
+        return temp
+
+    def _release(self, buffer: Buffer) -> None:
+        """Return ``buffer`` to the pool if it is a temporary (user buffers are not)."""
+        if id(buffer) in self.temps:
+            self.temps.discard(id(buffer))
+            self.pool.setdefault((buffer.shape, buffer.dtype), []).append(buffer)
+
+    def _constant(self, value: float | int, dtype: str) -> Buffer:
+        key = (value, dtype, self.extents)
+        if key not in self.constants:
+            temp = self._temp(dtype)
+            self.temps.discard(id(temp))  # held until the statement ends
+            self.b.insert(tile.FillOp(scalar(self.b, value, dtype), temp.value, [], self.extents))
+            self.constants[key] = temp
+        return self.constants[key]
 
     def _region(self, load: Load, full: bool) -> tuple[Buffer, list]:
         """The buffer and offsets of an access using the loop variables in order in
@@ -211,6 +260,8 @@ class ParallelBody:
                 buffer, offsets = self._region(node, full=True)
                 if buffer.on_chip:
                     return buffer, offsets
+        if isinstance(node, Const):
+            return self._constant(node.value, dtype), []
         temp = self._temp(dtype)
         self._compute(node, dtype, temp, [])
         return temp, []
@@ -223,18 +274,32 @@ class ParallelBody:
         elif node.dtype != dtype:
             src, offs = self._operand(node, node.dtype)
             b.insert(tile.CastOp(src.value, offs, dst.value, dst_offsets, shape))
+            self._release(src)
         elif isinstance(node, Load):
             self._load(node, dst, dst_offsets)
         elif node.kind in BINARY_TILE_OPS:
-            (lhs, lo), (rhs, ro) = (self._operand(as_elem(a), dtype) for a in node.args)
+            first, second = (as_elem(a) for a in node.args)
+            if isinstance(first, Compute) and not reads(second, dst):
+                # dst is scratch until the op writes it: no temporary for the first operand
+                self._compute(first, dtype, dst, dst_offsets)
+                lhs, lo = dst, dst_offsets
+            else:
+                lhs, lo = self._operand(first, dtype)
+            rhs, ro = self._operand(second, dtype)
             b.insert(BINARY_TILE_OPS[node.kind](lhs.value, lo, rhs.value, ro, dst.value, dst_offsets, shape))
+            self._release(lhs)
+            self._release(rhs)
         elif node.kind == "neg":
             self._compute(Compute("mul", (node.args[0], Const(-1)), dtype), dtype, dst, dst_offsets)
+        elif node.kind == "exp" and isinstance(arg := as_elem(node.args[0]), Compute) and arg.dtype == dtype:
+            self._compute(arg, dtype, dst, dst_offsets)  # exp in place, as tile.exp allows
+            b.insert(tile.ExpOp(dst.value, dst_offsets, dst.value, dst_offsets, shape))
         elif node.kind in ("exp", "cast"):
             arg = as_elem(node.args[0])
             src, offs = self._operand(arg, dtype if node.kind == "exp" else dtype_of(arg) or dtype)
             op = tile.ExpOp if node.kind == "exp" else tile.CastOp
             b.insert(op(src.value, offs, dst.value, dst_offsets, shape))
+            self._release(src)
         else:  # pragma: no cover - every Compute kind is handled above
             raise FrontendError(f"internal: unknown element op {node.kind}")
 
@@ -257,3 +322,4 @@ class ParallelBody:
             self.b.insert(tile.CopyOp(src.value, offs, staged.value, [], vector_shape))
             src, offs = staged, []
         self.b.insert(tile.BroadcastOp(src.value, offs, dst.value, dst_offsets, self.extents, axis))
+        self._release(src)

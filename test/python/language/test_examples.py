@@ -21,7 +21,7 @@ def load(name: str):
     return module
 
 
-@pytest.mark.parametrize("name", ["gemm", "elementwise_add", "row_softmax"])
+@pytest.mark.parametrize("name", ["gemm", "elementwise_add", "row_softmax", "flash_attention"])
 def test_example_main_equals_numpy(name):
     load(name).main()  # each main asserts against numpy
 
