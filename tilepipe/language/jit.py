@@ -78,12 +78,28 @@ class JITKernel:
 
     def run(self, inputs: dict[str, np.ndarray], *, check_races: bool = False) -> dict[str, np.ndarray]:
         """Run by parameter name; ``check_races`` runs the scheduled kernel under the
-        race detector (raising ``RaceError``) instead of the tile-level one."""
+        race detector (raising ``RaceError``) instead of the tile-level one.  On
+        Ascend the scheduled kernel is the ascend level -- pipes and flags, which the
+        tile interpreter does not run -- so it runs in the pipe simulator, whose
+        races, deadlocks and flag errors are raised the same way."""
         from tilepipe.semantics import run_tile_kernel
 
+        if check_races and self.compilation.level in ("ascend", "ascendc"):
+            return self._run_ascend(inputs)
         module = self.scheduled() if check_races else self.module
         shapes = {name: value.shape for name, value in inputs.items()}
         return run_tile_kernel(module, inputs=inputs, shapes=shapes, check_races=check_races)
+
+    def _run_ascend(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from tilepipe.drivers.api import compile_for
+        from tilepipe.semantics.ascend.sim import run_ascend_kernel
+        from tilepipe.semantics.tile.grid_runner import RaceError
+
+        module = compile_for(self.module, self.target, level="ascend").module
+        report = run_ascend_kernel(module, inputs)
+        if not report.ok:
+            raise RaceError(report.problems())  # type: ignore[arg-type]
+        return report.outputs
 
     def __call__(self, *arrays: Any, check_races: bool = False) -> Any:
         expected = len(self.params) - len(self.out_idx)
