@@ -33,6 +33,7 @@ from tilepipe.language.values import Buffer, Condition, Index, dtype_name, eleme
 SCOPES = {"shared": "shared", "shared.dyn": "shared", "local.fragment": "fragment",
           "local": "local", "L1": "l1", "l1": "l1", "ub": "ub", "UB": "ub", "L0A": "l0a",
           "L0B": "l0b", "L0C": "l0c", "l0a": "l0a", "l0b": "l0b", "l0c": "l0c"}
+ASCEND_SCOPES = {"l1", "ub", "l0a", "l0b", "l0c"}
 USER_ERRORS = (NameError, TypeError, ValueError, ZeroDivisionError, AttributeError,
                IndexError, KeyError, AssertionError)
 
@@ -376,7 +377,15 @@ class KernelWalker(ExpressionEvaluator):
             )
         return fn(*args, **kwargs)
 
-    def _alloc(self, shape: Any, dtype: Any, scope: str) -> Buffer:
+    def _alloc(self, shape: Any, dtype: Any, scope: str, what: str = "T.alloc_shared") -> Buffer:
+        if scope in ASCEND_SCOPES and not self.ascend:
+            # Mixed targets: said here, at the call, in the user's terms -- not as the
+            # verifier's memory-space error about a memref.alloc.
+            raise FrontendError(
+                f"{what} allocates in Ascend's {scope.upper()} buffer, which {self.target} "
+                "does not have: a CUDA kernel allocates with T.alloc_shared, "
+                "T.alloc_fragment or T.alloc_local (or compile it with target=\"ascend910b\")"
+            )
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if not shape or any(not isinstance(d, int) or d <= 0 for d in shape):
             raise FrontendError(f"allocation shape {shape} must be positive compile-time ints")
@@ -401,10 +410,10 @@ class KernelWalker(ExpressionEvaluator):
         return self._alloc(shape, dtype, "ub" if self.ascend else "local")
 
     def call_alloc_L1(self, shape: Any, dtype: Any) -> Buffer:  # noqa: N802
-        return self._alloc(shape, dtype, "l1")
+        return self._alloc(shape, dtype, "l1", "T.alloc_L1")
 
     def call_alloc_ub(self, shape: Any, dtype: Any) -> Buffer:
-        return self._alloc(shape, dtype, "ub")
+        return self._alloc(shape, dtype, "ub", "T.alloc_ub")
 
     def call_copy(self, src: Any, dst: Any, coalesced_width: Any, disable_tma: Any) -> None:
         tile_ops.copy(self.b, src, dst)
