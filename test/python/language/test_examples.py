@@ -98,3 +98,10 @@ def test_ascend_race_check_reports_a_broken_schedule(monkeypatch):
     monkeypatch.setattr(sim, "run_ascend_kernel", without_flags)
     with pytest.raises(RaceError):
         kernel(x, x, check_races=True)
+
+
+def test_row_softmax_race_free_after_scheduling():
+    example = load("row_softmax")
+    kernel = tilepipe.compile(example.row_softmax(64, 64), out_idx=[-1])
+    x = np.random.default_rng(9).uniform(-4, 4, (64, 64)).astype(np.float32)
+    np.testing.assert_allclose(kernel(x, check_races=True), example.reference(x), rtol=1e-5, atol=1e-6)
