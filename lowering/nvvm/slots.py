@@ -31,7 +31,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from tilepipe.dialects.tile import constant_index
-from tilepipe.lowering.nvvm.warp_roles import WARP_ROLES_ATTR
+from tilepipe.lowering.nvvm.warp_roles import role_branch
 
 COUNTER = i32
 """A counter stays below its divisor (a number of buffer versions): 32 bits, so that
@@ -54,46 +54,45 @@ def _offset_from(value: SSAValue, induction: SSAValue) -> int | None:
     return None
 
 
+def _slot_key(dividend: SSAValue, divisor: SSAValue, induction: SSAValue, lower: int) -> tuple[int, int] | None:
+    """``(c, n)`` when ``dividend`` is ``induction + c`` staying non-negative from
+    ``lower`` on and ``divisor`` a positive constant ``n``."""
+    n = constant_index(divisor)
+    c = _offset_from(dividend, induction)
+    if n is None or n <= 0 or c is None or lower + c < 0:
+        return None
+    return c, n
+
+
 def _rotatable(op: Operation, induction: SSAValue, lower: int) -> tuple[int, int] | None:
     """``(c, n)`` when ``op`` is ``(induction + c) rem n`` with a dividend that stays
     non-negative from ``lower`` on."""
     if not isinstance(op, arith.RemSIOp | arith.RemUIOp):
         return None
-    divisor = constant_index(op.rhs)
-    offset = _offset_from(op.lhs, induction)
-    if divisor is None or divisor <= 0 or offset is None or lower + offset < 0:
-        return None
-    return offset, divisor
+    return _slot_key(op.lhs, op.rhs, induction, lower)
 
 
 def _lap_parity(op: Operation, induction: SSAValue, lower: int) -> tuple[int, int] | None:
     """``(c, n)`` when ``op`` is ``((induction + c) div n) rem 2``: the parity of the
     lap of a ring of ``n`` slots, the phase an mbarrier wait of a warp-specialized
-    ring expects (``warp_specialize._lap``)."""
+    ring expects (``warp_specialize._lap``).  Not for a power of two ``n``: a shift
+    and a mask are cheaper than carrying a bit."""
     if not isinstance(op, arith.RemSIOp | arith.RemUIOp) or constant_index(op.rhs) != 2:
         return None
     lap = op.lhs.owner
     if not isinstance(lap, arith.DivSIOp | arith.DivUIOp):
         return None
-    divisor = constant_index(lap.rhs)
-    offset = _offset_from(lap.lhs, induction)
-    if divisor is None or divisor <= 0 or offset is None or lower + offset < 0:
+    key = _slot_key(lap.lhs, lap.rhs, induction, lower)
+    if key is None or key[1] & (key[1] - 1) == 0:
         return None
-    if divisor & (divisor - 1) == 0:
-        return None  # a shift and a mask: cheaper than carrying a bit
-    return offset, divisor
+    return key
 
 
 def _in_warp_role(loop: Operation) -> bool:
     """Is ``loop`` a warp-specialized role's (``warp_roles.split_roles``)?  There the
     carried phase bit pays; in a one-loop pipeline ptxas already folds the unrolled
     lap divisions (sm_90's bulk-copy loops: 0.7-1.3 instructions more with the bit)."""
-    parent = loop.parent_op()
-    while parent is not None:
-        if isinstance(parent, scf.IfOp) and WARP_ROLES_ATTR in parent.attributes:
-            return True
-        parent = parent.parent_op()
-    return False
+    return role_branch(loop) is not None
 
 
 class RotateSlotCounters(RewritePattern):

@@ -95,7 +95,7 @@ def split_roles(ws: WarpSpecializeOp, consumers: int) -> scf.IfOp:
 def role_of(op: Operation) -> tuple[str, int] | None:
     """(``producer`` or ``consumer``, the consumer thread count) for an op inside a
     role branch; None outside the roles."""
-    branch = _role_branch(op)
+    branch = role_branch(op)
     if branch is None:
         return None
     consumers = branch.attributes[WARP_ROLES_ATTR].get_values()[0]  # type: ignore[attr-defined]
@@ -128,7 +128,7 @@ def on_leader(thread: Callable[[], object], op: Operation, body: Callable[[], No
     else thread 0.  ``thread()`` emits the thread id."""
     role = role_of(op)
     if role is not None and role[0] == "producer":
-        branch = _role_branch(op)
+        branch = role_branch(op)
         assert branch is not None
         block = branch.true_region.block
         leader = next((o for o in block.ops if LEADER_ATTR in o.attributes), None)
@@ -148,7 +148,8 @@ def on_leader(thread: Callable[[], object], op: Operation, body: Callable[[], No
     emit.if_then(arith.CmpiOp(thread(), emit.const(0), "eq").result, body)
 
 
-def _role_branch(op: Operation) -> scf.IfOp | None:
+def role_branch(op: Operation) -> scf.IfOp | None:
+    """The role ``scf.if`` (``split_roles``) that holds ``op``, if any."""
     parent = op.parent_op()
     while parent is not None:
         if isinstance(parent, scf.IfOp) and WARP_ROLES_ATTR in parent.attributes:
