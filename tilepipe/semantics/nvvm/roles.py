@@ -25,9 +25,9 @@ import numpy as np
 from xdsl.ir import Operation, Region
 
 from tilepipe.semantics.nvvm.execution import WARP, BlockExecution, NvvmExecutionError, handles
+from tilepipe.semantics.nvvm.wgmma_state import warpgroups
 
 ROLES_ATTR = "tilepipe.warp_roles"
-WARPGROUP = 4 * WARP
 SM_REGISTERS = 65536  # the register file of an SM (sm_90), 32-bit registers
 
 
@@ -217,11 +217,7 @@ def _check_split(op: Operation, branches: Sequence[tuple[Region, np.ndarray]]) -
 def _setmaxregister(ex, op, mask):
     """``setmaxnreg.{inc,dec}.sync.aligned.u32``: executed by whole warpgroups, it
     sets their threads' register budget; the block's budgets must fit the SM."""
-    if mask.size % WARPGROUP:
-        raise NvvmExecutionError(op, f"a block of {mask.size} threads has no whole warpgroups")
-    per_group = mask.reshape(-1, WARPGROUP)
-    if not (per_group.all(axis=1) | ~per_group.any(axis=1)).all():
-        raise NvvmExecutionError(op, "executed by part of a warpgroup")
+    warpgroups(ex, op, mask)  # whole ones only
     registers = op.registers
     current = ex.register_budget[mask]
     known = current[current > 0]

@@ -44,21 +44,11 @@ from tilepipe.semantics.memory import bf16_bits_to_f32
 from tilepipe.semantics.numerics import gemm_accumulate
 from tilepipe.semantics.nvvm.execution import WARP, BlockExecution, NvvmExecutionError, handles
 from tilepipe.semantics.nvvm.tensor_copy import swizzled
-from tilepipe.semantics.nvvm.wgmma_state import IssuedWgmma, state_of
+from tilepipe.semantics.nvvm.wgmma_state import WARPGROUP, IssuedWgmma, state_of, warpgroups
 
-WARPGROUP = 4 * WARP
 M, K = 64, 16
 SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}
 
-
-def warpgroups(ex: BlockExecution, op: Operation, mask: np.ndarray) -> list[int]:
-    """The warpgroups executing ``op``, whole."""
-    if mask.size % WARPGROUP:
-        raise NvvmExecutionError(op, f"a block of {mask.size} threads has no whole warpgroups")
-    per_group = mask.reshape(-1, WARPGROUP)
-    if not (per_group.all(axis=1) | ~per_group.any(axis=1)).all():
-        raise NvvmExecutionError(op, "executed by only part of a warpgroup")
-    return [int(g) for g in np.flatnonzero(per_group[:, 0])]
 
 
 def check_retired(ex: BlockExecution, op: Operation, value: SSAValue) -> None:

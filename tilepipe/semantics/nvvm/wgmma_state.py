@@ -1,6 +1,7 @@
 """The per-block state of the NVVM interpreter's wgmma model (``wgmma.py``): the
 issued wgmmas and their commit groups, the warpgroups' last fences, and which values
-hold accumulators still being computed.  Its own module so that handlers outside the
+hold accumulators still being computed; and which warpgroups execute an op (wgmma,
+``setmaxnreg``: whole warpgroups only).  Its own module so that handlers outside the
 wgmma model (a register bitcast that builds wgmma's A, ``collectives.py``) record
 into it without importing the model."""
 
@@ -9,9 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
-from tilepipe.semantics.nvvm.execution import BlockExecution
+from tilepipe.semantics.nvvm.execution import WARP, BlockExecution, NvvmExecutionError
+
+WARPGROUP = 4 * WARP
 
 
 @dataclass
@@ -47,3 +50,13 @@ def state_of(ex: BlockExecution) -> WarpgroupState:
     if state is None:
         state = ex.wgmma = WarpgroupState()  # type: ignore[attr-defined]
     return state
+
+
+def warpgroups(ex: BlockExecution, op: Operation, mask: np.ndarray) -> list[int]:
+    """The warpgroups executing ``op``, whole."""
+    if mask.size % WARPGROUP:
+        raise NvvmExecutionError(op, f"a block of {mask.size} threads has no whole warpgroups")
+    per_group = mask.reshape(-1, WARPGROUP)
+    if not (per_group.all(axis=1) | ~per_group.any(axis=1)).all():
+        raise NvvmExecutionError(op, "executed by part of a warpgroup")
+    return [int(g) for g in np.flatnonzero(per_group[:, 0])]
