@@ -65,8 +65,28 @@ from tilepipe.dialects.tile_base import (
     constant_index,
     region_sizes,
 )
+# The element-wise ops live in their own module; ``tile`` is their namespace too.
+from tilepipe.dialects.tile_elementwise import (  # noqa: F401 (re-exported)
+    ELEMENTWISE_OPS,
+    AddOp,
+    BinaryElementwiseOp,
+    CastOp,
+    CmpOp,
+    ComparePredicate,
+    DivOp,
+    ElementwiseOp,
+    ExpOp,
+    IotaOp,
+    LogOp,
+    MaxOp,
+    MulOp,
+    RsqrtOp,
+    SelectOp,
+    SqrtOp,
+    SubOp,
+    UnaryElementwiseOp,
+)
 from tilepipe.dialects.tile_forms import (
-    BinaryForm,
     MatmulForm,
     SrcDstForm,
     ValueDstForm,
@@ -181,76 +201,6 @@ class FillOp(ValueDstForm, TileOp):
 
     name = "tile.fill"
     LEGAL_SPACES: ClassVar = {"dst": ON_CHIP}
-
-
-class ElementwiseOp(TileOp):
-    """Elementwise ops over tiles of one shape, all on chip."""
-
-    LEGAL_SPACES: ClassVar = {"lhs": ON_CHIP, "rhs": ON_CHIP, "src": ON_CHIP, "dst": ON_CHIP}
-    SAME_ELEMENT_TYPES: ClassVar[bool] = True
-
-    def verify_tile_op(self) -> None:
-        if not self.SAME_ELEMENT_TYPES:
-            return
-        types = {self.element_type(role) for role, _, _ in self.tile_regions()}
-        if len(types) != 1:
-            raise VerifyException(
-                "operands must have one element type, got "
-                + ", ".join(sorted(str(t) for t in types))
-            )
-        (elem,) = types
-        if getattr(self, "FLOAT_ONLY", False) and not isinstance(elem, AnyFloat):
-            raise VerifyException(f"{self.name} needs a float element type, got {elem}")
-
-
-class BinaryElementwiseOp(BinaryForm, ElementwiseOp):
-    pass
-
-
-class UnaryElementwiseOp(SrcDstForm, ElementwiseOp):
-    pass
-
-
-@irdl_op_definition
-class AddOp(BinaryElementwiseOp):
-    name = "tile.add"
-
-
-@irdl_op_definition
-class SubOp(BinaryElementwiseOp):
-    name = "tile.sub"
-
-
-@irdl_op_definition
-class MulOp(BinaryElementwiseOp):
-    name = "tile.mul"
-
-
-@irdl_op_definition
-class MaxOp(BinaryElementwiseOp):
-    name = "tile.max"
-
-
-@irdl_op_definition
-class ExpOp(UnaryElementwiseOp):
-    name = "tile.exp"
-    FLOAT_ONLY: ClassVar[bool] = True
-
-
-@irdl_op_definition
-class CastOp(UnaryElementwiseOp):
-    """Convert element types: to a float rounding to nearest even; float to (signed)
-    integer toward zero, saturating, NaN to 0; integer to integer by sign extension or
-    truncation (docs/semantics.md)."""
-
-    name = "tile.cast"
-    SAME_ELEMENT_TYPES: ClassVar = False
-
-
-@irdl_op_definition
-class DivOp(BinaryElementwiseOp):
-    name = "tile.div"
-    FLOAT_ONLY: ClassVar[bool] = True
 
 
 class ReduceKind(Enum):
@@ -494,13 +444,7 @@ TILE_OPS: list[type[IRDLOperation]] = [
     CopyOp,
     GemmOp,
     FillOp,
-    AddOp,
-    SubOp,
-    MulOp,
-    MaxOp,
-    ExpOp,
-    DivOp,
-    CastOp,
+    *ELEMENTWISE_OPS,
     ReduceOp,
     BroadcastOp,
 ]

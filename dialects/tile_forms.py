@@ -2,10 +2,12 @@
 
 A *form* is a mixin giving an op its region operands, its constructor and its custom
 syntax; ``tile.copy``, ``pipeline.async_copy`` and ``ascend.data_copy`` are all
-``SrcDstForm``, ``tile.gemm`` and ``ascend.mmad`` are ``MatmulForm``.  Ops combine a
-form with ``TileOp`` (or a subclass) and add their name, legal memory spaces and
-checks.  Extra syntax a matmul needs (``transpose_a``, ``init %flag``) goes through
-``print_modifiers``/``parse_modifiers``.
+``SrcDstForm``, ``tile.gemm`` and ``ascend.mmad`` are ``MatmulForm``, ``tile.select``
+is ``SelectForm``.  Ops combine a form with ``TileOp`` (or a subclass) and add their
+name, legal memory spaces and checks.  Extra syntax goes through
+``print_keyword``/``parse_keyword`` before the regions (a comparison's predicate) and
+``print_modifiers``/``parse_modifiers`` after them (``transpose_a``, ``init %flag``,
+``tile.iota``'s ``dim 1``).
 """
 
 from __future__ import annotations
@@ -88,7 +90,9 @@ class SrcDstForm:
 
 
 class ValueDstForm:
-    """``op<shape> %value -> %dst[offs] : t -> T``: fill a region with a scalar."""
+    """``op<shape> %value -> %dst[offs] [modifiers] : t -> T``: fill a region from a
+    scalar.  ``print_modifiers``/``parse_modifiers`` (constructor keyword arguments)
+    add op-specific words after the region, as for ``RegionsSyntax``."""
 
     value = operand_def()
     dst = operand_def(MemRefType)
@@ -97,10 +101,16 @@ class ValueDstForm:
     REGION_OPERANDS: ClassVar = (("dst", "dst_offsets", "dst"),)
 
     def __init__(
-        self, value: Operand, dst: Operand, dst_offsets: Sequence[Operand], shape: Sequence[int]
+        self,
+        value: Operand,
+        dst: Operand,
+        dst_offsets: Sequence[Operand],
+        shape: Sequence[int],
+        properties: dict[str, Attribute] | None = None,
     ):
         super().__init__(  # type: ignore[call-arg]
-            operands=[value, dst, dst_offsets], properties=shape_property(shape)
+            operands=[value, dst, dst_offsets],
+            properties=shape_property(shape) | (properties or {}),
         )
 
     def verify_tile_op(self) -> None:
@@ -116,6 +126,7 @@ class ValueDstForm:
         printer.print_operand(self.value)
         printer.print_string(" -> ")
         print_region_operand(printer, self.dst, self.dst_offsets)
+        self.print_modifiers(printer)
         printer.print_op_attributes(self.attributes)  # type: ignore[attr-defined]
         printer.print_string(f" : {self.value.type} -> {self.dst.type}")
 
@@ -125,33 +136,15 @@ class ValueDstForm:
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation("->")
         dst = parse_region_operand(parser)
+        modifiers = cls.parse_modifiers(parser)
         attrs = parser.parse_optional_attr_dict()
         value_type, dst_type = parse_signature(parser, 1)
         op = cls(
             parser.resolve_operand(value, value_type),
             *resolve_region_operand(parser, dst, dst_type),
             shape,
+            **modifiers,
         )
-        op.attributes |= attrs  # type: ignore[attr-defined]
-        return op
-
-
-class ThreeRegionSyntax:
-    """``op<shape> %x[offs], %y[offs] -> %z[offs] [modifiers] : X, Y -> Z``.
-
-    ``ROLES`` names the three region operands; ``print_modifiers`` and
-    ``parse_modifiers`` (keyword arguments for the constructor) add op-specific words
-    between the regions and the attribute dictionary."""
-
-    ROLES: ClassVar[tuple[str, str, str]]
-
-    def print(self, printer: Printer) -> None:
-        _print_three(printer, self, self.ROLES)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        shape, regions, modifiers, attrs = _parse_three(cls, parser)
-        op = cls(*regions, shape, **modifiers)
         op.attributes |= attrs  # type: ignore[attr-defined]
         return op
 
@@ -163,7 +156,42 @@ class ThreeRegionSyntax:
         return {}
 
 
-class BinaryForm(ThreeRegionSyntax):
+class RegionsSyntax:
+    """``op<shape> [keyword] %x[offs], %y[offs], ... -> %z[offs] [modifiers] : X, Y, ... -> Z``.
+
+    ``ROLES`` names the region operands, the output last; ``print_keyword`` and
+    ``parse_keyword`` add a word before the regions (``tile.cmp``'s predicate),
+    ``print_modifiers`` and ``parse_modifiers`` words between the regions and the
+    attribute dictionary; both parse to keyword arguments of the constructor."""
+
+    ROLES: ClassVar[tuple[str, ...]]
+
+    def print(self, printer: Printer) -> None:
+        _print_regions(printer, self, self.ROLES)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        shape, regions, words, attrs = _parse_regions(cls, parser, len(cls.ROLES))
+        op = cls(*regions, shape, **words)
+        op.attributes |= attrs  # type: ignore[attr-defined]
+        return op
+
+    def print_keyword(self, printer: Printer) -> None:
+        pass
+
+    @classmethod
+    def parse_keyword(cls, parser: Parser) -> dict[str, Any]:
+        return {}
+
+    def print_modifiers(self, printer: Printer) -> None:
+        pass
+
+    @classmethod
+    def parse_modifiers(cls, parser: Parser) -> dict[str, Any]:
+        return {}
+
+
+class BinaryForm(RegionsSyntax):
     """Two input regions and one output region of the same tile."""
 
     lhs = operand_def(MemRefType)
@@ -189,14 +217,52 @@ class BinaryForm(ThreeRegionSyntax):
         dst: Operand,
         dst_offsets: Sequence[Operand],
         shape: Sequence[int],
+        properties: dict[str, Attribute] | None = None,
     ):
         super().__init__(  # type: ignore[call-arg]
             operands=[lhs, lhs_offsets, rhs, rhs_offsets, dst, dst_offsets],
+            properties=shape_property(shape) | (properties or {}),
+        )
+
+
+class SelectForm(RegionsSyntax):
+    """``op<shape> %mask[offs], %on_true[offs], %on_false[offs] -> %dst[offs]``: three
+    input regions and one output region of the same tile."""
+
+    mask = operand_def(MemRefType)
+    mask_offsets = var_operand_def(IndexType)
+    on_true = operand_def(MemRefType)
+    on_true_offsets = var_operand_def(IndexType)
+    on_false = operand_def(MemRefType)
+    on_false_offsets = var_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dst_offsets = var_operand_def(IndexType)
+
+    ROLES: ClassVar = ("mask", "on_true", "on_false", "dst")
+    REGION_OPERANDS: ClassVar = tuple((role, f"{role}_offsets", role) for role in ROLES)
+
+    def __init__(
+        self,
+        mask: Operand,
+        mask_offsets: Sequence[Operand],
+        on_true: Operand,
+        on_true_offsets: Sequence[Operand],
+        on_false: Operand,
+        on_false_offsets: Sequence[Operand],
+        dst: Operand,
+        dst_offsets: Sequence[Operand],
+        shape: Sequence[int],
+    ):
+        super().__init__(  # type: ignore[call-arg]
+            operands=[
+                mask, mask_offsets, on_true, on_true_offsets,
+                on_false, on_false_offsets, dst, dst_offsets,
+            ],
             properties=shape_property(shape),
         )
 
 
-class MatmulForm(ThreeRegionSyntax):
+class MatmulForm(RegionsSyntax):
     """``C (+)= A * B`` on an ``MxNxK`` tile: regions ``a``, ``b`` and ``c``."""
 
     a = operand_def(MemRefType)
@@ -229,31 +295,36 @@ class MatmulForm(ThreeRegionSyntax):
             )
 
 
-def _print_three(printer: Printer, op, roles: tuple[str, str, str]) -> None:
-    first, second, out = (getattr(op, r) for r in roles)
+def _print_regions(printer: Printer, op, roles: tuple[str, ...]) -> None:
     print_tile_shape(printer, op.tile_shape)
+    op.print_keyword(printer)
     printer.print_string(" ")
-    print_region_operand(printer, first, getattr(op, f"{roles[0]}_offsets"))
-    printer.print_string(", ")
-    print_region_operand(printer, second, getattr(op, f"{roles[1]}_offsets"))
+    *inputs, out = roles
+    for index, role in enumerate(inputs):
+        if index:
+            printer.print_string(", ")
+        print_region_operand(printer, getattr(op, role), getattr(op, f"{role}_offsets"))
     printer.print_string(" -> ")
-    print_region_operand(printer, out, getattr(op, f"{roles[2]}_offsets"))
+    print_region_operand(printer, getattr(op, out), getattr(op, f"{out}_offsets"))
     op.print_modifiers(printer)
     printer.print_op_attributes(op.attributes)
-    printer.print_string(f" : {first.type}, {second.type} -> {out.type}")
+    input_types = ", ".join(str(getattr(op, role).type) for role in inputs)
+    printer.print_string(f" : {input_types} -> {getattr(op, out).type}")
 
 
-def _parse_three(cls, parser: Parser):
+def _parse_regions(cls, parser: Parser, count: int):
     shape = parse_tile_shape(parser)
-    first = parse_region_operand(parser)
-    parser.parse_punctuation(",")
-    second = parse_region_operand(parser)
+    words = cls.parse_keyword(parser)
+    operands = [parse_region_operand(parser)]
+    while len(operands) < count - 1:
+        parser.parse_punctuation(",")
+        operands.append(parse_region_operand(parser))
     parser.parse_punctuation("->")
-    out = parse_region_operand(parser)
-    modifiers = cls.parse_modifiers(parser)
+    operands.append(parse_region_operand(parser))
+    words |= cls.parse_modifiers(parser)
     attrs = parser.parse_optional_attr_dict()
-    types = parse_signature(parser, 2)
+    types = parse_signature(parser, count - 1)
     regions: list = []
-    for operand, operand_type in zip((first, second, out), types):
+    for operand, operand_type in zip(operands, types):
         regions.extend(resolve_region_operand(parser, operand, operand_type))
-    return shape, regions, modifiers, attrs
+    return shape, regions, words, attrs
