@@ -1,5 +1,5 @@
 """Scalar and vector arithmetic shared by the elementwise and the reduction lowerings:
-the binary op of a tile op class and the identity of a reduction."""
+the binary op of a tile op class, comparisons, and the identity of a reduction."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, VectorType
 from xdsl.ir import Attribute, SSAValue
 
-from tilepipe.dialects.tile import AddOp, DivOp, MaxOp, MulOp, ReduceKind, SubOp
+from tilepipe.dialects.tile import AddOp, ComparePredicate, DivOp, MaxOp, MulOp, ReduceKind, SubOp
+from tilepipe.lowering.nvvm import emit
 
 
 def is_float(element_type: Attribute) -> bool:
@@ -30,6 +31,45 @@ def combine(kind: type, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         DivOp: (arith.DivfOp, arith.DivSIOp),
     }[kind]
     return (ops[0] if floating else ops[1])(lhs, rhs).result
+
+
+# Floats compare ordered (a NaN operand is false), but for ``ne``, which IEEE makes
+# true on NaN (unordered); integers signed.
+_CMPF = {
+    ComparePredicate.EQ: "oeq", ComparePredicate.NE: "une", ComparePredicate.LT: "olt",
+    ComparePredicate.LE: "ole", ComparePredicate.GT: "ogt", ComparePredicate.GE: "oge",
+}
+_CMPI = {
+    ComparePredicate.EQ: "eq", ComparePredicate.NE: "ne", ComparePredicate.LT: "slt",
+    ComparePredicate.LE: "sle", ComparePredicate.GT: "sgt", ComparePredicate.GE: "sge",
+}
+
+
+def compare(predicate: ComparePredicate, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``lhs PRED rhs`` as an i1, as ``tile.cmp`` defines it, on scalars (xDSL's
+    ``arith.cmpf``/``cmpi`` and ``arith.select`` take no vectors of i1)."""
+    if is_float(scalar_type(lhs.type)):
+        return arith.CmpfOp(lhs, rhs, _CMPF[predicate]).result
+    return arith.CmpiOp(lhs, rhs, _CMPI[predicate]).result
+
+
+def splat(number: float, like: SSAValue) -> SSAValue:
+    """``number`` in the element type of ``like``, as wide as ``like`` (a scalar or a
+    vector of it)."""
+    element_type = scalar_type(like.type)
+    attr = (
+        FloatAttr(float(number), element_type) if is_float(element_type)
+        else IntegerAttr(int(number), element_type)
+    )
+    value = arith.ConstantOp(attr).result
+    if isinstance(like.type, VectorType):
+        return emit.broadcast(value, like.type.get_shape()[0])
+    return value
+
+
+def nonzero(value: SSAValue) -> SSAValue:
+    """``value != 0`` as i1: a NaN is nonzero, ``+-0`` is zero."""
+    return compare(ComparePredicate.NE, value, splat(0, value))
 
 
 def reduction_identity(kind: ReduceKind, element_type: Attribute) -> SSAValue:

@@ -17,21 +17,27 @@ is lowered unpredicated in blocks whose regions lie inside, predicated at the ed
 from __future__ import annotations
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import f32
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import f32, f64, i32
+from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tilepipe.dialects.tile import (
     AddOp,
     BroadcastOp,
     CastOp,
+    CmpOp,
     DivOp,
     ExpOp,
     FillOp,
+    IotaOp,
+    LogOp,
     MaxOp,
     MulOp,
     ReduceKind,
     ReduceOp,
+    RsqrtOp,
+    SelectOp,
+    SqrtOp,
     SubOp,
 )
 from tilepipe.core.diagnostics import op_error
@@ -46,13 +52,40 @@ from tilepipe.lowering.nvvm.access import (
     with_interior_fast_path,
 )
 from tilepipe.lowering.nvvm.kernel import KernelContext
-from tilepipe.lowering.nvvm.combine import combine, is_float, reduction_identity
+from tilepipe.lowering.nvvm.combine import (
+    combine,
+    compare,
+    is_float,
+    nonzero,
+    reduction_identity,
+    splat,
+)
 from tilepipe.lowering.nvvm.conversions import convert, vectorizable
 from tilepipe.lowering.nvvm.reduce import (
     lower_fragment_reduction,
     reduce_through_scratch,
     sum_in_order,
 )
+
+
+_MATH = {ExpOp: math.ExpOp, LogOp: math.LogOp, SqrtOp: math.SqrtOp, RsqrtOp: math.RsqrtOp}
+
+ElementwiseTileOp = (
+    FillOp | AddOp | SubOp | MulOp | MaxOp | DivOp | ExpOp | LogOp | SqrtOp | RsqrtOp
+    | CastOp | IotaOp | CmpOp | SelectOp
+)
+
+
+def coordinate_value(start: SSAValue, coordinate: SSAValue, element_type: Attribute) -> SSAValue:
+    """``start + coordinate`` as ``tile.iota`` defines it: a float sum in f32 for
+    f16/bf16 (in the element type otherwise), rounded once to the element type; an
+    integer sum in the element type, wrapping (the coordinate truncated to it first:
+    the same sum modulo 2^bits)."""
+    if not is_float(element_type):
+        return arith.AddiOp(start, arith.IndexCastOp(coordinate, element_type).result).result
+    wide = f64 if element_type == f64 else f32
+    as_float = arith.SIToFPOp(arith.IndexCastOp(coordinate, i32).result, wide).result
+    return convert(arith.AddfOp(convert(start, wide), as_float).result, element_type)
 
 
 class LowerElementwise(RewritePattern):
@@ -62,29 +95,43 @@ class LowerElementwise(RewritePattern):
         self.context = context
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: FillOp | AddOp | SubOp | MulOp | MaxOp | DivOp | ExpOp | CastOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def match_and_rewrite(self, op: ElementwiseTileOp, rewriter: PatternRewriter) -> None:
         operands = tile_operands(op, self.context)
 
         def compute(
             operands: Operands, coords: list[SSAValue], register: SSAValue | None, width: int
         ) -> SSAValue:
+            def run(role: str) -> SSAValue:
+                return operands[role].load_run(coords, register, width)
+
             if isinstance(op, FillOp):
                 return emit.broadcast(op.value, width)
-            if isinstance(op, ExpOp):
-                return math.ExpOp(operands["src"].load_run(coords, register, width)).result
+            if isinstance(op, IotaOp):  # one value per run: along another dimension
+                start, element_type = op.value, operands["dst"].element_type
+                value = coordinate_value(start, coords[op.iota_dim], element_type)
+                return emit.broadcast(value, width)
+            if type(op) in _MATH:
+                return _MATH[type(op)](run("src")).result
             if isinstance(op, CastOp):
-                source = operands["src"].load_run(coords, register, width)
-                return convert(source, operands["dst"].element_type)
-            lhs = operands["lhs"].load_run(coords, register, width)
-            rhs = operands["rhs"].load_run(coords, register, width)
+                return convert(run("src"), operands["dst"].element_type)
+            if isinstance(op, SelectOp):
+                chosen = nonzero(run("mask"))
+                return arith.SelectOp(chosen, run("on_true"), run("on_false")).result
+            lhs, rhs = run("lhs"), run("rhs")
+            if isinstance(op, CmpOp):
+                holds = compare(op.compare_predicate, lhs, rhs)
+                return arith.SelectOp(holds, splat(1, lhs), splat(0, lhs)).result
             return combine(type(op), lhs, rhs)
 
-        scalar_cast = isinstance(op, CastOp) and not vectorizable(
-            operands["src"].element_type, operands["dst"].element_type
+        # One element at a time: a cast between formats with no vector conversion,
+        # coordinates along a run's own (innermost) dimension, and comparisons
+        # (``combine.compare``: scalar i1s).
+        one_at_a_time = (
+            isinstance(op, CmpOp | SelectOp)
+            or (isinstance(op, IotaOp) and op.iota_dim == len(op.tile_shape) - 1)
+            or (isinstance(op, CastOp) and not vectorizable(
+                operands["src"].element_type, operands["dst"].element_type
+            ))
         )
 
         def lower(operands: Operands) -> None:
@@ -98,7 +145,7 @@ class LowerElementwise(RewritePattern):
                 lambda coords, register, width: dst.store_run(
                     compute(operands, coords, register, width), coords, register
                 ),
-                max_width=1 if scalar_cast else 16,
+                max_width=1 if one_at_a_time else 16,
             )
 
         with emit.emitting(rewriter, op):

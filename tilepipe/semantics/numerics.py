@@ -87,8 +87,65 @@ def widened(values: np.ndarray) -> np.ndarray:
 
 def exp(values: np.ndarray) -> np.ndarray:
     """``exp`` elementwise, unrounded (in the compute format); overflow gives inf."""
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        return np.exp(widened(values))
+    return unary("exp", values)
+
+
+UNARY = {
+    "exp": np.exp,
+    # log(0) = -inf, log(x < 0) = NaN, log(inf) = inf.
+    "log": np.log,
+    # Correctly rounded; sqrt(-0) = -0, sqrt(x < 0) = NaN.
+    "sqrt": np.sqrt,
+    # 1 / sqrt(x), rounded twice in the compute format (once for f16/bf16 results,
+    # whose f32 computation is exact enough); rsqrt(+0) = +inf, rsqrt(-0) = -inf.
+    "rsqrt": lambda values: np.divide(np.ones((), values.dtype), np.sqrt(values)),
+}
+
+
+def unary(kind: str, values: np.ndarray) -> np.ndarray:
+    """The unary elementwise op ``kind`` (a key of ``UNARY``), unrounded (in the
+    compute format); IEEE on the edges (overflow to inf, NaN outside the domain)."""
+    with np.errstate(all="ignore"):
+        return UNARY[kind](widened(values))
+
+
+COMPARE = {
+    "eq": np.equal,
+    "ne": np.not_equal,  # true when either operand is NaN (IEEE's unordered ne)
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+
+def compare(predicate: str, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``tile.cmp``'s ``lhs PRED rhs`` as booleans: integers signed, floats ordered
+    (a NaN compares false except under ``ne``).  Exact in any format."""
+    with np.errstate(invalid="ignore"):
+        return COMPARE[predicate](np.asarray(lhs), np.asarray(rhs))
+
+
+def select(mask: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
+    """``tile.select``: ``on_true`` where the mask is nonzero (NaN is), else
+    ``on_false``; ``+-0`` selects ``on_false``."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.asarray(mask) != 0, on_true, on_false)
+
+
+def iota(start, shape: tuple[int, ...], dim: int, compute: np.dtype) -> np.ndarray:
+    """``tile.iota``: ``start + i_dim`` over a ``shape`` tile, unrounded: floats add in
+    the compute format (f32 for f16/bf16; the store rounds the sum to the element
+    type), integers in ``compute``, wrapping."""
+    axis = [-1 if d == dim else 1 for d in range(len(shape))]
+    coordinates = np.arange(shape[dim], dtype=np.int64).reshape(axis)
+    if compute.kind == "f":
+        first = widened(np.asarray(start, dtype=compute))
+        total = first + coordinates.astype(first.dtype)
+    else:
+        # Two's complement: the sum modulo 2^bits, whatever the start's sign.
+        total = (coordinates + int(start)).astype(compute)
+    return np.broadcast_to(total, shape)
 
 
 BINARY = {

@@ -61,6 +61,7 @@ def _zero_extend(ex, op, mask):
 _CMPF = {
     "oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal, "olt": np.less,
     "ole": np.less_equal, "one": lambda a, b: np.less(a, b) | np.greater(a, b),
+    "une": np.not_equal,  # true when either is NaN
     "uno": lambda a, b: np.isnan(a) | np.isnan(b),
     "ord": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
 }

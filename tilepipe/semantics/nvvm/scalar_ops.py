@@ -89,9 +89,12 @@ def _cast(ex, op, mask):
     return [as_result(ex[op.operands[0]], op.results[0].type)]
 
 
-@handles("math.exp")
-def _exp(ex, op, mask):
-    return [as_result(numerics.exp(ex[op.operands[0]]), op.results[0].type)]
+@handles("math.exp", "math.log", "math.sqrt", "math.rsqrt")
+def _math(ex, op, mask):
+    # The tile level's definitions (numerics.unary), so that a lowered kernel is
+    # compared with its source bit for bit.
+    kind = op.name.removeprefix("math.")
+    return [as_result(numerics.unary(kind, ex[op.operands[0]]), op.results[0].type)]
 
 
 @handles("arith.select")

@@ -15,7 +15,10 @@ tile whole.  Numerics (documented in docs/semantics.md):
   integers in their own type, wrapping;
 * ``tile.cast``: round to nearest even; integers are signed, float to integer rounds
   toward zero and saturates, NaN to 0 (``numerics.float_to_integer``);
-* ``tile.broadcast``: exact (copies the source element into each repetition).
+* ``tile.broadcast``: exact (copies the source element into each repetition);
+* ``tile.log/sqrt/rsqrt`` as ``tile.exp`` (``numerics.unary``); ``tile.iota``
+  ``start + coordinate`` (``numerics.iota``); ``tile.cmp`` 1 or 0, NaN false but for
+  ``ne``; ``tile.select`` exact.
 
 ``pipeline.for`` runs its iterations in order: the reference semantics every
 pipelined schedule must reproduce.
@@ -174,10 +177,49 @@ class TileFunctions(RuntimeFunctions):
     def run_div(self, interpreter, op, args):
         return self._binary(interpreter, op)
 
-    @impl(tile.ExpOp)
-    def run_exp(self, interpreter, op: tile.ExpOp, args):
+    def _unary(self, interpreter: Interpreter, op: TileOp) -> tuple:
         operands = self._start(interpreter, op)
-        operands.write("dst", numerics.exp(operands.read("src")))
+        operands.write("dst", numerics.unary(op.name.removeprefix("tile."), operands.read("src")))
+        return ()
+
+    @impl(tile.ExpOp)
+    def run_exp(self, interpreter, op, args):
+        return self._unary(interpreter, op)
+
+    @impl(tile.LogOp)
+    def run_log(self, interpreter, op, args):
+        return self._unary(interpreter, op)
+
+    @impl(tile.SqrtOp)
+    def run_sqrt(self, interpreter, op, args):
+        return self._unary(interpreter, op)
+
+    @impl(tile.RsqrtOp)
+    def run_rsqrt(self, interpreter, op, args):
+        return self._unary(interpreter, op)
+
+    @impl(tile.IotaOp)
+    def run_iota(self, interpreter, op: tile.IotaOp, args):
+        operands = self._start(interpreter, op)
+        buffer, _ = operands.regions["dst"]
+        shape = op.operand_tile_shape("dst")
+        operands.write("dst", numerics.iota(args[0], shape, op.iota_dim, buffer.element.compute))
+        return ()
+
+    @impl(tile.CmpOp)
+    def run_cmp(self, interpreter, op: tile.CmpOp, args):
+        operands = self._start(interpreter, op)
+        holds = numerics.compare(op.predicate.data, operands.read("lhs"), operands.read("rhs"))
+        operands.write("dst", holds)  # the store makes true 1 and false 0
+        return ()
+
+    @impl(tile.SelectOp)
+    def run_select(self, interpreter, op: tile.SelectOp, args):
+        operands = self._start(interpreter, op)
+        picked = numerics.select(
+            operands.read("mask"), operands.read("on_true"), operands.read("on_false")
+        )
+        operands.write("dst", picked)
         return ()
 
     @impl(tile.CastOp)
