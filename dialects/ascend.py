@@ -10,6 +10,7 @@ and the pipe simulator read their regions through ``buffer_accesses()``::
     ascend.mmad<128x128x64> %a_l0a, %b_l0b -> %c_l0c init %first : ...
     ascend.fixpipe<128x128> %c_l0c -> %C[%m, %n] : memref<..., "l0c"> -> memref<...>
     ascend.add<64x128> %x_ub, %y_ub -> %z_ub : ...
+    ascend.cmp<64x128> lt %x_ub, %y_ub -> %m_ub : ...
 
 Every such op knows its pipe (``op.pipe``) and its core (``op.core``): data copies
 by the pair of memories they connect (GM -> L1/UB on MTE2, UB -> GM on MTE3, L1 ->
@@ -34,6 +35,7 @@ from tilepipe.dialects.ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, asc
 from tilepipe.dialects.ascend_sync import ASCEND_SYNC_OPS
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile import BinaryElementwiseOp, TileOp, UnaryElementwiseOp
+from tilepipe.dialects.tile_elementwise import CmpOpBase, IotaOpBase, SelectOpBase
 from tilepipe.dialects.tile_base import BufferAccess, region_sizes
 from tilepipe.dialects.tile_forms import MatmulForm, SrcDstForm, ValueDstForm, shape_property
 
@@ -234,6 +236,64 @@ class ExpOp(VectorUnaryOp):
 
 
 @irdl_op_definition
+class LnOp(VectorUnaryOp):
+    """``Ln(dst, src, n)``: the natural logarithm, as ``tile.log``."""
+
+    name = "ascend.ln"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class SqrtOp(VectorUnaryOp):
+    """``Sqrt(dst, src, n)``, as ``tile.sqrt``."""
+
+    name = "ascend.sqrt"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class RsqrtOp(VectorUnaryOp):
+    """``Rsqrt(dst, src, n)``: ``1 / sqrt``, as ``tile.rsqrt``."""
+
+    name = "ascend.rsqrt"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class IotaOp(AscendTileOp, IotaOpBase):
+    """Coordinates of a UB tile along one dimension, as ``tile.iota``.  AscendC:
+    ``CreateVecIndex`` of 0 .. n-1 and an ``Adds`` of the start along the last
+    dimension, a ``Duplicate`` of the row's value along the first (docs/ascend.md)."""
+
+    name = "ascend.iota"
+    PIPE: ClassVar = Pipe.V
+    LEGAL_SPACES: ClassVar = {"dst": UB_ONLY}
+
+
+@irdl_op_definition
+class CmpOp(AscendTileOp, CmpOpBase):
+    """``dst = (lhs PRED rhs) ? 1 : 0`` on UB tiles, as ``tile.cmp``.  AscendC:
+    ``Compare`` into a bit mask in a UB scratch, then ``Select`` between 1 and 0."""
+
+    name = "ascend.cmp"
+    PIPE: ClassVar = Pipe.V
+    LEGAL_SPACES: ClassVar = {"lhs": UB_ONLY, "rhs": UB_ONLY, "dst": UB_ONLY}
+
+
+@irdl_op_definition
+class SelectOp(AscendTileOp, SelectOpBase):
+    """``dst = (mask != 0) ? on_true : on_false`` on UB tiles, as ``tile.select``.
+    AscendC: ``CompareScalar`` of the mask with 0 into a bit mask in a UB scratch, then
+    ``Select`` (``VSEL_TENSOR_TENSOR_MODE``)."""
+
+    name = "ascend.select"
+    PIPE: ClassVar = Pipe.V
+    LEGAL_SPACES: ClassVar = {
+        "mask": UB_ONLY, "on_true": UB_ONLY, "on_false": UB_ONLY, "dst": UB_ONLY
+    }
+
+
+@irdl_op_definition
 class DuplicateOp(ValueDstForm, AscendTileOp):
     """``Duplicate(dst, value, n)``: fill a UB tile with a scalar."""
 
@@ -298,7 +358,8 @@ class ZeroTailOp(SrcDstForm, AscendTileOp):
 
 
 VECTOR_OPS: list[type[AscendTileOp]] = [
-    AddOp, SubOp, MulOp, MaxOp, ExpOp, DuplicateOp, ZeroTailOp
+    AddOp, SubOp, MulOp, MaxOp, ExpOp, LnOp, SqrtOp, RsqrtOp, IotaOp, CmpOp, SelectOp,
+    DuplicateOp, ZeroTailOp,
 ]
 DATA_OPS: list[type[AscendTileOp]] = [DataCopyOp, DataCopyNd2NzOp, LoadDataOp, FixpipeOp, MmadOp]
 

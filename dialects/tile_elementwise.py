@@ -152,14 +152,12 @@ class DivOp(BinaryElementwiseOp):
     FLOAT_ONLY: ClassVar[bool] = True
 
 
-@irdl_op_definition
-class IotaOp(ValueDstForm, ElementwiseOp):
+class IotaOpBase(ValueDstForm, ElementwiseOp):
     """Fill a tile with its coordinates along one dimension:
     ``dst[i0, ..., ir] = start + i_dim`` for the scalar ``start`` of the destination's
     element type.  Floats add in f32 for f16/bf16 (in the element type otherwise) and
     are rounded once when stored; integers add in their type, wrapping."""
 
-    name = "tile.iota"
     dim = prop_def(IntegerAttr[IntegerType])
 
     def __init__(
@@ -190,7 +188,7 @@ class IotaOp(ValueDstForm, ElementwiseOp):
         element = self.element_type("dst")
         if not is_number_type(element):
             raise VerifyException(
-                f"tile.iota needs a float or 8- to 64-bit integer element type, got {element}"
+                f"{self.name} needs a float or 8- to 64-bit integer element type, got {element}"
             )
 
     def print_modifiers(self, printer: Printer) -> None:
@@ -211,14 +209,12 @@ class ComparePredicate(Enum):
     GE = "ge"
 
 
-@irdl_op_definition
-class CmpOp(BinaryElementwiseOp):
+class CmpOpBase(BinaryElementwiseOp):
     """Compare two tiles element by element: ``dst = (lhs PRED rhs) ? 1 : 0`` in the
     element type all three share.  Integers compare signed; floats ordered, so a NaN
     operand compares false under every predicate but ``ne``, where it compares true
     (IEEE)."""
 
-    name = "tile.cmp"
     predicate = prop_def(StringAttr)
     NUMBERS_ONLY: ClassVar[bool] = True
 
@@ -260,14 +256,12 @@ class CmpOp(BinaryElementwiseOp):
         return {"predicate": parser.parse_identifier()}
 
 
-@irdl_op_definition
-class SelectOp(SelectForm, ElementwiseOp):
+class SelectOpBase(SelectForm, ElementwiseOp):
     """Pick elements of two tiles by a mask: ``dst = (mask != 0) ? on_true : on_false``.
     ``on_true``, ``on_false`` and ``dst`` share an element type; the mask may have any
     float or integer element type (a float mask is nonzero unless it is +-0, so NaN
     selects ``on_true``)."""
 
-    name = "tile.select"
     TYPED_ROLES: ClassVar = ("on_true", "on_false", "dst")
     NUMBERS_ONLY: ClassVar[bool] = True
 
@@ -280,6 +274,24 @@ class SelectOp(SelectForm, ElementwiseOp):
             raise VerifyException(
                 f"the mask needs a float or 8- to 64-bit integer element type, got {mask}"
             )
+
+
+# The tile ops; the ascend dialect's vector ops share their bases.
+
+
+@irdl_op_definition
+class IotaOp(IotaOpBase):
+    name = "tile.iota"
+
+
+@irdl_op_definition
+class CmpOp(CmpOpBase):
+    name = "tile.cmp"
+
+
+@irdl_op_definition
+class SelectOp(SelectOpBase):
+    name = "tile.select"
 
 
 ELEMENTWISE_OPS: list[type[TileOp]] = [

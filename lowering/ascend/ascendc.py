@@ -5,7 +5,8 @@ One C++ statement per op: buffers become ``TBuf``/``LocalTensor`` (on chip) and
 barriers ``PipeBarrier<PIPE_X>()``, cross-core flags ``CrossCoreSetFlag<mode,
 PIPE_X>(id)``, lock-pool slots with the target's lock primitive (``get_buf/rls_buf`` on
 the 910B class, ``asc_lock/asc_unlock`` on the 950 class), data
-movement ``DataCopy``/``LoadData``/``Fixpipe``, the cube ``Mmad`` and vector calls.
+movement ``DataCopy``/``LoadData``/``Fixpipe``, the cube ``Mmad`` and vector calls
+(comparisons, selections and coordinates: :mod:`tilepipe.lowering.ascend.ascendc_masks`).
 Scalar control flow (``scf.for``/``scf.if``), index arithmetic and scalar cells
 (``memref.alloca`` of a 0-d memref, e.g. the epoch counter of the ``counter`` index
 mode) become C++.  A mixed cube + vector kernel is split into an ``if ASCEND_IS_AIC``
@@ -61,6 +62,7 @@ from tilepipe.core.targets import ASCEND_910B, AscendTarget, LockPrimitive, targ
 from tilepipe.lowering.ascend.ascendc_cores import core_section, tile_op_cores
 from tilepipe.lowering.ascend.ascendc_boundary import BoundaryCalls, size_parameter
 from tilepipe.lowering.ascend.ascendc_cube import CubeCalls
+from tilepipe.lowering.ascend.ascendc_masks import MaskCalls
 from tilepipe.lowering.ascend.ascendc_types import TileLayout, cpp_type, tile_layout
 
 STUB_DIR = Path(__file__).parent / "ascendc_stub"
@@ -79,7 +81,8 @@ _BINARY = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divui
 _CEIL_DIVISIONS = ("arith.ceildivui", "arith.ceildivsi")
 _COMPARE = ["==", "!=", "<", "<=", ">", ">=", "<", "<=", ">", ">="]
 _VECTOR_CALLS = {ascend.AddOp: "Add", ascend.SubOp: "Sub", ascend.MulOp: "Mul",
-                 ascend.MaxOp: "Max", ascend.ExpOp: "Exp"}
+                 ascend.MaxOp: "Max", ascend.ExpOp: "Exp", ascend.LnOp: "Ln",
+                 ascend.SqrtOp: "Sqrt", ascend.RsqrtOp: "Rsqrt"}
 
 
 # C++17 keywords and alternative tokens: never a variable name.
@@ -95,7 +98,7 @@ CPP_KEYWORDS = frozenset("""
 """.split())
 
 
-class AscendCPrinter(CubeCalls, BoundaryCalls):
+class AscendCPrinter(CubeCalls, BoundaryCalls, MaskCalls):
     """Prints one kernel; names values after their name hints."""
 
     def __init__(self, kernel: FuncOp):
@@ -154,6 +157,12 @@ class AscendCPrinter(CubeCalls, BoundaryCalls):
             terms.append(text if stride == "1" else f"{text} * {stride}")
         return " + ".join(terms) or "0"
 
+    def scalar(self, value: SSAValue) -> str:
+        """A scalar operand of a vector call: a constant as a literal of its type."""
+        if isinstance(value.owner, arith.ConstantOp):
+            return f"({cpp_type(value.type)}){value.owner.value.value.data}"
+        return self.expr(value)
+
     def tensor(self, access: BufferAccess) -> str:
         base = self.name(access.buffer)
         offset = self.offset(access)
@@ -196,13 +205,19 @@ class AscendCPrinter(CubeCalls, BoundaryCalls):
         self.emit("AscendC::TPipe pipe;")
         for arg in func.body.block.args:
             self._declare_global(arg)
+        kernel_ops = list(func.walk())
         if mixed:
             for core, guard in ((Core.CUBE, "ASCEND_IS_AIC"), (Core.VECTOR, "ASCEND_IS_AIV")):
                 self.section = core_section(func, core)
                 self.emit(f"if {guard} {{")
+                if core == Core.VECTOR:  # the comparisons' UB scratch, on the vector core
+                    self.indent += 1
+                    self.declare_mask_scratch(kernel_ops)
+                    self.indent -= 1
                 self._nested(func.body.block)
             self.section = None
         else:
+            self.declare_mask_scratch(kernel_ops)
             self.print_block(func.body.block)
         self.indent -= 1
         self.emit("}")
@@ -381,13 +396,16 @@ class AscendCPrinter(CubeCalls, BoundaryCalls):
             return self._mmad(op, accesses)
         if isinstance(op, ascend.ZeroTailOp):
             return self.zero_tail(op, op.source(), accesses["dst"])
+        if isinstance(op, ascend.IotaOp):
+            return self.iota(op, accesses["dst"])
         count = self._contiguous_count(op, accesses.values())
+        if isinstance(op, ascend.CmpOp):
+            return self.compare(op, accesses, count)
+        if isinstance(op, ascend.SelectOp):
+            return self.select(op, accesses, count)
         dst = self.tensor(accesses["dst"])
         if isinstance(op, ascend.DuplicateOp):
-            value = self.expr(op.value)
-            if isinstance(op.value.owner, arith.ConstantOp):
-                value = f"({cpp_type(op.value.type)}){op.value.owner.value.value.data}"
-            return self.emit(f"AscendC::Duplicate({dst}, {value}, {count});")
+            return self.emit(f"AscendC::Duplicate({dst}, {self.scalar(op.value)}, {count});")
         inputs = ", ".join(self.tensor(a) for role, a in accesses.items() if role != "dst")
         self.emit(f"AscendC::{_VECTOR_CALLS[type(op)]}({dst}, {inputs}, {count});")
 

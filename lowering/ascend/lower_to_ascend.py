@@ -5,8 +5,8 @@
   a copy whose GM region may reach past the array is marked ``ascend.boundary``
   (:func:`may_reach_past`): it moves only the in-bounds part (docs/ascend.md);
 * ``tile.gemm`` -> ``ascend.mmad``;
-* ``tile.add/sub/mul/max/exp`` on UB -> the vector ops, ``tile.fill`` of UB ->
-  ``ascend.duplicate``;
+* ``tile.add/sub/mul/max/exp/log/sqrt/rsqrt/iota/cmp/select`` on UB -> the vector
+  ops (``tile.log`` -> ``ascend.ln``), ``tile.fill`` of UB -> ``ascend.duplicate``;
 * ``tile.fill`` of L0C with zero: L0C has no vector path, so the fill folds into the
   ``init`` flag of the mmads that accumulate into it: ``init = (k == lb)`` for an mmad
   in a loop right after the fill, ``true`` for one in the same block;
@@ -66,6 +66,12 @@ _VECTOR_OPS = {
     tile.MulOp: ascend.MulOp,
     tile.MaxOp: ascend.MaxOp,
     tile.ExpOp: ascend.ExpOp,
+    tile.LogOp: ascend.LnOp,
+    tile.SqrtOp: ascend.SqrtOp,
+    tile.RsqrtOp: ascend.RsqrtOp,
+    tile.IotaOp: ascend.IotaOp,
+    tile.CmpOp: ascend.CmpOp,
+    tile.SelectOp: ascend.SelectOp,
 }
 
 
@@ -152,8 +158,10 @@ class LowerTileOps(RewritePattern):
         elif isinstance(op, tile.GemmOp):
             new = lower_gemm(op, None)
         elif type(op) in _VECTOR_OPS:
-            operands = [getattr(op, name) for name, _ in type(op).get_irdl_definition().operands]
-            new = _VECTOR_OPS[type(op)](*operands, op.tile_shape)
+            # The same operands and properties (shape, segments, predicate, dim).
+            new = _VECTOR_OPS[type(op)].create(
+                operands=list(op.operands), properties=dict(op.properties), location=op.location
+            )
         elif isinstance(op, tile.FillOp):
             new = ascend.DuplicateOp(op.value, op.dst, op.dst_offsets, op.tile_shape)
         elif isinstance(op, tile.TileOp) and not isinstance(op, ascend.AscendTileOp):

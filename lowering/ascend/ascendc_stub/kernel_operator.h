@@ -321,6 +321,47 @@ template <typename T>
 __aicore__ void Duplicate(const LocalTensor<T> &dstLocal, const T &scalarValue,
                           const int32_t &calCount);
 
+// Ln, Sqrt, Rsqrt (kernel_operator_vec_unary_intf.h), Adds
+// (kernel_operator_vec_binary_scalar_intf.h), CreateVecIndex
+// (kernel_operator_vec_createvecindex_intf.h), Compare, CompareScalar
+// (kernel_operator_vec_cmpsel_intf.h: a bit per element into U = uint8_t) and Select
+// (the same header: mode 1 tensor/scalar, mode 2 tensor/tensor), the count forms.
+template <typename T>
+__aicore__ void Ln(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+                   const int32_t &calCount);
+template <typename T>
+__aicore__ void Sqrt(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+                     const int32_t &calCount);
+template <typename T>
+__aicore__ void Rsqrt(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+                      const int32_t &calCount);
+template <typename T, bool isSetMask = true>
+__aicore__ void Adds(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+                     const T &scalarValue, const int32_t &calCount);
+template <typename T>
+__aicore__ void CreateVecIndex(LocalTensor<T> dst, const T &firstValue, uint32_t count);
+
+enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
+enum class SELMODE : uint8_t {
+  VSEL_CMPMASK_SPR = 0,
+  VSEL_TENSOR_SCALAR_MODE,
+  VSEL_TENSOR_TENSOR_MODE,
+};
+
+template <typename T, typename U>
+__aicore__ void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                        const LocalTensor<T> &src1, CMPMODE cmpMode, uint32_t count);
+template <typename T, typename U>
+__aicore__ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                              const T src1Scalar, CMPMODE cmpMode, uint32_t count);
+template <typename T, typename U>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, T src1, SELMODE selMode, uint32_t count);
+template <typename T, typename U>
+__aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
+                       const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                       SELMODE selMode, uint32_t count);
+
 }  // namespace AscendC
 
 #endif  // TILEPIPE_ASCENDC_STUB_KERNEL_OPERATOR_H

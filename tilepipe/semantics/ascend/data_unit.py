@@ -38,6 +38,10 @@ def numpy_dtype(memref_type: MemRefType) -> np.dtype:
     raise KernelError(None, f"the pipe simulator has no element type {element}")
 
 
+# The unary vector ops, by the kind ``numerics.unary`` computes.
+_UNARY = {ascend.ExpOp: "exp", ascend.LnOp: "log", ascend.SqrtOp: "sqrt", ascend.RsqrtOp: "rsqrt"}
+
+
 class DataUnit:
     """The numpy semantics of the data instructions."""
 
@@ -183,8 +187,25 @@ class DataUnit:
             self.write(instr, boxes["dst"], np.full(boxes["dst"].sizes, value))
         elif isinstance(op, ascend.ZeroTailOp):
             self._zero_tail(instr, op, boxes["dst"])
-        elif isinstance(op, ascend.ExpOp):
-            self.write(instr, boxes["dst"], numerics.exp(self.read(instr, boxes["src"])))
+        elif type(op) in _UNARY:
+            values = numerics.unary(_UNARY[type(op)], self.read(instr, boxes["src"]))
+            self.write(instr, boxes["dst"], values)
+        elif isinstance(op, ascend.IotaOp):
+            value = instr.scalars.get(op.value)
+            if value is None:
+                raise KernelError(op, "starts at a value the simulator does not know")
+            dst = boxes["dst"]
+            element = self.array(dst.buffer).dtype
+            shape = op.operand_tile_shape("dst")
+            self.write(instr, dst, numerics.iota(value, shape, op.iota_dim, element))
+        elif isinstance(op, ascend.CmpOp):
+            lhs, rhs = self.read(instr, boxes["lhs"]), self.read(instr, boxes["rhs"])
+            self.write(instr, boxes["dst"], numerics.compare(op.predicate.data, lhs, rhs))
+        elif isinstance(op, ascend.SelectOp):
+            mask, on_true, on_false = (
+                self.read(instr, boxes[role]) for role in ("mask", "on_true", "on_false")
+            )
+            self.write(instr, boxes["dst"], numerics.select(mask, on_true, on_false))
         else:
             lhs, rhs = self.read(instr, boxes["lhs"]), self.read(instr, boxes["rhs"])
             kind = op.name.removeprefix("ascend.")
