@@ -35,6 +35,7 @@ _API = {
     "CompileError": "tilepipe.drivers.compile",
     "compile": "tilepipe.language.jit",
     "jit": "tilepipe.language.jit",
+    "PassConfigKey": "tilepipe.language.jit",
 }
 
 __all__ = ["__version__", *_API]
@@ -51,7 +52,7 @@ if TYPE_CHECKING:  # what static completion (IDEs, jedi, type checkers) sees
         verify,
     )
     from tilepipe.drivers.compile import CompileError
-    from tilepipe.language.jit import compile, jit
+    from tilepipe.language.jit import PassConfigKey, compile, jit
 
 
 def __getattr__(name: str) -> Any:

@@ -37,27 +37,42 @@ from tilepipe.language.namespace import (  # noqa: F401 (the T namespace)
     cast,
     ceildiv,
     clear,
+    const,
     copy,
+    double,
     dynamic,
+    empty,
     exp,
     exp2,
+    bfloat,
     fill,
+    float,
     float16,
     float32,
     float64,
     gemm,
+    half,
     if_then_else,
     infinity,
+    int,
     int16,
     int32,
     int64,
     int8,
     log,
+    log2,
+    log10,
+    exp10,
+    sqrt,
+    rsqrt,
+    dtype,
+    long,
     max,
     min,
     reduce_max,
     reduce_min,
     reduce_sum,
+    Serial,
     serial,
     symbolic,
     unroll,
@@ -67,9 +82,19 @@ from tilepipe.language.program import PrimFunc, prim_func
 
 __all__ = [
     "Buffer", "Cast", "GemmWarpPolicy", "Kernel", "LanguageError", "Parallel", "Pipelined",
-    "PrimFunc", "Tensor", "abs", "alloc_L1", "alloc_fragment", "alloc_local", "alloc_shared",
-    "alloc_ub", "bfloat16", "bool_", "cast", "ceildiv", "clear", "copy", "dynamic", "exp",
-    "exp2", "fill", "float16", "float32", "float64", "gemm", "if_then_else", "infinity",
-    "int16", "int32", "int64", "int8", "log", "max", "min", "prim_func", "reduce_max",
-    "reduce_min", "reduce_sum", "serial", "symbolic", "unroll", "use_swizzle",
+    "PrimFunc", "Serial", "Tensor", "abs", "alloc_L1", "alloc_fragment", "alloc_local",
+    "alloc_shared", "alloc_ub", "bfloat", "bfloat16", "bool_", "cast", "ceildiv", "clear",
+    "const", "copy", "double", "dynamic", "empty", "exp", "exp2", "fill", "float", "float16",
+    "float32", "float64", "gemm", "half", "if_then_else", "infinity", "int", "int16", "int32",
+    "int64", "int8", "log", "log2", "log10", "exp10", "sqrt", "rsqrt", "dtype", "long", "max", "min", "prim_func", "reduce_max", "reduce_min",
+    "reduce_sum", "serial", "symbolic", "unroll", "use_swizzle",
 ]
+
+
+def __getattr__(name: str) -> object:
+    from tilepipe.language.namespace import UNSUPPORTED
+
+    if name in UNSUPPORTED:
+        raise AttributeError(f"T.{name} is not supported by tilepipe: {UNSUPPORTED[name]}")
+    raise AttributeError(f"module 'tilepipe.language' has no attribute '{name}' "
+                         "(docs/language.md lists the supported T.* names)")

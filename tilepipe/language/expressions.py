@@ -19,6 +19,7 @@ from tilepipe.language import namespace as T
 from tilepipe.language import parallel
 from tilepipe.language.errors import FrontendError
 from tilepipe.language.ir_builder import IRBuilder
+from tilepipe.language.layouts import pack_region
 from tilepipe.language.values import Buffer, Condition, Index, Region
 
 PY_BINARY = {
@@ -120,7 +121,12 @@ class ExpressionEvaluator:
             return parallel.binary(ELEM_BINARY[op], lhs, rhs)
         if isinstance(lhs, parallel.LoopVar) or isinstance(rhs, parallel.LoopVar):
             kind = INDEX_BINARY.get(op, "?")
-            return parallel.affine(self.b, kind, lhs, rhs)
+            if parallel.is_affine(kind, lhs, rhs):  # still an index: var + invariant
+                return parallel.affine(self.b, kind, lhs, rhs)
+            if op not in ELEM_BINARY:
+                raise FrontendError(f"operator {op.__name__} on a T.Parallel variable")
+            # i * 2, i + j: no longer a tile region, but a value (coordinates, tile.iota)
+            return parallel.binary(ELEM_BINARY[op], lhs, rhs)
         if isinstance(lhs, Index) or isinstance(rhs, Index):
             if op not in INDEX_BINARY or not all(isinstance(v, int | Index) for v in (lhs, rhs)):
                 raise FrontendError(
@@ -155,11 +161,13 @@ class ExpressionEvaluator:
                 if type(op) not in COMPARE:
                     raise FrontendError(f"{type(op).__name__} on a run-time index")
                 part: Any = self.b.compare(COMPARE[type(op)], lhs, rhs)
+            elif parallel.is_elem(lhs) or parallel.is_elem(rhs):
+                if type(op) not in COMPARE:
+                    raise FrontendError(f"{type(op).__name__} of tile elements")
+                part = parallel.compare(COMPARE[type(op)], lhs, rhs)
             elif is_runtime(lhs) or is_runtime(rhs):
-                raise FrontendError(
-                    "comparisons of tile elements are not supported (the tile dialect has no "
-                    "select op); compare indices or compile-time values"
-                )
+                raise FrontendError("comparisons of buffers are not supported: compare "
+                                    "their elements in a T.Parallel body")
             else:
                 part = PY_COMPARE[type(op)](lhs, rhs)
             result = part if result is True else self._and(result, part)
@@ -167,6 +175,8 @@ class ExpressionEvaluator:
         return result
 
     def _and(self, a: Any, c: Any) -> Any:
+        if parallel.is_elem(a) or parallel.is_elem(c):  # masks: 1 where both hold
+            return parallel.select(a, c, 0)
         if isinstance(a, Condition) and isinstance(c, Condition):
             return self.b.logical("and", a, c)
         if isinstance(a, Condition) or isinstance(c, Condition):
@@ -180,6 +190,8 @@ class ExpressionEvaluator:
         for value in values[1:]:
             if isinstance(node.op, ast.And):
                 result = self._and(result, value)
+            elif parallel.is_elem(result) or parallel.is_elem(value):  # masks: 1 where either holds
+                result = parallel.select(result, 1, value)
             elif isinstance(result, Condition) and isinstance(value, Condition):
                 result = self.b.logical("or", result, value)
             elif isinstance(result, Condition) or isinstance(value, Condition):
@@ -208,15 +220,24 @@ class ExpressionEvaluator:
                 raise FrontendError("indexing a Python value with a run-time index")
             return value[index]
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        shape = value.logical_shape or value.shape
         starts, extents = [], []
         for d, item in enumerate(items):
             if isinstance(item, ast.Slice):
-                start, extent = self._slice(item, value.shape[d] if d < len(value.shape) else 0)
+                start, extent = self._slice(item, shape[d] if d < len(shape) else 0)
                 starts.append(start)
                 extents.append(extent)
             else:
                 starts.append(self.runtime_index(self.eval(item)))
                 extents.append(None)
+        if value.packed_from is not None:
+            if len(items) != len(shape):
+                raise FrontendError(f"{value.name} has {len(shape)} dimensions, indexed with {len(items)}")
+            starts, extents = pack_region(self.b, shape, value.packed_from, starts, extents)
+        if any(parallel.is_elem(s) and not isinstance(s, parallel.LoopVar) for s in starts):
+            raise FrontendError(
+                "T.Parallel indices must be a loop variable plus a loop-invariant offset "
+                "(A[by * 64 + i, j]); scaled or combined loop variables are not tile regions")
         if any(isinstance(s, parallel.LoopVar) for s in starts):
             dims = tuple(s if isinstance(s, parallel.LoopVar) else parallel.LoopVar(None, s)
                          for s in starts)

@@ -28,6 +28,8 @@ from tilepipe.language import parallel, tile_ops
 from tilepipe.language.errors import FrontendError, LanguageError, PySource
 from tilepipe.language.expressions import ExpressionEvaluator, is_runtime
 from tilepipe.language.ir_builder import IRBuilder
+from tilepipe.language.layouts import packed_dims, packed_shape
+from tilepipe.language.prelude import read_prelude
 from tilepipe.language.values import Buffer, Condition, Index, dtype_name, element_type
 
 SCOPES = {"shared": "shared", "shared.dyn": "shared", "local.fragment": "fragment",
@@ -47,6 +49,7 @@ class KernelDefinition(Protocol):
     source: PySource
     tree: ast.FunctionDef | ast.AsyncFunctionDef
     param_specs: dict[str, Any]
+    eager: Any  # an eager @tilepipe.jit kernel's eager.Binding, else None
 
     def namespace(self) -> dict[str, Any]: ...
 
@@ -77,22 +80,34 @@ class KernelWalker(ExpressionEvaluator):
         self.grid: tuple[int, ...] | None = None
         self.threads: int | None = None
         self.kernel_seen = False
+        self.packed: dict[str, int] = {}
 
     # -- the function
 
     def run(self) -> ModuleOp:
-        params = self._parameters()
+        body: list[ast.stmt] = self.prim.tree.body
+        self.packed = packed_dims(self.prim.tree, {n.id for n in ast.walk(self.prim.tree)
+                                                   if isinstance(n, ast.Name)})
+        if self.prim.eager is not None:
+            prelude = read_prelude(self)
+            params = [self._parameter(name, spec, node)
+                      for name, spec, node in prelude.inputs + prelude.outputs]
+            body = prelude.body
+        else:
+            params = self._parameters()
         types = [p[1] for p in params]
         self.b = IRBuilder(self.prim.name, types, [p[0] for p in params])
         # Kernel-wide diagnostics (the shared-memory budget) point at the `def` line.
         self.b.func.location = self.prim.source.loc_attr(self.prim.tree)
         for (name, type_, spec), arg in zip(params, self.b.entry.args):
             shape = tuple(-1 if isinstance(d, T.SymbolicDim) else d for d in spec.shape)
-            self.names[name] = Buffer(name, arg, shape, dtype_name(spec.dtype), "global")
+            packed = self.packed.get(name)
+            self.names[name] = Buffer(name, arg, tuple(type_.get_shape()), dtype_name(spec.dtype), "global",
+                                      packed, shape if packed is not None else None)
             for d, dim in enumerate(spec.shape):
                 if isinstance(dim, T.SymbolicDim) and dim.name not in self.symbols:
                     self.symbols[dim.name] = self._dim(arg, d)
-        self.statements(self.prim.tree.body)
+        self.statements(body)
         if not self.kernel_seen:
             self.fail(self.prim.tree, "a T.prim_func body needs a `with T.Kernel(...)` block")
         return self.b.finish(self.grid, self.threads, self.target)
@@ -114,15 +129,20 @@ class KernelWalker(ExpressionEvaluator):
             if not isinstance(spec, T.TensorSpec):
                 self.fail(arg, f"parameter '{arg.arg}' needs a T.Tensor((...), dtype) annotation "
                           "(scalar parameters are not supported yet)")
-            shape = [-1 if isinstance(d, T.SymbolicDim) else d for d in spec.shape]
-            if any(not isinstance(d, int) or d == 0 or d < -1 for d in shape):
-                self.fail(arg, f"parameter '{arg.arg}' has shape {spec.shape}: sizes must be "
-                          "positive ints or T.symbolic(...)")
-            elem = self.guard(arg, lambda s=spec: element_type(s.dtype))
-            self.prim.param_specs[arg.arg] = spec
-            dims = [DYNAMIC_INDEX if d == -1 else d for d in shape]
-            params.append((arg.arg, MemRefType(elem, dims), spec))
+            params.append(self._parameter(arg.arg, spec, arg))
         return params
+
+    def _parameter(self, name: str, spec: T.TensorSpec, node: ast.AST) -> tuple[str, MemRefType, T.TensorSpec]:
+        shape = [-1 if isinstance(d, T.SymbolicDim) else d for d in spec.shape]
+        if name in self.packed:
+            shape = list(self.guard(node, lambda: packed_shape(tuple(shape), self.packed[name])))
+        if any(not isinstance(d, int) or d == 0 or d < -1 for d in shape):
+            self.fail(node, f"tensor '{name}' has shape {spec.shape}: sizes must be "
+                      "positive ints or T.symbolic(...)")
+        elem = self.guard(node, lambda: element_type(spec.dtype))
+        self.prim.param_specs[name] = spec
+        dims = [DYNAMIC_INDEX if d == -1 else d for d in shape]
+        return name, MemRefType(elem, dims), spec
 
     # -- errors
 
@@ -149,7 +169,8 @@ class KernelWalker(ExpressionEvaluator):
 
     def statements(self, body: list[ast.stmt]) -> None:
         for stmt in body:
-            self.b.loc = self.prim.source.loc_attr(stmt) if hasattr(self, "b") else None
+            if hasattr(self, "b"):  # an eager kernel's prelude runs before the builder exists
+                self.b.loc = self.prim.source.loc_attr(stmt)
             method = getattr(self, f"stmt_{type(stmt).__name__}", None)
             if method is None:
                 self.fail(stmt, f"the statement `{ast.unparse(stmt).splitlines()[0]}` "
@@ -230,7 +251,9 @@ class KernelWalker(ExpressionEvaluator):
         self.fail(stmt, "`while` loops are not supported; use `for k in T.serial(n)`")
 
     def stmt_Return(self, stmt: ast.Return) -> None:  # noqa: N802
-        self.fail(stmt, "a T.prim_func returns nothing: write results into an output tensor")
+        if self.prim.eager is None:
+            self.fail(stmt, "a T.prim_func returns nothing: write results into an output tensor")
+        # An eager kernel's return names its T.empty outputs (checked by eager.read_prelude).
 
     # -- with T.Kernel(...)
 
@@ -287,7 +310,9 @@ class KernelWalker(ExpressionEvaluator):
         start, stop, step = (self.runtime_index(v) for v in (spec.start, spec.stop, spec.step))
         if not isinstance(stmt.target, ast.Name):
             self.fail(stmt, f"T.{spec.kind} binds one loop variable")
-        if spec.kind == "serial":
+        if spec.kind == "serial" or (spec.kind == "pipelined" and not spec.num_stages
+                                     and spec.order is None and spec.stage is None):
+            # T.Pipelined(n) with num_stages=0 (its default) is TileLang's plain loop.
             with self.b.serial_loop(start, stop, step) as iv:
                 iv.value.name_hint = stmt.target.id
                 self.names[stmt.target.id] = iv
@@ -365,6 +390,9 @@ class KernelWalker(ExpressionEvaluator):
                 return getattr(self, f"call_{name}")(**bound.arguments)
             finally:
                 self.b.loc = saved
+        if fn is T.const and self.prim.eager is not None:
+            dims = fn(*args, **kwargs)
+            return tuple(map(self.prim.size, dims)) if isinstance(dims, tuple) else self.prim.size(dims)
         if fn is T.ceildiv and any(isinstance(self.runtime_index(a), Index) for a in args):
             return self.b.binary("ceildiv", *(self.runtime_index(a) for a in args))
         if fn in (T.Kernel, T.Pipelined, T.serial, T.unroll, T.Parallel):
@@ -452,6 +480,21 @@ class KernelWalker(ExpressionEvaluator):
     def call_log(self, x: Any) -> Any:
         return parallel.unary("log", x)
 
+    def call_log2(self, x: Any) -> Any:
+        return parallel.unary("log2", x)
+
+    def call_log10(self, x: Any) -> Any:
+        return parallel.unary("log10", x)
+
+    def call_exp10(self, x: Any) -> Any:
+        return parallel.unary("exp10", x)
+
+    def call_sqrt(self, x: Any) -> Any:
+        return parallel.unary("sqrt", x)
+
+    def call_rsqrt(self, x: Any) -> Any:
+        return parallel.unary("rsqrt", x)
+
     def call_abs(self, x: Any) -> Any:
         return parallel.unary("abs", x) if is_runtime(x) else abs(x)
 
@@ -470,9 +513,11 @@ class KernelWalker(ExpressionEvaluator):
         return self._extremum("min", a, b)
 
     def call_if_then_else(self, cond: Any, then_value: Any, else_value: Any) -> Any:
-        if is_runtime(cond):
-            return parallel.unary("if_then_else", then_value)
-        return then_value if cond else else_value
+        if not is_runtime(cond):
+            return then_value if cond else else_value
+        if isinstance(cond, Condition) and all(isinstance(v, int | Index) for v in (then_value, else_value)):
+            return self.b.select(cond, then_value, else_value)  # of indices: arith.select
+        return parallel.select(cond, then_value, else_value)
 
     def call_cast(self, value: Any, dtype: Any) -> Any:
         return parallel.cast(value, dtype)

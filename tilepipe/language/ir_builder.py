@@ -188,6 +188,10 @@ class IRBuilder:
         op = (arith.AndIOp if kind == "and" else arith.OrIOp)(a.value, b.value)
         return Condition(self.pure(op, (kind, a.value, b.value)))
 
+    def select(self, cond: Condition, a: Offset, b: Offset) -> Index:
+        lhs, rhs = self.index(a), self.index(b)
+        return Index(self.pure(arith.SelectOp(cond.value, lhs, rhs), ("select", cond.value, lhs, rhs)))
+
     # -- structured control flow
 
     @contextmanager

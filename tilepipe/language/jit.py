@@ -16,6 +16,7 @@ options, so a kernel of another shape is compiled anew.
 
 from __future__ import annotations
 
+import enum
 import functools
 import threading
 from collections.abc import Callable, Sequence
@@ -23,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from tilepipe.language.eager import is_eager_kernel, specialize
+from tilepipe.language.errors import LanguageError
 from tilepipe.language.program import PrimFunc
 from tilepipe.language.values import DTYPES
 
@@ -117,17 +120,47 @@ class JITKernel:
                 continue
             value = next(given)
             originals[name] = value
-            inputs[name] = np.asarray(_to_numpy(value), dtype=NUMPY_DTYPES[spec[1]])
+            array = np.asarray(_to_numpy(value), dtype=NUMPY_DTYPES[spec[1]])
+            if array.ndim != len(spec[0]) and all(d > 0 for d in spec[0]):
+                array = self._packed(name, array, spec[0])
+            inputs[name] = array
         outputs = self.run(inputs, check_races=check_races)
         for name, value in originals.items():  # TileLang updates its tensors in place
             if isinstance(value, np.ndarray) and value.flags.writeable:
-                np.copyto(value, outputs[name], casting="unsafe")
-        results = [outputs[self.params[i]] for i in self.out_idx]
+                np.copyto(value, outputs[name].reshape(value.shape), casting="unsafe")
+        results = _like_inputs([self._logical(self.params[i], outputs[self.params[i]])
+                                for i in self.out_idx], originals)
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)
 
+    def input_specs(self) -> list[tuple[tuple[int, ...], Any]]:
+        """Shape (-1: run-time) and numpy dtype of each input, in call order."""
+        specs = [self._buffer_spec(i) for i in range(len(self.params)) if i not in self.out_idx]
+        return [(shape, NUMPY_DTYPES[dtype]) for shape, dtype in specs]
+
+    def get_profiler(self, **_options: Any) -> Any:
+        """TileLang's profiler: random inputs, ``assert_allclose(ref_program)`` and
+        ``do_bench`` (:mod:`.profiler`: it times the interpreter)."""
+        from tilepipe.language.profiler import Profiler
+
+        return Profiler(self)
+
     # -- helpers
+
+    def _packed(self, name: str, array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        """An input of a tensor whose trailing dimensions the kernel packs into one
+        (:mod:`.layouts`): the same elements, reshaped."""
+        logical = tuple(getattr(self.func.param_specs.get(name), "shape", ()))
+        if array.shape != logical:
+            raise TypeError(f"{name} must have shape {logical}, got {array.shape}")
+        return np.ascontiguousarray(array).reshape(shape)
+
+    def _logical(self, name: str, array: np.ndarray) -> np.ndarray:
+        logical = tuple(getattr(self.func.param_specs.get(name), "shape", ()))
+        if len(logical) != array.ndim and all(isinstance(d, int) for d in logical):
+            return array.reshape(logical)
+        return array
 
     def _inputs(self) -> list[str]:
         return [n for i, n in enumerate(self.params) if i not in self.out_idx]
@@ -153,21 +186,93 @@ class JITKernel:
 
 
 def _to_numpy(value: Any) -> Any:
-    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor
+    if _is_torch(value):
         return value.detach().cpu().numpy()
     return value
 
 
+def _is_torch(value: Any) -> bool:
+    return type(value).__module__.startswith("torch") and hasattr(value, "detach")
+
+
+def _like_inputs(results: list[np.ndarray], originals: dict[str, Any]) -> list[Any]:
+    """Torch tensors back when the kernel was called with torch tensors (on the
+    first input's device), numpy arrays otherwise."""
+    first = next((v for v in originals.values() if _is_torch(v)), None)
+    if first is None:
+        return results
+    import torch
+
+    return [torch.from_numpy(np.ascontiguousarray(r)).to(first.device) for r in results]
+
+
+# TileLang's compile options that say how *its* toolchain builds and launches a
+# kernel (execution backend, host target, NVCC flags, where to dump sources):
+# accepted so that its programs run unchanged, and ignored -- tilepipe's flow is
+# compile_for's, with its own options.  ``pass_configs`` is read by _options.
+TILELANG_OPTIONS = frozenset({"execution_backend", "target_host", "verbose", "pass_configs",
+                              "compile_flags", "debug_root_path", "mode"})
+
+
+class PassConfigKey(str, enum.Enum):
+    """The ``pass_configs`` keys of TileLang that mean something to tilepipe (the
+    rest of TileLang's keys, e.g. ``"tl.enable_fast_math"``, are accepted and
+    ignored): each turns a tilepipe option off."""
+
+    TL_DISABLE_TMA_LOWER = "tl.disable_tma_lower"  # compile_for(tensor_maps=False)
+    TL_DISABLE_WARP_SPECIALIZED = "tl.disable_warp_specialized"  # warp_specialize=False
+    TL_DISABLE_WGMMA = "tl.disable_wgmma"  # warpgroup_mma=False
+    TL_ENABLE_FAST_MATH = "tl.enable_fast_math"
+    TL_DISABLE_FAST_MATH = "tl.disable_fast_math"
+    TL_DISABLE_THREAD_STORAGE_SYNC = "tl.disable_thread_storage_sync"
+    TL_DISABLE_SAFE_MEMORY_ACCESS = "tl.disable_safe_memory_legalize"
+    TL_DISABLE_DATA_RACE_CHECK = "tl.disable_data_race_check"
+    TL_CONFIG_INDEX_BITWIDTH = "tl.config_index_bitwidth"
+    TL_ENABLE_ASYNC_COPY = "tl.enable_async_copy"
+    TL_PTXAS_REGISTER_USAGE_LEVEL = "tl.ptxas_register_usage_level"
+    TL_ENABLE_PTXAS_VERBOSE_OUTPUT = "tl.enable_ptxas_verbose_output"
+    TL_ENABLE_AGGRESSIVE_SHARED_MEMORY_MERGE = "tl.enable_aggressive_shared_memory_merge"
+    TL_DISABLE_SHARED_MEMORY_REUSE = "tl.disable_shared_memory_reuse"
+    TL_LAYOUT_VISUALIZATION_ENABLE = "tl.layout_visualization_enable"
+    TL_LAYOUT_VISUALIZATION_FORMATS = "tl.layout_visualization_formats"
+
+
+PASS_CONFIG_OPTIONS = {PassConfigKey.TL_DISABLE_TMA_LOWER.value: "tensor_maps",
+                       PassConfigKey.TL_DISABLE_WARP_SPECIALIZED.value: "warp_specialize",
+                       PassConfigKey.TL_DISABLE_WGMMA.value: "warpgroup_mma"}
+
+
+def _options(options: dict[str, Any]) -> dict[str, Any]:
+    """``compile_for``'s options from tilepipe's and TileLang's: TileLang's build
+    options go, and the ``pass_configs`` that disable a feature turn it off."""
+    result = {k: v for k, v in options.items() if k not in TILELANG_OPTIONS}
+    for key, value in (options.get("pass_configs") or {}).items():
+        option = PASS_CONFIG_OPTIONS.get(key.value if isinstance(key, enum.Enum) else str(key))
+        if option is not None and value:
+            result[option] = False
+    return result
+
+
+def _target(target: Any) -> str:
+    """TileLang's ``"auto"``/``"cuda"`` (and ``None``) mean tilepipe's ``sm_80``."""
+    if target is None:
+        return "sm_80"
+    target = str(target)
+    return {"auto": "sm_80", "cuda": "sm_80"}.get(target, target)
+
+
 def compile(  # noqa: A001 - TileLang's name
-    func: PrimFunc, out_idx: Sequence[int] | int | None = None, target: str = "sm_80",
+    func: PrimFunc, out_idx: Sequence[int] | int | None = None, target: str | None = "sm_80",
     *, level: str | None = None, **options: Any,
 ) -> JITKernel:
     """Compile a ``@T.prim_func`` for ``target`` (``sm_80``, ``sm_90``, ``sm_90a``,
     ``ascend910b``); ``level`` and ``options`` go to :func:`tilepipe.compile_for`.
-    ``target="auto"``/``"cuda"`` mean ``sm_80``."""
+    ``target="auto"``/``"cuda"`` mean ``sm_80``; TileLang's own build options
+    (:data:`TILELANG_OPTIONS`) are accepted and ignored."""
     if not isinstance(func, PrimFunc):
         raise TypeError("tilepipe.compile takes a @T.prim_func kernel")
-    target = {"auto": "sm_80", "cuda": "sm_80"}.get(target, target)
+    target = _target(target)
+    options = _options(options)
     outs = [out_idx] if isinstance(out_idx, int) else list(out_idx or [])
     key = (func.cache_key(), tuple(outs), target, level, tuple(sorted(options.items())))
     with _CACHE_LOCK:
@@ -187,19 +292,77 @@ def clear_cache() -> None:
         _CACHE.clear()
 
 
-def jit(fn: Callable[..., PrimFunc] | None = None, *, out_idx: Sequence[int] | int | None = None,
-        target: str = "sm_80", **options: Any) -> Any:
-    """``@tilepipe.jit(out_idx=[-1])`` on a factory ``def matmul(M, N, K, ...)`` that
-    returns a ``@T.prim_func``: calling the factory compiles (cached) and returns
-    the kernel.  On a ``@T.prim_func`` itself, returns the compiled kernel."""
-    def wrap(factory: Any) -> Any:
-        if isinstance(factory, PrimFunc):
-            return compile(factory, out_idx, target, **options)
+class KernelFactory:
+    """``@tilepipe.jit(out_idx=...)`` on a factory ``def matmul(M, N, K, ...)`` that
+    returns a ``@T.prim_func``: calling it (or ``.compile(...)``) compiles the
+    kernel for those arguments (cached) and returns it."""
 
-        @functools.wraps(factory)
-        def compiled(*args: Any, **kwargs: Any) -> JITKernel:
-            return compile(factory(*args, **kwargs), out_idx, target, **options)
+    def __init__(self, factory: Callable[..., PrimFunc], out_idx: Any, target: str,
+                 options: dict[str, Any]):
+        functools.update_wrapper(self, factory)
+        self.factory, self.out_idx, self.target, self.options = factory, out_idx, target, options
 
-        return compiled
+    def compile(self, *args: Any, **kwargs: Any) -> JITKernel:
+        func = self.factory(*args, **kwargs)
+        if not isinstance(func, PrimFunc):
+            raise TypeError(f"@tilepipe.jit factory {self.factory.__name__} returned "
+                            f"{type(func).__name__}, not a @T.prim_func")
+        return compile(func, self.out_idx, self.target, **self.options)
+
+    __call__ = compile
+
+    def get_kernel_source(self, *args: Any, **kwargs: Any) -> str:
+        return self.compile(*args, **kwargs).get_kernel_source()
+
+
+class EagerJIT:
+    """``@tilepipe.jit`` on an eager kernel (:mod:`.eager`): ``.compile(**sizes_and_params)``
+    gives a :class:`JITKernel`; calling it with tensors compiles (cached) and runs it,
+    returning its ``T.empty`` tensors."""
+
+    def __init__(self, fn: Callable[..., Any], target: str, options: dict[str, Any]):
+        functools.update_wrapper(self, fn)
+        self.fn, self.target, self.options = fn, target, options
+
+    def compile(self, *args: Any, **kwargs: Any) -> JITKernel:
+        func, _ = specialize(self.fn, args, kwargs)
+        return compile(func, func.output_indices(), self.target, **self.options)
+
+    def get_kernel_source(self, *args: Any, **kwargs: Any) -> str:
+        return self.compile(*args, **kwargs).get_kernel_source()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        func, tensors = specialize(self.fn, args, kwargs)
+        absent = [n for n in func.eager.tensor_params if n not in tensors]
+        if absent:
+            raise LanguageError(func.source.location(func.tree),
+                                f"{func.name} called without tensors for {', '.join(absent)} "
+                                "(use .compile(...) to compile without running)")
+        kernel = compile(func, func.output_indices(), self.target, **self.options)
+        return kernel(*(tensors[n] for n in func.eager.tensor_params))
+
+
+def jit(fn: Callable[..., Any] | None = None, *, out_idx: Sequence[int] | int | None = None,
+        target: str | None = "sm_80", **options: Any) -> Any:
+    """TileLang's ``@tilelang.jit``, in both its styles:
+
+    * on a factory that returns a ``@T.prim_func`` (``out_idx`` names the outputs):
+      calling it compiles (cached) and returns the kernel (:class:`KernelFactory`);
+    * on an eager kernel, whose body holds the ``with T.Kernel`` block and whose
+      outputs are ``T.empty`` tensors it returns: ``.compile(**sizes)`` returns the
+      kernel and calling it with tensors runs it (:class:`~.eager.EagerJIT`);
+    * on a ``@T.prim_func`` itself: the compiled kernel."""
+    target = _target(target)
+    options = _options(options)
+
+    def wrap(definition: Any) -> Any:
+        if isinstance(definition, PrimFunc):
+            return compile(definition, out_idx, target, **options)
+        if is_eager_kernel(definition):
+            if out_idx is not None:
+                raise TypeError(f"@tilepipe.jit kernel {definition.__name__} declares its outputs "
+                                "with T.empty and returns them; out_idx is for factories")
+            return EagerJIT(definition, target, options)
+        return KernelFactory(definition, out_idx, target, options)
 
     return wrap if fn is None else wrap(fn)

@@ -7,6 +7,7 @@ frontend (through :mod:`.program`)."""
 
 from __future__ import annotations
 
+import builtins
 import enum
 import math
 from collections.abc import Callable, Sequence
@@ -14,8 +15,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-float16, bfloat16, float32, float64 = "float16", "bfloat16", "float32", "float64"
-int8, int16, int32, int64, bool_ = "int8", "int16", "int32", "int64", "bool"
+class dtype(str):  # noqa: N801 - TileLang's name (``dtype: T.dtype = T.float16``)
+    """An element type: its name as a string, and callable as TileLang's dtypes are
+    (``T.float32(1.0)`` is the number as that type, at compile time)."""
+
+    def __call__(self, value: Any) -> Any:
+        # builtins.*: this module rebinds int and float to dtypes (at its end)
+        if isinstance(value, builtins.bool | builtins.int | builtins.float):
+            return builtins.float(value) if self.startswith(("float", "bfloat")) else builtins.int(value)
+        raise TypeError(f"T.{self}(...) takes a number, got {type(value).__name__}")
+
+
+float16, bfloat16, float32, float64 = (dtype(n) for n in ("float16", "bfloat16", "float32", "float64"))
+int8, int16, int32, int64, bool_ = (dtype(n) for n in ("int8", "int16", "int32", "int64", "bool"))
 
 
 @dataclass(frozen=True)
@@ -26,14 +38,47 @@ class TensorSpec:
     dtype: str = "float32"
 
 
-def Tensor(shape: Sequence[Any] | int, dtype: str = "float32") -> TensorSpec:  # noqa: N802
-    """A global-memory tensor parameter of static (``int``) or symbolic
-    (:func:`symbolic`) sizes."""
-    shape = (shape,) if not isinstance(shape, list | tuple) else tuple(shape)
-    return TensorSpec(shape, str(dtype))
+class _TensorType:
+    """``T.Tensor((M, K), dtype)`` or ``T.Tensor[[M, K], dtype]``: a global-memory
+    tensor of static (``int``) or symbolic (:func:`symbolic`, :func:`const`) sizes."""
+
+    def __call__(self, shape: Sequence[Any] | Any, dtype: str = "float32") -> TensorSpec:
+        shape = (shape,) if not isinstance(shape, list | tuple) else tuple(shape)
+        return TensorSpec(shape, str(dtype))
+
+    def __getitem__(self, item: Any) -> TensorSpec:
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], list | tuple):
+            return self(item[0], item[1])
+        return self(item)
 
 
+Tensor = _TensorType()
 Buffer = Tensor
+
+
+@dataclass(frozen=True)
+class EmptySpec(TensorSpec):
+    """``C = T.empty((M, N), dtype)``: an output tensor of an eager ``@tilepipe.jit``
+    kernel, allocated by the call and returned."""
+
+
+def empty(*shape: Any, dtype: str = "float32") -> EmptySpec:
+    """``T.empty((M, N), dtype)``, ``T.empty((M, N), dtype=...)`` or ``T.empty(M, N)``."""
+    if len(shape) == 2 and isinstance(shape[0], list | tuple) and isinstance(shape[1], str):
+        return EmptySpec(tuple(shape[0]), shape[1])
+    if len(shape) == 1 and isinstance(shape[0], list | tuple):
+        return EmptySpec(tuple(shape[0]), str(dtype))
+    return EmptySpec(tuple(shape), str(dtype))
+
+
+def const(names: str, dtype: str = "int32") -> Any:
+    """``M, N = T.const("M, N")``: sizes of an eager ``@tilepipe.jit`` kernel, given
+    to ``.compile(M=...)`` or read from the shapes of the tensors it is called with.
+    Outside such a kernel (and for a size neither gives) each is a run-time size,
+    as :func:`symbolic`."""
+    parts = [p for p in names.replace(",", " ").split() if p]
+    dims = tuple(SymbolicDim(p, dtype) for p in parts)
+    return dims[0] if len(dims) == 1 else dims
 
 
 @dataclass(frozen=True)
@@ -97,7 +142,7 @@ def serial(start: Any, stop: Any = None, step: Any = None) -> LoopSpec:
     return LoopSpec("serial", start, stop, 1 if step is None else step)
 
 
-unroll = serial
+unroll = Serial = serial
 
 
 def Parallel(*extents: Any, coalesced_width: Any = None) -> LoopSpec:  # noqa: N802
@@ -214,7 +259,32 @@ def exp2(x: Any) -> Any:
 
 @_intrinsic
 def log(x: Any) -> Any:
-    """Not supported by the tile dialect: a clear error."""
+    """Natural logarithm (``tile.log``)."""
+
+
+@_intrinsic
+def log2(x: Any) -> Any:
+    """``log(x) / ln 2``."""
+
+
+@_intrinsic
+def log10(x: Any) -> Any:
+    """``log(x) / ln 10``."""
+
+
+@_intrinsic
+def exp10(x: Any) -> Any:
+    """``exp(x * ln 10)``."""
+
+
+@_intrinsic
+def sqrt(x: Any) -> Any:
+    """Square root (``tile.sqrt``)."""
+
+
+@_intrinsic
+def rsqrt(x: Any) -> Any:
+    """``1 / sqrt(x)`` (``tile.rsqrt``)."""
 
 
 @_intrinsic
@@ -234,7 +304,8 @@ def min(a: Any, b: Any) -> Any:  # noqa: A001
 
 @_intrinsic
 def if_then_else(cond: Any, then_value: Any, else_value: Any) -> Any:
-    """Select: on compile-time conditions only (the dialect has no select)."""
+    """``then_value`` where ``cond`` holds, else ``else_value``: Python on compile-time
+    conditions, ``tile.select`` on element conditions, ``arith.select`` on indices."""
 
 
 @_intrinsic
@@ -245,3 +316,27 @@ def cast(value: Any, dtype: str) -> Any:
 @_intrinsic
 def Cast(dtype: str, value: Any) -> Any:  # noqa: N802
     """TVM's argument order of :func:`cast`."""
+
+
+# TileLang names tilepipe does not offer, and why: ``T.<name>`` raises an
+# AttributeError saying so, which the frontend reports at the user's line.
+UNSUPPORTED = {
+    "atomic_add": "tilepipe's tile programs have no atomic operations (split-K sums "
+                  "must go through a separate reduction kernel)",
+    "atomic_max": "tilepipe's tile programs have no atomic operations",
+    "atomic_min": "tilepipe's tile programs have no atomic operations",
+    "get_thread_binding": "thread-level programming is not tilepipe's model: a kernel is "
+                          "tile statements (T.copy, T.gemm, T.Parallel ...) over the block",
+    "thread_binding": "thread-level programming is not tilepipe's model",
+    "alloc_var": "scalar variables are not supported; use a 1-element T.alloc_fragment",
+    "macro": "T.macro is not supported; use a Python helper function that returns values",
+    "Persistent": "persistent kernels are not supported; use T.Kernel over the whole grid",
+    "call_extern": "external calls are not supported",
+    "ptx_ldmatrix": "PTX intrinsics are chosen by tilepipe's lowering, not written by hand",
+    "mma_sync": "PTX intrinsics are chosen by tilepipe's lowering, not written by hand",
+}
+
+
+# Last, as they shadow builtins: TileLang's short spellings of the same dtypes.
+float, half, double, bfloat = float32, float16, float64, bfloat16  # noqa: A001
+int, long = int32, int64  # noqa: A001

@@ -26,7 +26,7 @@ from tilepipe.dialects import tile
 from tilepipe.language.errors import FrontendError
 from tilepipe.language.ir_builder import IRBuilder
 from tilepipe.language.tile_ops import scalar
-from tilepipe.language.values import Buffer, Index, Offset, dtype_name, is_float, promote
+from tilepipe.language.values import Buffer, Condition, Index, Offset, dtype_name, is_float, promote
 
 
 @dataclass(eq=False)
@@ -56,18 +56,15 @@ class Const:
 
 @dataclass(eq=False)
 class Compute:
-    kind: str  # add sub mul div max exp cast neg
+    kind: str  # add sub mul div max cmp select exp log sqrt rsqrt cast neg coordinate
     args: tuple[object, ...]
     dtype: str
+    attr: object = None  # cmp: the predicate; coordinate: its LoopVar
 
 
 Elem = Load | Const | Compute
-UNSUPPORTED = {
-    "log": "the tile dialect has no logarithm op",
-    "if_then_else": "the tile dialect has no select op; split the tile or use T.max",
-    "sqrt": "the tile dialect has no square root op",
-    "rsqrt": "the tile dialect has no square root op",
-}
+INDEX_DTYPE = "int32"  # the element type of a loop variable or run-time index used as a value
+PREDICATES = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 
 
 def is_elem(value: object) -> bool:
@@ -83,12 +80,44 @@ def as_elem(value: object) -> Elem:
         return value
     if isinstance(value, bool | int | float):
         return Const(value)
-    if isinstance(value, LoopVar | Index):
-        raise FrontendError(
-            "an index used as a value in T.Parallel is not supported (tile ops have no "
-            "iota); load the value from a buffer"
-        )
+    if isinstance(value, LoopVar | Index | Condition):
+        # An index as a value: i + offset is tile.iota; a run-time index or condition
+        # alone is a tile.fill of it (int32, signed, as TileLang's int32 indices).
+        var = value if isinstance(value, LoopVar) else LoopVar(None, value)  # type: ignore[arg-type]
+        return Compute("coordinate", (), INDEX_DTYPE, var)
     raise FrontendError(f"{type(value).__name__} cannot be a value in a T.Parallel body")
+
+
+def compare(predicate: str, a: object, c: object) -> Elem:
+    """``a < c`` etc. of elements: 1 or 0 in the operands' (promoted) type."""
+    lhs, rhs = as_elem(a), as_elem(c)
+    if isinstance(lhs, Const) and isinstance(rhs, Const):
+        return Const(int(_COMPARE[predicate](lhs.value, rhs.value)))
+    types = [t for t in (dtype_of(lhs), dtype_of(rhs)) if t is not None]
+    dtype = promote(*types) if len(types) == 2 else types[0]
+    return Compute("cmp", (lhs, rhs), dtype, PREDICATES[predicate])
+
+
+def select(condition: object, on_true: object, on_false: object) -> Elem:
+    """``T.if_then_else(cond, a, b)`` on elements."""
+    mask, a, c = as_elem(condition), as_elem(on_true), as_elem(on_false)
+    if isinstance(mask, Const):
+        return a if mask.value else c
+    types = [t for t in (dtype_of(a), dtype_of(c)) if t is not None]
+    dtype = (promote(*types) if len(types) == 2 else types[0]) if types else None
+    return Compute("select", (mask, a, c), dtype)  # type: ignore[arg-type]
+
+
+_COMPARE = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y, ">": lambda x, y: x > y,
+            ">=": lambda x, y: x >= y, "==": lambda x, y: x == y, "!=": lambda x, y: x != y}
+
+
+def is_affine(op: str, a: object, c: object) -> bool:
+    """Whether ``a op c`` of a loop variable is still ``var + invariant``."""
+    lhs_var = isinstance(a, LoopVar) and a.var is not None
+    rhs_var = isinstance(c, LoopVar) and c.var is not None
+    invariant = all(isinstance(v, LoopVar | int | Index) for v in (a, c))
+    return invariant and ((op == "add" and not (lhs_var and rhs_var)) or (op == "sub" and not rhs_var))
 
 
 def affine(b: IRBuilder, op: str, a: object, c: object) -> LoopVar:
@@ -127,17 +156,20 @@ def neg(a: object) -> Elem:
 
 
 def unary(kind: str, a: object) -> Elem:
-    if kind in UNSUPPORTED:
-        raise FrontendError(f"T.{kind} is not supported: {UNSUPPORTED[kind]}")
     value = as_elem(a)
     if isinstance(value, Const):
         return Const(_fold(kind, value.value, 0))
-    if not is_float(value.dtype):
-        raise FrontendError(f"T.{kind} needs a float operand, got {value.dtype}")
-    if kind == "exp2":
-        return Compute("exp", (binary("mul", value, math.log(2.0)),), value.dtype)
     if kind == "abs":
         return binary("max", value, neg(value))
+    if not is_float(value.dtype):
+        raise FrontendError(f"T.{kind} needs a float operand, got {value.dtype}")
+    if kind == "exp2":  # the dialect's exponential and logarithm are natural
+        return Compute("exp", (binary("mul", value, math.log(2.0)),), value.dtype)
+    if kind == "exp10":
+        return Compute("exp", (binary("mul", value, math.log(10.0)),), value.dtype)
+    if kind in ("log2", "log10"):
+        scale = 1 / math.log(2.0 if kind == "log2" else 10.0)
+        return binary("mul", Compute("log", (value,), value.dtype), scale)
     return Compute(kind, (value,), value.dtype)
 
 
@@ -149,10 +181,15 @@ def cast(a: object, dtype: object) -> Elem:
 
 
 def _fold(kind: str, x: float, y: float) -> float:
+    """A constant operation, as Python's floats compute it (errors are the user's:
+    ``T.log(0.0)`` at compile time is a ValueError at their line)."""
     return {
         "add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y,
         "div": lambda: x / y, "max": lambda: max(x, y), "min": lambda: min(x, y),
-        "exp": lambda: math.exp(x), "exp2": lambda: 2.0 ** x, "abs": lambda: abs(x),
+        "exp": lambda: math.exp(x), "exp2": lambda: 2.0 ** x, "exp10": lambda: 10.0 ** x,
+        "abs": lambda: abs(x), "log": lambda: math.log(x), "log2": lambda: math.log2(x),
+        "log10": lambda: math.log10(x), "sqrt": lambda: math.sqrt(x),
+        "rsqrt": lambda: 1 / math.sqrt(x),
     }[kind]()
 
 
@@ -165,6 +202,7 @@ def reads(node: object, buffer: Buffer) -> bool:
 
 BINARY_TILE_OPS = {"add": tile.AddOp, "sub": tile.SubOp, "mul": tile.MulOp,
                    "div": tile.DivOp, "max": tile.MaxOp}
+UNARY_TILE_OPS = {"exp": tile.ExpOp, "log": tile.LogOp, "sqrt": tile.SqrtOp, "rsqrt": tile.RsqrtOp}
 
 
 TempPool = dict[tuple[tuple[int, ...], str], list[Buffer]]
@@ -271,7 +309,7 @@ class ParallelBody:
         b, shape = self.b, self.extents
         if isinstance(node, Const):
             b.insert(tile.FillOp(scalar(b, node.value, dtype), dst.value, dst_offsets, shape))
-        elif node.dtype != dtype:
+        elif node.dtype is not None and node.dtype != dtype:
             src, offs = self._operand(node, node.dtype)
             b.insert(tile.CastOp(src.value, offs, dst.value, dst_offsets, shape))
             self._release(src)
@@ -287,17 +325,54 @@ class ParallelBody:
                 lhs, lo = self._operand(first, dtype)
             rhs, ro = self._operand(second, dtype)
             b.insert(BINARY_TILE_OPS[node.kind](lhs.value, lo, rhs.value, ro, dst.value, dst_offsets, shape))
-            self._release(lhs)
+            if lhs is not dst:  # dst holds the result: a temporary dst is its caller's to release
+                self._release(lhs)
             self._release(rhs)
+        elif node.kind == "cmp":
+            first, second = (as_elem(a) for a in node.args)
+            if isinstance(first, Compute) and not reads(second, dst):
+                self._compute(first, dtype, dst, dst_offsets)  # in place: one temporary less
+                lhs, lo = dst, dst_offsets
+            else:
+                lhs, lo = self._operand(first, dtype)
+            rhs, ro = self._operand(second, dtype)
+            b.insert(tile.CmpOp(lhs.value, lo, rhs.value, ro, dst.value, dst_offsets, shape, node.attr))
+            if lhs is not dst:
+                self._release(lhs)
+            self._release(rhs)
+        elif node.kind == "select":
+            mask_node, true_node, false_node = (as_elem(a) for a in node.args)
+            mask, mo = self._operand(mask_node, dtype_of(mask_node) or dtype)
+            on_true, to = self._operand(true_node, dtype)
+            if isinstance(false_node, Const) and not reads(true_node, dst):
+                # dst is scratch until the select writes it (element by element, in
+                # place): the constant goes there, not into a temporary
+                self._compute(false_node, dtype, dst, dst_offsets)
+                on_false, fo = dst, dst_offsets
+            else:
+                on_false, fo = self._operand(false_node, dtype)
+            b.insert(tile.SelectOp(mask.value, mo, on_true.value, to, on_false.value, fo,
+                                   dst.value, dst_offsets, shape))
+            for used in (mask, on_true, on_false):
+                if used is not dst:
+                    self._release(used)
+        elif node.kind == "coordinate":
+            var: LoopVar = node.attr  # type: ignore[assignment]
+            start = scalar(b, var.offset, dtype)
+            if var.var is None:
+                b.insert(tile.FillOp(start, dst.value, dst_offsets, shape))
+            else:
+                b.insert(tile.IotaOp(start, dst.value, dst_offsets, shape, var.var))
         elif node.kind == "neg":
             self._compute(Compute("mul", (node.args[0], Const(-1)), dtype), dtype, dst, dst_offsets)
-        elif node.kind == "exp" and isinstance(arg := as_elem(node.args[0]), Compute) and arg.dtype == dtype:
-            self._compute(arg, dtype, dst, dst_offsets)  # exp in place, as tile.exp allows
-            b.insert(tile.ExpOp(dst.value, dst_offsets, dst.value, dst_offsets, shape))
-        elif node.kind in ("exp", "cast"):
+        elif node.kind in UNARY_TILE_OPS and isinstance(arg := as_elem(node.args[0]), Compute) \
+                and arg.dtype == dtype:
+            self._compute(arg, dtype, dst, dst_offsets)  # in place, as the unary ops allow
+            b.insert(UNARY_TILE_OPS[node.kind](dst.value, dst_offsets, dst.value, dst_offsets, shape))
+        elif node.kind in UNARY_TILE_OPS or node.kind == "cast":
             arg = as_elem(node.args[0])
-            src, offs = self._operand(arg, dtype if node.kind == "exp" else dtype_of(arg) or dtype)
-            op = tile.ExpOp if node.kind == "exp" else tile.CastOp
+            src, offs = self._operand(arg, dtype if node.kind != "cast" else dtype_of(arg) or dtype)
+            op = UNARY_TILE_OPS.get(node.kind, tile.CastOp)
             b.insert(op(src.value, offs, dst.value, dst_offsets, shape))
             self._release(src)
         else:  # pragma: no cover - every Compute kind is handled above

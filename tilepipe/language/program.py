@@ -11,6 +11,7 @@ hands back a kernel built for another shape.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import textwrap
 from collections.abc import Callable
@@ -25,26 +26,31 @@ from tilepipe.language.frontend import build_kernel
 class PrimFunc:
     """A ``@T.prim_func`` kernel (TileLang's PrimFunc)."""
 
+    eager: Any = None
+    """An eager ``@tilepipe.jit`` kernel's binding (:mod:`.eager`); None here."""
+
     def __init__(self, fn: Callable[..., Any]):
         self.fn = fn
         self.name = fn.__name__
+        self.source_text, self.source, self.tree = self.parse(fn)
+        self._modules: dict[str, ModuleOp] = {}
+        self.param_specs: dict[str, Any] = {}
+        """Each parameter's evaluated ``T.Tensor`` (filled by the first build)."""
+
+    @staticmethod
+    @functools.lru_cache(maxsize=256)
+    def parse(fn: Callable[..., Any]) -> tuple[str, PySource, ast.FunctionDef]:
+        """``fn``'s source text, where it lies, and its ``def`` as an AST."""
         try:
             lines, first_line = inspect.getsourcelines(fn)
             file = inspect.getsourcefile(fn) or "<unknown>"
         except (OSError, TypeError) as err:
-            raise LanguageError(None, f"cannot read the source of {self.name}: {err}") from None
+            raise LanguageError(None, f"cannot read the source of {fn.__name__}: {err}") from None
         text = "".join(lines)
-        dedented = textwrap.dedent(text)
-        indent = len(lines[0]) - len(lines[0].lstrip())  # what dedent removed
-        self.source_text = text
-        self.source = PySource(file, first_line, indent)
-        tree = ast.parse(dedented)
-        node = tree.body[0]
+        indent = len(lines[0]) - len(lines[0].lstrip())  # what dedent removes
+        node = ast.parse(textwrap.dedent(text)).body[0]
         assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        self.tree = node
-        self._modules: dict[str, ModuleOp] = {}
-        self.param_specs: dict[str, Any] = {}
-        """Each parameter's evaluated ``T.Tensor`` (filled by the first build)."""
+        return text, PySource(file, first_line, indent), node
 
     # -- what the body can name
 

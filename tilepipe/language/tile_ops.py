@@ -13,12 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import i64
 from xdsl.ir import SSAValue
 
 from tilepipe.dialects import tile
 from tilepipe.language.errors import FrontendError
 from tilepipe.language.ir_builder import IRBuilder
-from tilepipe.language.values import Buffer, Index, Offset, Region, element_type, is_float
+from tilepipe.language.values import Buffer, Condition, Index, Offset, Region, element_type, is_float
 
 Operand = Buffer | Region
 
@@ -173,11 +175,15 @@ def scalar(b: IRBuilder, value: object, dtype: str) -> SSAValue:
         if not is_float(dtype) and isinstance(value, float) and not value.is_integer():
             raise FrontendError(f"{value} is not a {dtype} value")
         return b.constant(value, element_type(dtype))
-    if isinstance(value, Index):
-        raise FrontendError(
-            "a run-time index as a fill value is not supported; fill with a compile-time "
-            "number"
-        )
+    if isinstance(value, Index):  # a run-time index as an element: converted, signed
+        elem = element_type(dtype)
+        if is_float(dtype):
+            wide = b.pure(arith.IndexCastOp(value.value, i64), ("index_cast", value.value, i64))
+            return b.pure(arith.SIToFPOp(wide, elem), ("sitofp", wide, elem))
+        return b.pure(arith.IndexCastOp(value.value, elem), ("index_cast", value.value, elem))
+    if isinstance(value, Condition):  # a run-time condition as an element: 1 or 0
+        one, zero = scalar(b, 1, dtype), scalar(b, 0, dtype)
+        return b.pure(arith.SelectOp(value.value, one, zero), ("select", value.value, one, zero))
     raise FrontendError(f"expected a number, got {type(value).__name__}")
 
 

@@ -114,6 +114,10 @@ class Buffer:
     shape: tuple[int, ...]
     dtype: str
     scope: str
+    packed_from: int | None = None
+    """A tensor indexed ``[..., rows, h, :]``: its dimensions from this one on are
+    packed into the memref's last (:mod:`tilepipe.language.layouts`)."""
+    logical_shape: tuple[int, ...] | None = None  # the user's shape, when packed
 
     @property
     def memref_type(self) -> MemRefType:

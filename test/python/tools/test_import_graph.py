@@ -35,6 +35,8 @@ LAYERS = [
     ("tilepipe.fuzz", 6),
     ("tilepipe.schedule_sim", 6),
     ("tilepipe.language", 6),  # the Python frontend: builds tile IR, compiles and runs it
+    ("tilepipe.autotuner", 6),  # TileLang's module names over tilepipe.language
+    ("tilepipe.profiler", 6),
     ("tilepipe", 6),  # the package itself: the lazily imported public API
 ]
 # Sibling groups of one layer that must not know each other (one target each).
