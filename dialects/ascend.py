@@ -207,6 +207,10 @@ class VectorUnaryOp(AscendTileOp, UnaryElementwiseOp):
     LEGAL_SPACES: ClassVar = {"src": UB_ONLY, "dst": UB_ONLY}
 
 
+class FloatVectorUnaryOp(VectorUnaryOp):
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
 @irdl_op_definition
 class AddOp(VectorBinaryOp):
     """``Add(dst, lhs, rhs, n)`` on the vector unit."""
@@ -230,33 +234,29 @@ class MaxOp(VectorBinaryOp):
 
 
 @irdl_op_definition
-class ExpOp(VectorUnaryOp):
+class ExpOp(FloatVectorUnaryOp):
     name = "ascend.exp"
-    FLOAT_ONLY: ClassVar[bool] = True
 
 
 @irdl_op_definition
-class LnOp(VectorUnaryOp):
+class LnOp(FloatVectorUnaryOp):
     """``Ln(dst, src, n)``: the natural logarithm, as ``tile.log``."""
 
     name = "ascend.ln"
-    FLOAT_ONLY: ClassVar[bool] = True
 
 
 @irdl_op_definition
-class SqrtOp(VectorUnaryOp):
+class SqrtOp(FloatVectorUnaryOp):
     """``Sqrt(dst, src, n)``, as ``tile.sqrt``."""
 
     name = "ascend.sqrt"
-    FLOAT_ONLY: ClassVar[bool] = True
 
 
 @irdl_op_definition
-class RsqrtOp(VectorUnaryOp):
+class RsqrtOp(FloatVectorUnaryOp):
     """``Rsqrt(dst, src, n)``: ``1 / sqrt``, as ``tile.rsqrt``."""
 
     name = "ascend.rsqrt"
-    FLOAT_ONLY: ClassVar[bool] = True
 
 
 @irdl_op_definition

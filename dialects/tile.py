@@ -24,7 +24,6 @@ from enum import Enum
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
-    AnyFloat,
     BFloat16Type,
     DenseArrayBase,
     Float16Type,
@@ -85,6 +84,7 @@ from tilepipe.dialects.tile_elementwise import (  # noqa: F401 (re-exported)
     SqrtOp,
     SubOp,
     UnaryElementwiseOp,
+    is_number_type,
 )
 from tilepipe.dialects.tile_forms import (
     MatmulForm,
@@ -369,7 +369,7 @@ class ReduceOp(AlongAxisOp):
             )
         super().verify_()
         element = self.element_type("src")
-        if not isinstance(element, AnyFloat | IntegerType) or element == IntegerType(1):
+        if not is_number_type(element):
             # i1 is stored in a byte: neither its sum nor its (signed) max has one meaning.
             raise VerifyException(
                 f"tile.reduce reduces float or integer tiles of 8 to 64 bits, not {element}"

@@ -84,6 +84,12 @@ class UnaryElementwiseOp(SrcDstForm, ElementwiseOp):
     pass
 
 
+class FloatUnaryOp(UnaryElementwiseOp):
+    """A unary op of floats only (exp, log, sqrt, rsqrt)."""
+
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
 @irdl_op_definition
 class AddOp(BinaryElementwiseOp):
     name = "tile.add"
@@ -105,35 +111,31 @@ class MaxOp(BinaryElementwiseOp):
 
 
 @irdl_op_definition
-class ExpOp(UnaryElementwiseOp):
+class ExpOp(FloatUnaryOp):
     name = "tile.exp"
-    FLOAT_ONLY: ClassVar[bool] = True
 
 
 @irdl_op_definition
-class LogOp(UnaryElementwiseOp):
+class LogOp(FloatUnaryOp):
     """Natural logarithm: ``log(0) = -inf``, ``log(x < 0) = NaN``, ``log(inf) = inf``
     (computed in f32 for f16/bf16, in the element type otherwise)."""
 
     name = "tile.log"
-    FLOAT_ONLY: ClassVar[bool] = True
 
 
 @irdl_op_definition
-class SqrtOp(UnaryElementwiseOp):
+class SqrtOp(FloatUnaryOp):
     """Square root, correctly rounded: ``sqrt(-0) = -0``, ``sqrt(x < 0) = NaN``."""
 
     name = "tile.sqrt"
-    FLOAT_ONLY: ClassVar[bool] = True
 
 
 @irdl_op_definition
-class RsqrtOp(UnaryElementwiseOp):
+class RsqrtOp(FloatUnaryOp):
     """Reciprocal square root ``1 / sqrt(x)``: ``rsqrt(+0) = +inf``,
     ``rsqrt(-0) = -inf``, ``rsqrt(inf) = 0``, ``rsqrt(x < 0) = NaN``."""
 
     name = "tile.rsqrt"
-    FLOAT_ONLY: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -218,22 +220,11 @@ class CmpOpBase(BinaryElementwiseOp):
     predicate = prop_def(StringAttr)
     NUMBERS_ONLY: ClassVar[bool] = True
 
-    def __init__(
-        self,
-        lhs: Operand,
-        lhs_offsets: Sequence[Operand],
-        rhs: Operand,
-        rhs_offsets: Sequence[Operand],
-        dst: Operand,
-        dst_offsets: Sequence[Operand],
-        shape: Sequence[int],
-        predicate: ComparePredicate | str,
-    ):
+    def __init__(self, *regions_and_shape, predicate: ComparePredicate | str):
+        """``BinaryForm``'s arguments (lhs, offsets, rhs, offsets, dst, offsets,
+        shape), then the predicate."""
         name = predicate.value if isinstance(predicate, ComparePredicate) else predicate
-        super().__init__(
-            lhs, lhs_offsets, rhs, rhs_offsets, dst, dst_offsets, shape,
-            {"predicate": StringAttr(name)},
-        )
+        super().__init__(*regions_and_shape, {"predicate": StringAttr(name)})
 
     @property
     def compare_predicate(self) -> ComparePredicate:

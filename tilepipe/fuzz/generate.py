@@ -5,6 +5,7 @@ construction: docs/fuzzing.md, "What is generated"."""
 
 from __future__ import annotations
 
+import math
 import random
 
 from tilepipe.fuzz.program import ASCEND_TARGET, Buffer, Loop, Program, Stmt
@@ -12,6 +13,8 @@ from tilepipe.fuzz.program import ASCEND_TARGET, Buffer, Loop, Program, Stmt
 CUDA_SPACES = ("shared", "shared", "shared", "fragment", "fragment", "local")
 FILL_VALUES = (0.0, 1.0, -0.5, 2.0)
 BINARY = ("add", "sub", "mul", "max", "div")
+UNARY_MATH = ("exp", "exp", "log", "sqrt", "rsqrt")
+PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 class _Builder:
@@ -25,6 +28,10 @@ class _Builder:
         self.unary = unary  # of exp, cast
         self.extra = extra  # of gemm, reduce, broadcast, move
         self.count = 0
+        # Which element-wise op a drawn statement is (exp or log, add or cmp, fill or
+        # iota, ...) comes from a stream of its own: the main stream, and so each
+        # seed's program structure, stays what it was before those ops existed.
+        self.variety = random.Random(f"variety:{program.kind}:{program.seed}")
         # A buffer a loop writes (other than a gemm accumulator) may get versions, and
         # the passes reject any use of a versioned buffer outside its loop: such a
         # buffer is private to its loop, and a loop writes no buffer used outside it.
@@ -43,6 +50,10 @@ class _Builder:
         for name in written:  # what the loop wrote is not certainly written after it
             if name in live:
                 live.remove(name)
+
+    def compares(self, dims, dtype: str) -> bool:
+        """May a ``dims`` tile of ``dtype`` be compared (a mask, a cmp operand)?"""
+        return True
 
     def writable(self, name: str) -> bool:
         return name not in self.private and not (self.in_loop and name in self.outside)
@@ -134,7 +145,12 @@ class _Builder:
         elif kind == "fill":
             dims, dtype = self.shape(), self.dtype()
             value = rng.choice(FILL_VALUES)
-            self.emit(out, live, Stmt("fill", (self.destination(dims, dtype),), dims, {"value": value}))
+            dst = self.destination(dims, dtype)
+            if self.variety.random() < 0.3:  # coordinates instead
+                attrs = {"value": value, "dim": self.variety.randrange(len(dims))}
+                self.emit(out, live, Stmt("iota", (dst,), dims, attrs))
+            else:
+                self.emit(out, live, Stmt("fill", (dst,), dims, {"value": value}))
         elif kind == "store":
             self.store(out, live)
         elif kind in ("binary", "exp", "move"):
@@ -143,9 +159,9 @@ class _Builder:
             if kind == "binary":
                 rhs = self.ensure(out, live, dims, dtype)
                 op = rng.choice(self.binary)
-                self.emit(out, live, Stmt(op, (lhs, rhs, self.destination(dims, dtype)), dims))
+                self.emit(out, live, self.elementwise(op, lhs, rhs, self.destination(dims, dtype), dims, live))
             else:
-                op = "exp" if kind == "exp" else "copy"
+                op = self.variety.choice(UNARY_MATH) if kind == "exp" else "copy"
                 dst = self.destination(dims, dtype, avoid=lhs if op == "copy" else "")
                 self.emit(out, live, Stmt(op, (lhs, dst), dims))
         elif kind == "cast":
@@ -165,6 +181,24 @@ class _Builder:
             self.emit(out, live, Stmt("broadcast", (src, self.destination(dims, dtype)), dims, {"axis": axis}))
         elif kind == "gemm":
             self.gemm(out, live)
+
+    def elementwise(self, op: str, lhs: str, rhs: str, dst: str, dims, live: list[str]) -> Stmt:
+        """The binary ``op`` drawn, or at times a comparison of its operands or a
+        selection between them by a mask of the same shape (any live one that may be
+        compared, else ``lhs``)."""
+        dtype = self.p.buffers[lhs].dtype
+        choice = self.variety.random()
+        if choice < 0.2 and self.compares(dims, dtype):
+            predicate = self.variety.choice(PREDICATES)
+            return Stmt("cmp", (lhs, rhs, dst), dims, {"predicate": predicate})
+        if choice < 0.35:
+            masks = [
+                name for name in self.ready(live, dims)
+                if self.compares(dims, self.p.buffers[name].dtype)
+            ]
+            if masks:
+                return Stmt("select", (self.variety.choice(masks), lhs, rhs, dst), dims)
+        return Stmt(op, (lhs, rhs, dst), dims)
 
     def gemm(self, out: list[Stmt], live: list[str]) -> None:
         rng = self.rng
@@ -453,6 +487,10 @@ def _ascend(rng: random.Random, seed: int) -> Program:
     program = Program(ASCEND_TARGET, kind, dims, {}, [], threads=None, seed=seed)
     b = _Builder(rng, program, ("ub",), ("add", "sub", "mul", "max"), ("exp",), ())
     b.dtypes = ("f32", "f16")
+    # The vector unit compares whole 256-byte repeats (lowering/ascend/ascendc_masks.py).
+    b.compares = lambda dims, dtype: (  # type: ignore[method-assign]
+        math.prod(program.dims[d] for d in dims) * (2 if dtype == "f16" else 4) % 256 == 0
+    )
     b.shape = lambda: rng.choice((("m", "n"), ("n",), ("m", "n")))  # type: ignore[method-assign]
     dynamic = rng.random() < 0.3
     program.dynamic_trips = tuple(sorted(rng.sample((1, 2, 3, 5), 3))) if kind != "ascend-vector" else tuple(sorted(rng.sample((0, 1, 2, 3, 5), 3)))

@@ -48,10 +48,13 @@ class Stmt:
     """One tile op.  ``operands`` are buffer names in the op's syntax order (the
     written buffer last); ``tile`` the tile shape as dimension symbols."""
 
-    op: str  # copy gemm fill add sub mul max div exp cast reduce broadcast
+    # copy gemm fill add sub mul max div exp log sqrt rsqrt cast reduce broadcast iota
+    # cmp select
+    op: str
     operands: tuple[str, ...]
     tile: tuple[str, ...]
-    attrs: dict = field(default_factory=dict)  # axis, kind, value, transpose_a/b
+    # axis, kind, value, transpose_a/b, dim (iota), predicate (cmp)
+    attrs: dict = field(default_factory=dict)
 
     def written(self) -> str:
         return self.operands[-1]
@@ -320,19 +323,23 @@ class _Renderer:
         types = [self.memref_type(x) for x in b]
         tile = "x".join(str(self.p.dims[d]) for d in stmt.tile)
         op = stmt.op
-        if op == "fill":
+        if op in ("fill", "iota"):
             value = self.scalar(stmt.attrs["value"], b[0].dtype)
-            return f"tile.fill<{tile}> {value} -> {regions[0]} : {b[0].dtype} -> {types[0]}"
+            dim = f" dim {stmt.attrs['dim']}" if op == "iota" else ""
+            return f"tile.{op}<{tile}> {value} -> {regions[0]}{dim} : {b[0].dtype} -> {types[0]}"
         if op == "gemm":
             flags = "".join(f" {f}" for f in ("transpose_a", "transpose_b") if stmt.attrs.get(f))
             return (
                 f"tile.gemm<{tile}> {regions[0]}, {regions[1]} -> {regions[2]}{flags} : "
                 f"{types[0]}, {types[1]} -> {types[2]}"
             )
-        if op in ("add", "sub", "mul", "max", "div"):
+        if op in ("add", "sub", "mul", "max", "div", "cmp", "select"):
+            predicate = f" {stmt.attrs['predicate']}" if op == "cmp" else ""
+            *inputs, out = regions
+            *input_types, out_type = types
             return (
-                f"tile.{op}<{tile}> {regions[0]}, {regions[1]} -> {regions[2]} : "
-                f"{types[0]}, {types[1]} -> {types[2]}"
+                f"tile.{op}<{tile}>{predicate} {', '.join(inputs)} -> {out} : "
+                f"{', '.join(input_types)} -> {out_type}"
             )
         if op in ("reduce", "broadcast"):
             kind = f" {stmt.attrs['kind']}" if op == "reduce" else ""
@@ -340,7 +347,7 @@ class _Renderer:
                 f"tile.{op}<{tile}>{kind} {regions[0]} -> {regions[1]} axis "
                 f"{stmt.attrs['axis']} : {types[0]} -> {types[1]}"
             )
-        # copy, exp, cast
+        # copy, exp, log, sqrt, rsqrt, cast
         return f"tile.{op}<{tile}> {regions[0]} -> {regions[1]} : {types[0]} -> {types[1]}"
 
     def loop_header(self, index: int, loop: Loop) -> tuple[list[str], str]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tilepipe.drivers.compile import compile_kernel, make_context, parse_kernel
-from tilepipe.core.registry import get_all_passes
+from pipeline_helpers import apply_passes
+from tilepipe.drivers.compile import compile_kernel
 from tilepipe.semantics import find_races, run_tile_kernel
 from tilepipe.semantics.memory import bf16_bits_to_f32, round_f32_to_bf16_bits
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
@@ -67,12 +67,6 @@ def values(dtype: str, seed: int) -> np.ndarray:
     return out.astype(NUMPY[dtype])
 
 
-def lowered(text: str):
-    module = parse_kernel(text, "kernel.mlir")
-    get_all_passes()["lower-to-nvvm"]()().apply(make_context(), module)
-    return module
-
-
 def check_against_tile_level(text: str, a: str, b: str, c: str) -> np.ndarray:
     y = values(a, 1)
     y.flat[::3] = values(a, 0).flat[::3]
@@ -83,7 +77,8 @@ def check_against_tile_level(text: str, a: str, b: str, c: str) -> np.ndarray:
 
     assert find_races(text, inputs=fresh()) == []
     expected = run_tile_kernel(text, inputs=fresh())["O"]
-    run = run_nvvm_kernel(lowered(text), list(fresh().values()), check_races=True)
+    lowered = apply_passes(text, "lower-to-nvvm")
+    run = run_nvvm_kernel(lowered, list(fresh().values()), check_races=True)
     assert run.races == []
     np.testing.assert_array_equal(run.outputs[3], expected)
     return expected
