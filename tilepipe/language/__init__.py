@@ -27,7 +27,14 @@ from tilepipe.language.namespace import (  # noqa: F401 (the T namespace)
     Pipelined,
     Tensor,
     abs,
+    alloc_L0A,
+    alloc_L0B,
+    alloc_L0C,
     alloc_L1,
+    barrier_all,
+    gemm_v0,
+    Scope,
+    tile,
     alloc_fragment,
     alloc_local,
     alloc_shared,
@@ -82,7 +89,7 @@ from tilepipe.language.program import PrimFunc, prim_func
 
 __all__ = [
     "Buffer", "Cast", "GemmWarpPolicy", "Kernel", "LanguageError", "Parallel", "Pipelined",
-    "PrimFunc", "Serial", "Tensor", "abs", "alloc_L1", "alloc_fragment", "alloc_local",
+    "PrimFunc", "Serial", "Tensor", "abs", "alloc_L0A", "alloc_L0B", "alloc_L0C", "alloc_L1", "barrier_all", "gemm_v0", "Scope", "tile", "alloc_fragment", "alloc_local",
     "alloc_shared", "alloc_ub", "bfloat", "bfloat16", "bool_", "cast", "ceildiv", "clear",
     "const", "copy", "double", "dynamic", "empty", "exp", "exp2", "fill", "float", "float16",
     "float32", "float64", "gemm", "half", "if_then_else", "infinity", "int", "int16", "int32",

@@ -25,6 +25,7 @@ from tilepipe.core.targets import TARGET_ALIASES, TARGETS
 from tilepipe.dialects.pipeline import pipeline_statements
 from tilepipe.dialects.tile_launch import GridDimsOp
 from tilepipe.language import parallel, tile_ops
+from tilepipe.language.ascend_calls import AscendCalls
 from tilepipe.language.errors import FrontendError, LanguageError, PySource
 from tilepipe.language.expressions import ExpressionEvaluator, is_runtime
 from tilepipe.language.ir_builder import IRBuilder
@@ -67,7 +68,7 @@ def build_kernel(prim: KernelDefinition, target: str) -> ModuleOp:
     return module
 
 
-class KernelWalker(ExpressionEvaluator):
+class KernelWalker(ExpressionEvaluator, AscendCalls):
     def __init__(self, prim: KernelDefinition, target: str):
         self.prim, self.target = prim, target
         self.ascend = TARGETS[target].kind == "ascend"
@@ -81,6 +82,7 @@ class KernelWalker(ExpressionEvaluator):
         self.threads: int | None = None
         self.kernel_seen = False
         self.packed: dict[str, int] = {}
+        self.pipeline_depth = 0
 
     # -- the function
 
@@ -97,6 +99,7 @@ class KernelWalker(ExpressionEvaluator):
             params = self._parameters()
         types = [p[1] for p in params]
         self.b = IRBuilder(self.prim.name, types, [p[0] for p in params])
+        self.b.temp_scope = self.temp_scope
         # Kernel-wide diagnostics (the shared-memory budget) point at the `def` line.
         self.b.func.location = self.prim.source.loc_attr(self.prim.tree)
         for (name, type_, spec), arg in zip(params, self.b.entry.args):
@@ -262,6 +265,9 @@ class KernelWalker(ExpressionEvaluator):
             self.fail(stmt, "use one `with T.Kernel(...) as (bx, by):`")
         item = stmt.items[0]
         spec = self.eval(item.context_expr)
+        if isinstance(spec, T.ScopeSpec) and self.kernel_seen:
+            self.statements(stmt.body)  # tilelang-ascend's T.Scope: see ascend_calls
+            return
         if not isinstance(spec, T.KernelSpec):
             self.fail(stmt, "only `with T.Kernel(...)` is supported in a T.prim_func")
         if self.kernel_seen:
@@ -282,10 +288,28 @@ class KernelWalker(ExpressionEvaluator):
         if not isinstance(threads, int) or threads <= 0:
             self.fail(stmt, f"threads must be a positive int, got {spec.threads!r}")
         self.threads = None if self.ascend else threads
+        names = item.optional_vars
+        if (self.ascend and isinstance(names, ast.Tuple) and len(names.elts) == len(grid) + 1
+                and self.grid is not None):
+            grid = self._vector_sub_blocks(stmt, names.elts[-1])
         ids = self.b.block_ids(len(grid))
+        if len(ids) < (len(names.elts) if isinstance(names, ast.Tuple) else 1):
+            ids.append(0)  # tilelang-ascend's vid in a kernel that never reads it
         if item.optional_vars is not None:
             self.bind(item.optional_vars, ids[0] if isinstance(item.optional_vars, ast.Name) and len(ids) == 1 else tuple(ids))
         self.statements(stmt.body)
+
+    def _vector_sub_blocks(self, stmt: ast.With, vid: ast.expr) -> list[Any]:
+        """tilelang-ascend's ``T.Kernel(n, is_npu=True) as (cid, vid)``: ``vid`` picks
+        one of the two vector cores that share a cube core.  A kernel that reads it
+        splits its work between them: on tilepipe, a last grid dimension of 2."""
+        used = isinstance(vid, ast.Name) and any(
+            isinstance(n, ast.Name) and n.id == vid.id and isinstance(n.ctx, ast.Load)
+            for n in ast.walk(ast.Module(body=stmt.body, type_ignores=[])))
+        assert self.grid is not None
+        if used:
+            self.grid = (*self.grid, 2)
+        return list(self.grid)
 
     # -- for loops
 
@@ -313,6 +337,12 @@ class KernelWalker(ExpressionEvaluator):
         if spec.kind == "serial" or (spec.kind == "pipelined" and not spec.num_stages
                                      and spec.order is None and spec.stage is None):
             # T.Pipelined(n) with num_stages=0 (its default) is TileLang's plain loop.
+            if self.ascend and self.pipeline_depth == 0 and step == 1 and _moves_tiles(stmt):
+                # Ascend's passes synchronize the pipes of top-level and pipelined
+                # loops only: a loop of tile ops is a pipeline of one stage (in order).
+                spec = T.Pipelined(spec.start, spec.stop, num_stages=1)
+                self._pipelined(stmt, spec, start, stop)
+                return
             with self.b.serial_loop(start, stop, step) as iv:
                 iv.value.name_hint = stmt.target.id
                 self.names[stmt.target.id] = iv
@@ -330,10 +360,12 @@ class KernelWalker(ExpressionEvaluator):
             iv.value.name_hint = stmt.target.id
             self.names[stmt.target.id] = iv
             groups: list[list] = []
+            self.pipeline_depth += 1
             for child in stmt.body:
                 before = set(map(id, pipeline_statements(loop.body.block)))
                 self.statements([child])
                 groups.append([op for op in pipeline_statements(loop.body.block) if id(op) not in before])
+            self.pipeline_depth -= 1
         if spec.order is not None:
             self._stage_order(stmt, loop, groups, list(spec.stage), list(spec.order))
 
@@ -365,7 +397,8 @@ class KernelWalker(ExpressionEvaluator):
         self.parallel = parallel.ParallelBody(self.b, extents, self.temp_scope, self.temp_pool)
         try:
             for k, name in enumerate(names):
-                self.names[name.id] = parallel.LoopVar(k)  # type: ignore[union-attr]
+                self.names[name.id] = parallel.LoopVar(  # type: ignore[union-attr]
+                    k, 0, "float32" if self.ascend else "int32")
             self.statements(stmt.body)
         finally:
             self.parallel = None
@@ -387,6 +420,8 @@ class KernelWalker(ExpressionEvaluator):
             bound.apply_defaults()
             saved, self.b.loc = self.b.loc, self.prim.source.loc_attr(node)
             try:
+                if name.startswith("tile."):
+                    return self.call_tile_op(name[5:], *bound.arguments.values())
                 return getattr(self, f"call_{name}")(**bound.arguments)
             finally:
                 self.b.loc = saved
@@ -448,6 +483,9 @@ class KernelWalker(ExpressionEvaluator):
 
     def call_gemm(self, A: Any, B: Any, C: Any, transpose_A: Any, transpose_B: Any,  # noqa: N803
                   policy: Any, clear_accum: Any, k_pack: Any, wg_wait: Any) -> None:
+        if self.ascend and isinstance(A, Buffer) and A.scope == "l1":
+            self.cube_gemm(A, B, C, bool(transpose_A), bool(transpose_B), bool(clear_accum))
+            return
         tile_ops.gemm(self.b, A, B, C, bool(transpose_A), bool(transpose_B), bool(clear_accum))
 
     def call_fill(self, buffer: Any, value: Any) -> None:
@@ -524,3 +562,16 @@ class KernelWalker(ExpressionEvaluator):
 
     def call_Cast(self, dtype: Any, value: Any) -> Any:  # noqa: N802
         return parallel.cast(value, dtype)
+
+
+TILE_STATEMENTS = frozenset({"copy", "gemm", "gemm_v0", "fill", "clear", "reduce_max", "reduce_sum",
+                             "reduce_min", "Parallel"})
+
+
+def _moves_tiles(loop: ast.For) -> bool:
+    """Whether a loop's body (syntactically) holds tile statements."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and (n.func.attr in TILE_STATEMENTS or (isinstance(n.func.value, ast.Attribute)
+                                                       and n.func.value.attr == "tile"))
+               for stmt in loop.body for n in ast.walk(stmt))
+

@@ -60,6 +60,8 @@ class IRBuilder:
         self._pure: dict[tuple, SSAValue] = {}
         self._preamble_anchor: Operation | None = None
         self.kernel_entered = False
+        self.temp_scope = "fragment"
+        """Where staging temporaries live: registers on CUDA, UB on Ascend."""
 
     # -- insertion
 

@@ -1,6 +1,6 @@
 """``tilepipe.compile`` and ``@tilepipe.jit``: a ``@T.prim_func`` as a callable kernel.
 
-``compile(func, out_idx=[-1], target="sm_80")`` builds the tile IR for the
+``compile(func, out_idx=[-1], target="auto")`` builds the tile IR for the
 target, compiles it with :func:`tilepipe.compile_for` -- every verifier, the
 pipeline checks, the shared-memory budget, sync insertion, the lowering and (for
 CUDA) upstream's PTX -- and returns a :class:`JITKernel`.  Calling it with numpy
@@ -16,6 +16,7 @@ options, so a kernel of another shape is compiled anew.
 
 from __future__ import annotations
 
+import ast
 import enum
 import functools
 import threading
@@ -254,24 +255,45 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _target(target: Any) -> str:
-    """TileLang's ``"auto"``/``"cuda"`` (and ``None``) mean tilepipe's ``sm_80``."""
+    """TileLang's ``"cuda"`` means tilepipe's ``sm_80``; ``"auto"`` (and ``None``)
+    stays ``"auto"`` until the kernel is known (:func:`resolve_target`)."""
     if target is None:
-        return "sm_80"
+        return "auto"
     target = str(target)
-    return {"auto": "sm_80", "cuda": "sm_80"}.get(target, target)
+    return {"cuda": "sm_80"}.get(target, target)
+
+
+ASCEND_MARKERS = frozenset({"alloc_L1", "alloc_ub", "alloc_L0A", "alloc_L0B", "alloc_L0C",
+                            "gemm_v0", "Scope"})
+
+
+def resolve_target(func: PrimFunc, target: str) -> str:
+    """``"auto"``: ``ascend910b`` for a tilelang-ascend kernel (``T.Kernel(...,
+    is_npu=True)``, or Ascend buffers), else ``sm_80``."""
+    if target != "auto":
+        return target
+    for node in ast.walk(func.tree):
+        if isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            npu = any(k.arg == "is_npu" and isinstance(k.value, ast.Constant) and k.value.value
+                      for k in node.keywords)
+            if called in ASCEND_MARKERS or (called == "Kernel" and npu):
+                return "ascend910b"
+    return "sm_80"
 
 
 def compile(  # noqa: A001 - TileLang's name
-    func: PrimFunc, out_idx: Sequence[int] | int | None = None, target: str | None = "sm_80",
+    func: PrimFunc, out_idx: Sequence[int] | int | None = None, target: str | None = "auto",
     *, level: str | None = None, **options: Any,
 ) -> JITKernel:
     """Compile a ``@T.prim_func`` for ``target`` (``sm_80``, ``sm_90``, ``sm_90a``,
     ``ascend910b``); ``level`` and ``options`` go to :func:`tilepipe.compile_for`.
-    ``target="auto"``/``"cuda"`` mean ``sm_80``; TileLang's own build options
+    ``"cuda"`` means ``sm_80``; ``"auto"`` (the default) ``ascend910b`` for a
+    tilelang-ascend kernel and ``sm_80`` otherwise; TileLang's own build options
     (:data:`TILELANG_OPTIONS`) are accepted and ignored."""
     if not isinstance(func, PrimFunc):
         raise TypeError("tilepipe.compile takes a @T.prim_func kernel")
-    target = _target(target)
+    target = resolve_target(func, _target(target))
     options = _options(options)
     outs = [out_idx] if isinstance(out_idx, int) else list(out_idx or [])
     key = (func.cache_key(), tuple(outs), target, level, tuple(sorted(options.items())))
@@ -343,7 +365,7 @@ class EagerJIT:
 
 
 def jit(fn: Callable[..., Any] | None = None, *, out_idx: Sequence[int] | int | None = None,
-        target: str | None = "sm_80", **options: Any) -> Any:
+        target: str | None = "auto", **options: Any) -> Any:
     """TileLang's ``@tilelang.jit``, in both its styles:
 
     * on a factory that returns a ``@T.prim_func`` (``out_idx`` names the outputs):

@@ -206,6 +206,69 @@ def alloc_ub(shape: Any, dtype: str) -> Any:
 
 
 @_intrinsic
+def alloc_L0A(shape: Any, dtype: str) -> Any:  # noqa: N802
+    """Ascend L0A buffer (a cube operand)."""
+
+
+@_intrinsic
+def alloc_L0B(shape: Any, dtype: str) -> Any:  # noqa: N802
+    """Ascend L0B buffer (a cube operand)."""
+
+
+@_intrinsic
+def alloc_L0C(shape: Any, dtype: str) -> Any:  # noqa: N802
+    """Ascend L0C buffer (the cube's accumulator)."""
+
+
+@_intrinsic
+def gemm_v0(A: Any, B: Any, C: Any, transpose_A: bool = False, transpose_B: bool = False,  # noqa: N803
+            init: Any = False) -> None:
+    """tilelang-ascend's cube gemm: A, B in L1 (staged through L0A/L0B), C in L0C;
+    ``init`` zero-fills C first."""
+
+
+@_intrinsic
+def barrier_all() -> None:
+    """tilelang-ascend's PIPE_ALL barrier: nothing on tilepipe, which synchronizes
+    the pipes itself."""
+
+
+@dataclass
+class ScopeSpec:
+    """``with T.Scope("C")`` / ``"V"``: tilelang-ascend's cube or vector section."""
+
+    name: str
+
+
+def Scope(name: str) -> ScopeSpec:  # noqa: N802
+    return ScopeSpec(name)
+
+
+def _tile_intrinsic(op: str, binary: bool) -> Callable[..., Any]:
+    """``T.tile.<op>``: the frontend calls its ``call_tile_op`` with the name."""
+    if binary:
+        def fn(dst: Any, src0: Any, src1: Any) -> None: ...
+    else:
+        def fn(dst: Any, src0: Any) -> None: ...  # type: ignore[misc]
+    fn.__name__ = f"tile.{op}"
+    fn.__doc__ = f"tilelang-ascend's ``T.tile.{op}(dst, src0{', src1' if binary else ''})``."
+    return _intrinsic(fn)
+
+
+class _AscendTile:
+    """``T.tile``: tilelang-ascend's whole-buffer vector operations."""
+
+    def __init__(self) -> None:
+        for op in ("add", "sub", "mul", "div", "max", "min"):
+            setattr(self, op, _tile_intrinsic(op, True))
+        for op in ("exp", "ln", "sqrt", "rsqrt", "abs"):
+            setattr(self, op, _tile_intrinsic(op, False))
+
+
+tile = _AscendTile()
+
+
+@_intrinsic
 def copy(src: Any, dst: Any, coalesced_width: Any = None, disable_tma: bool = False) -> None:
     """Copy a tile; the extent is the destination's (a corner ``A[i, j]`` takes the
     other side's)."""

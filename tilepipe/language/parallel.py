@@ -36,6 +36,9 @@ class LoopVar:
 
     var: int | None
     offset: Offset = 0
+    value_dtype: str = "int32"
+    """Its element type used as a value: int32 (exact), but float32 on Ascend, whose
+    vector unit compares only half and float (exact below 2**24)."""
 
 
 @dataclass(eq=False)
@@ -63,7 +66,6 @@ class Compute:
 
 
 Elem = Load | Const | Compute
-INDEX_DTYPE = "int32"  # the element type of a loop variable or run-time index used as a value
 PREDICATES = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 
 
@@ -84,7 +86,7 @@ def as_elem(value: object) -> Elem:
         # An index as a value: i + offset is tile.iota; a run-time index or condition
         # alone is a tile.fill of it (int32, signed, as TileLang's int32 indices).
         var = value if isinstance(value, LoopVar) else LoopVar(None, value)  # type: ignore[arg-type]
-        return Compute("coordinate", (), INDEX_DTYPE, var)
+        return Compute("coordinate", (), var.value_dtype, var)
     raise FrontendError(f"{type(value).__name__} cannot be a value in a T.Parallel body")
 
 
@@ -124,11 +126,12 @@ def affine(b: IRBuilder, op: str, a: object, c: object) -> LoopVar:
     """Index arithmetic with a loop variable: only ``var + invariant``."""
     lhs = a if isinstance(a, LoopVar) else LoopVar(None, a)  # type: ignore[arg-type]
     rhs = c if isinstance(c, LoopVar) else LoopVar(None, c)  # type: ignore[arg-type]
+    value_dtype = lhs.value_dtype if lhs.var is not None else rhs.value_dtype
     if op == "add" and (lhs.var is None or rhs.var is None):
         return LoopVar(lhs.var if lhs.var is not None else rhs.var,
-                       b.binary("add", lhs.offset, rhs.offset))
+                       b.binary("add", lhs.offset, rhs.offset), value_dtype)
     if op == "sub" and rhs.var is None:
-        return LoopVar(lhs.var, b.binary("sub", lhs.offset, rhs.offset))
+        return LoopVar(lhs.var, b.binary("sub", lhs.offset, rhs.offset), value_dtype)
     raise FrontendError(
         "T.Parallel indices must be a loop variable plus a loop-invariant offset "
         "(A[by * 64 + i, j]); scaled or combined loop variables are not tile regions"
@@ -336,7 +339,7 @@ class ParallelBody:
             else:
                 lhs, lo = self._operand(first, dtype)
             rhs, ro = self._operand(second, dtype)
-            b.insert(tile.CmpOp(lhs.value, lo, rhs.value, ro, dst.value, dst_offsets, shape, node.attr))
+            b.insert(tile.CmpOp(lhs.value, lo, rhs.value, ro, dst.value, dst_offsets, shape, predicate=node.attr))
             if lhs is not dst:
                 self._release(lhs)
             self._release(rhs)
@@ -362,7 +365,7 @@ class ParallelBody:
             if var.var is None:
                 b.insert(tile.FillOp(start, dst.value, dst_offsets, shape))
             else:
-                b.insert(tile.IotaOp(start, dst.value, dst_offsets, shape, var.var))
+                b.insert(tile.IotaOp(start, dst.value, dst_offsets, shape, dim=var.var))
         elif node.kind == "neg":
             self._compute(Compute("mul", (node.args[0], Const(-1)), dtype), dtype, dst, dst_offsets)
         elif node.kind in UNARY_TILE_OPS and isinstance(arg := as_elem(node.args[0]), Compute) \

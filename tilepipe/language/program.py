@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import sys
 import textwrap
 from collections.abc import Callable
 from typing import Any
@@ -29,8 +30,12 @@ class PrimFunc:
     eager: Any = None
     """An eager ``@tilepipe.jit`` kernel's binding (:mod:`.eager`); None here."""
 
-    def __init__(self, fn: Callable[..., Any]):
+    def __init__(self, fn: Callable[..., Any], outer: dict[str, Any] | None = None):
         self.fn = fn
+        self.outer = dict(outer or {})
+        """The defining scope's locals (as TVMScript captures them): under ``from
+        __future__ import annotations`` a factory's parameter used only in the
+        kernel's annotations is not a closure cell."""
         self.name = fn.__name__
         self.source_text, self.source, self.tree = self.parse(fn)
         self._modules: dict[str, ModuleOp] = {}
@@ -58,6 +63,7 @@ class PrimFunc:
         """Closure cells over globals over builtins (Python's own lookup order)."""
         names: dict[str, Any] = dict(vars(__import__("builtins")))
         names.update(self.fn.__globals__)
+        names.update(self.outer)
         code = self.fn.__code__
         for name, cell in zip(code.co_freevars, self.fn.__closure__ or ()):
             try:
@@ -95,9 +101,10 @@ class PrimFunc:
 
 def prim_func(fn: Callable[..., Any] | None = None, **_options: Any) -> Any:
     """Decorate a kernel function (``@T.prim_func`` or ``@T.prim_func()``)."""
+    outer = sys._getframe(1).f_locals  # the factory's scope (module scope: its globals)
     if fn is None:
-        return lambda f: PrimFunc(f)
-    return PrimFunc(fn)
+        return lambda f: PrimFunc(f, outer)
+    return PrimFunc(fn, outer)
 
 
 def _stable(value: Any) -> Any:
