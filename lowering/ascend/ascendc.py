@@ -79,6 +79,7 @@ _BINARY = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*", "arith.divui
            "arith.divsi": "/", "arith.remui": "%", "arith.remsi": "%", "arith.andi": "&",
            "arith.ori": "|", "arith.xori": "^"}
 _CEIL_DIVISIONS = ("arith.ceildivui", "arith.ceildivsi")
+_EXTREMA = {"arith.minsi": "<", "arith.minui": "<", "arith.maxsi": ">", "arith.maxui": ">"}
 _COMPARE = ["==", "!=", "<", "<=", ">", ">=", "<", "<=", ">", ">="]
 _VECTOR_CALLS = {ascend.AddOp: "Add", ascend.SubOp: "Sub", ascend.MulOp: "Mul",
                  ascend.MaxOp: "Max", ascend.ExpOp: "Exp", ascend.LnOp: "Ln",
@@ -270,6 +271,12 @@ class AscendCPrinter(CubeCalls, BoundaryCalls, MaskCalls):
         if op.name in _CEIL_DIVISIONS:
             a, b = (self.expr(v) for v in op.operands)
             return self._assign(op, f"({a} + {b} - 1) / {b}")
+        if op.name == "arith.floordivsi":  # C++ divides toward zero: step down when signs differ
+            a, b = (self.expr(v) for v in op.operands)
+            return self._assign(op, f"{a} / {b} - (({a} % {b} != 0) && (({a} < 0) != ({b} < 0)))")
+        if op.name in _EXTREMA:
+            a, b = (self.expr(v) for v in op.operands)
+            return self._assign(op, f"({a} {_EXTREMA[op.name]} {b}) ? {a} : {b}")
         if op.name in _BINARY:
             a, b = op.operands
             return self._assign(op, f"{self.expr(a)} {_BINARY[op.name]} {self.expr(b)}")
@@ -281,6 +288,8 @@ class AscendCPrinter(CubeCalls, BoundaryCalls, MaskCalls):
             return self._assign(op, f"{c} ? {t} : {f}")
         if isinstance(op, arith.IndexCastOp):
             return self._assign(op, self.expr(op.input))
+        if isinstance(op, arith.SIToFPOp):  # a block offset as a float mask coordinate
+            return self._assign(op, f"static_cast<{cpp_type(op.result.type)}>({self.expr(op.input)})")
         if isinstance(op, IdOperandOp):
             return self.emit(self._sync_call(op))
         if isinstance(op, PipeBarrierOp):

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+import numpy as np
+
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -241,6 +243,9 @@ class ScalarUnit:
             return args[1] if args[0] else args[2]
         if isinstance(op, arith.IndexCastOp):
             return args[0]
+        if isinstance(op, arith.SIToFPOp):  # rounded once to the result's float type
+            width = op.result.type.bitwidth  # type: ignore[attr-defined]
+            return float({16: np.float16, 32: np.float32}.get(width, np.float64)(args[0]))
         raise KernelError(op, "has no scalar semantics in the pipe simulator")
 
     def _sync_core(self, op: Operation) -> Core:
