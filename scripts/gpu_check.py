@@ -15,8 +15,10 @@ dynamic shared memory, compares the result with a reference and times repeated l
 CUDA events.  Without a driver or a GPU it prints ``skipped: ...`` and exits 0.
 
 Calibration: every configuration (kernel, size, each ``--num-stages``) also records the
-schedule simulator's prediction (docs/schedule_sim.md) next to its measured time, and
-the run ends with how well the model's ranking of the configurations held.
+models' prediction (docs/schedule_sim.md) next to its measured time, and the run ends
+with how well the model's ranking of the configurations held; ``--calibrate [FILE]``
+fits the models' constants to the measured times and writes them where ``tilepipe
+tune`` reads them.
 
 The kernel ABI is upstream MLIR's: every memref argument is passed as its flattened
 descriptor (allocated pointer, aligned pointer, offset, sizes, strides), every index
@@ -49,7 +51,7 @@ from kernel_abi import (  # noqa: F401
     ptx_parameters,
 )
 from cuda_driver import CheckFailed, CudaDriver, CudaUnavailable
-from gpu_calibration import calibration, format_calibration
+from gpu_calibration import calibration, fit_constants, format_calibration
 from gpu_problems import (  # noqa: F401
     ARCH_ONLY,
     DEFAULT_KERNELS,
@@ -111,7 +113,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cuda-driver", default="libcuda.so.1", help="driver library (default libcuda.so.1)")
     parser.add_argument("--arch", type=lambda text: text.split(","),
                         help="run only these of the GPU's targets, e.g. sm_90a (default: all it runs)")
+    parser.add_argument("--calibrate", nargs="?", const="", metavar="FILE",
+                        help="fit the model's constants to the measured times and write them to "
+                        "FILE (default: calibration.json in tilepipe's cache directory, where "
+                        "'tilepipe tune' finds it)")
     return parser
+
+
+def write_calibration(measured: list, device: dict, destination: str) -> str:
+    """Fit the constants of every target measured and write them; the line to print."""
+    from tilepipe.drivers.tune import default_calibration_file
+    from tilepipe.schedule_sim.calibration import CalibrationError, write_calibrations
+
+    path = Path(destination) if destination else default_calibration_file()
+    try:
+        fitted = fit_constants(measured, device["name"])
+    except CalibrationError as err:
+        return f"gpu_check: calibration not written: {err}"
+    if not fitted:
+        return "gpu_check: calibration not written: no configuration ran with a model prediction"
+    write_calibrations(path, fitted)
+    described = ", ".join(
+        f"{c.target}: {c.seconds_per_cycle * 1e9:.3f} ns/cycle, copy x{c.copy_rate_scale}, "
+        f"gemm x{c.gemm_rate_scale}, {c.relative_error:.0%} rms error over {c.points}" for c in fitted)
+    return f"gpu_check: calibration written to {path} ({described})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"skipped": message}) if args.json else f"gpu_check: {message}")
         return 0
     outcomes: list[Outcome] = []
+    measured: list = []  # (problem, outcome) of every configuration that ran
     if not args.json:
         print(f"gpu_check: {device['name']} (compute capability {device['compute_capability']}, "
               f"driver {device['driver']}) -> {', '.join(archs)}")
@@ -163,11 +189,17 @@ def main(argv: list[str] | None = None) -> int:
                 for stages in args.num_stages or [None]:
                     config = argparse.Namespace(**{**vars(args), "num_stages": stages})
                     outcomes.append(run_problem(driver, problem, arch, config))
+                    measured.append((problem, outcomes[-1]))
                     if not args.json:
                         print(format_outcome(outcomes[-1]))
     summary = calibration(outcomes)
     if not args.json and summary["points"]:
         print(format_calibration(summary))
+    if args.calibrate is not None:
+        line = write_calibration(measured, device, args.calibrate)
+        notes.append(line.removeprefix("gpu_check: "))
+        if not args.json:
+            print(line)
     if args.json:
         report = {"device": device, "archs": archs, "notes": notes, "calibration": summary,
                   "results": [{"kernel": o.kernel, "arch": o.arch, "num_stages": o.num_stages,

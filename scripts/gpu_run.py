@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tilepipe.drivers.compile import CompileError, compile_kernel
+from tilepipe.drivers.tune_evaluate import launched_threads
 from tilepipe.dialects.kernel_attrs import kernel_launch_shape
 from tilepipe.semantics import argument_names, execute
 from tilepipe.semantics.memory import element_format
@@ -139,17 +140,6 @@ def run_problem(driver: CudaDriver, problem: Problem, arch: str, args) -> Outcom
     return outcome
 
 
-def block_threads(module, kernel: str, default: int) -> int:
-    """The threads the compiled kernel is launched with: its ``known_block_size``, which
-    a warp-specialized kernel's producer warpgroup makes larger than ``tile.threads``."""
-    for op in module.walk() if module is not None else ():
-        if op.name == "gpu.func" and op.attributes["sym_name"].data == kernel:
-            size = op.properties.get("known_block_size")
-            if size is not None:
-                return int(size.get_values()[0])
-    return default
-
-
 def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict) -> None:
     func = problem.func
     kernel = func.sym_name.data
@@ -160,10 +150,10 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
         raise CheckFailed("compilation failed:\n" + "\n".join(map(str, err.diagnostics))) from None
     details["compile_s"] = time.perf_counter() - start
     details["registers"] = next((r.registers for r in compiled.ptxas if r.kernel == kernel), None)
-    details["model"] = model_prediction(problem, arch, args.num_stages)
     grid = launch_grid(func, problem.shapes, problem.index_args)
-    threads = block_threads(compiled.module, kernel, kernel_launch_shape(func)[1])
+    threads = launched_threads(compiled.module, kernel, kernel_launch_shape(func)[1])
     shared = compiled.dynamic_shared_bytes.get(kernel, 0)
+    details["model"] = model_prediction(problem, arch, args.num_stages, details["registers"], threads)
     details.update(grid=list(grid), threads=threads, dynamic_shared_bytes=shared)
 
     shapes = argument_shapes(func, problem.shapes)
@@ -251,7 +241,8 @@ def format_outcome(outcome: Outcome) -> str:
     if model is not None:
         lines.append(
             f"  model      {model['cycles_per_block']} cycles per block, "
-            f"{model['cycles_per_iteration']} per iteration, {model['grid_cycles']} for the grid"
+            f"{model['cycles_per_iteration']} per iteration, {model['kernel_cycles']} for the kernel "
+            f"({model['blocks_per_sm']}/SM {model['limiter']}, {model['waves']} waves)"
             if "error" not in model else f"  model      not simulated: {model['error']}"
         )
     if "max_abs_error" in d and outcome.ok:

@@ -4,7 +4,8 @@ examples, the console scripts on PATH, the helpers of this folder importable
 ``ptxas_available`` fixture (skips a test when the CUDA wheel's ptxas is missing), and
 the hypothesis profile: derandomized, so that a property test draws the same examples
 on every run and machine (a failure reproduces, CI's time is stable);
-``TILEPIPE_HYPOTHESIS=random`` draws new examples each run, for a hunt."""
+``TILEPIPE_HYPOTHESIS=random`` draws new examples each run, for a hunt; and a fresh
+``TILEPIPE_CACHE_DIR`` for ``tilepipe tune``'s cache."""
 
 import os
 import sys
@@ -23,6 +24,15 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# tilepipe tune's cache and default calibration live in a directory of this run, not
+# the user's (~/.cache/tilepipe): a test never answers from an earlier run's entries.
+import atexit  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
+os.environ["TILEPIPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilepipe-test-cache-")
+atexit.register(shutil.rmtree, os.environ["TILEPIPE_CACHE_DIR"], True)
 
 # The console scripts live next to the interpreter running the tests; tests that run
 # them as commands get them from a fork server of this process (as lit does; see

@@ -110,6 +110,37 @@ HOPPER_WARP_SPECIALIZATION = WarpSpecialization()
 
 
 @dataclass(frozen=True)
+class StreamingMultiprocessors:
+    """The GPU a CUDA target's blocks run on, for the machine model
+    (:mod:`tilepipe.schedule_sim.machine`, docs/schedule_sim.md): how many SMs, what
+    each SM has that its resident blocks share, and the allocation rules of NVIDIA's
+    occupancy calculator (``cuda_occupancy.h``, CUDA 13): registers are allocated per
+    warp in units of ``register_allocation_unit``, within ``register_sub_partitions``
+    equal slices of the register file; shared memory per block in units of
+    ``shared_allocation_unit``, plus ``reserved_shared_per_block`` the driver keeps
+    (sm_80 onwards).  ``clock_ghz`` turns cycles into time (the clock the part's peak
+    tensor figure is quoted at)."""
+
+    device: str
+    count: int  # SMs
+    shared_memory_per_sm: int  # bytes, at the largest shared-memory carveout
+    clock_ghz: float
+    reserved_shared_per_block: int = 1 * KiB
+    shared_allocation_unit: int = 128  # bytes
+    registers_per_sm: int = 65536  # 32-bit registers
+    register_allocation_unit: int = 256  # registers, per warp
+    register_sub_partitions: int = 4
+    max_threads_per_sm: int = 2048
+    max_blocks_per_sm: int = 32
+
+
+# A100 SXM4: 108 SMs, 164 KiB of shared memory per SM (163 KiB for one block).
+A100 = StreamingMultiprocessors("A100 SXM4", count=108, shared_memory_per_sm=164 * KiB, clock_ghz=1.41)
+# H100 SXM5 (and H200, the same SMs): 132 SMs, 228 KiB per SM (227 KiB for one block).
+H100 = StreamingMultiprocessors("H100 SXM5", count=132, shared_memory_per_sm=228 * KiB, clock_ghz=1.83)
+
+
+@dataclass(frozen=True)
 class CudaTarget:
     name: str
     sm: int
@@ -142,6 +173,9 @@ class CudaTarget:
     # Latencies of the schedule simulator's cycle model (docs/schedule_sim.md), keyed
     # as CHAPTER_LATENCIES.
     latencies: dict[str, Latency] = field(default_factory=lambda: dict(CHAPTER_LATENCIES))
+    # The SMs the grid runs on (the machine model of ``tilepipe tune``); None: not
+    # modelled, the blocks run one after another.
+    machine: StreamingMultiprocessors | None = None
 
     kind = "cuda"
 
@@ -168,8 +202,11 @@ class AscendTarget:
     cross_core_counter_limit: int = 16
     lock_pool_slots: int = 32  # the shared mutex pool spilled flags fall back to
     lock_primitive: LockPrimitive = LockPrimitive.GET_BUF
+    # AI cores: a kernel with a matmul runs one block per cube core, a vector-only
+    # kernel one per vector core (the machine model of ``tilepipe tune``).
     cube_cores: int = 24
     vector_cores: int = 48
+    clock_ghz: float = 1.8  # turns the pipe simulator's cycles into time
     # Per-pipe latencies of the pipe simulator's cycle model (cycles per tile op:
     # fixed + bytes / rate, FLOPs on the cube's M pipe).
     pipe_latencies: dict[str, Latency] = field(
@@ -199,6 +236,7 @@ SM_80 = CudaTarget(
     name="sm_80",
     sm=80,
     shared_memory_bytes=163 * KiB,
+    machine=A100,
     latencies={
         "issue": Latency(1, 16),
         "global_copy": Latency(400, 16),
@@ -211,6 +249,7 @@ SM_90 = CudaTarget(
     name="sm_90",
     sm=90,
     shared_memory_bytes=227 * KiB,  # 232,448 bytes
+    machine=H100,
     has_mbarrier_try_wait_parity=True,
     has_bulk_tensor_copy=True,
     latencies={

@@ -135,12 +135,13 @@ def _parser() -> argparse.ArgumentParser:
 def _add_tune(commands) -> None:
     tune_cmd = commands.add_parser(
         "tune",
-        help="rank num_stages (and tile shapes) by simulated cycles under every budget",
+        help="rank num_stages (and tile shapes) by predicted kernel time under every budget",
         description="Compile every configuration (each tile shape -- a KERNEL, or each "
         "combination of the tile sizes a KERNEL declares in 'tile.tune' -- times each "
         "num_stages), reject those over a budget (shared-memory arena, registers, "
-        "Ascend flags and lock pool), rank the rest by the schedule simulator's cycles "
-        "per iteration, print the table and write the chosen kernel.",
+        "Ascend flags and lock pool), rank the rest by the predicted kernel time (one "
+        "block's simulated cycles, the blocks in waves over the target's SMs at their "
+        "occupancy), print the table and write the chosen kernel.",
     )
     tune_cmd.add_argument("kernels", nargs="+", metavar="KERNEL", help="tile-level kernel(s)")
     tune_cmd.add_argument(
@@ -160,13 +161,46 @@ def _add_tune(commands) -> None:
     tune_cmd.add_argument("--no-ptxas", action="store_true", help="skip the register check")
     tune_cmd.add_argument("-j", "--jobs", type=int, help="worker processes (default: all cores)")
     tune_cmd.add_argument("-o", "--output", help="write the chosen kernel here (default: stdout)")
+    tune_cmd.add_argument(
+        "--calibration", metavar="FILE",
+        help="fitted model constants (scripts/gpu_check.py --calibrate); default: "
+        "calibration.json in the cache directory if it has the target, else the public peak figures",
+    )
+    tune_cmd.add_argument(
+        "--no-cache", action="store_true",
+        help="evaluate every configuration, neither reading nor writing the tuning cache "
+        "($TILEPIPE_CACHE_DIR, else $XDG_CACHE_HOME/tilepipe, else ~/.cache/tilepipe)",
+    )
+    tune_cmd.add_argument(
+        "--executor", choices=("local", "ray"), default="local",
+        help="where configurations are evaluated: this machine's process pool (default) "
+        "or a Ray cluster (the 'ray' extra)",
+    )
+    tune_cmd.add_argument("--address", help="the Ray cluster to connect to (default: RAY_ADDRESS, "
+                          "else a local Ray instance for this run)")
+    tune_cmd.add_argument("--json", metavar="FILE",
+                          help="write the table, the pick and the model as JSON ('-': stdout)")
+    tune_cmd.add_argument("--svg", metavar="FILE",
+                          help="draw the predicted time of every configuration (SVG)")
+    tune_cmd.add_argument("-q", "--quiet", action="store_true",
+                          help="no table and no progress bar on stderr")
+    tune_cmd.add_argument("--progress", action="store_true",
+                          help="draw the progress bar even when stderr is not a terminal")
 
 
 def run_tune(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from tilepipe.drivers.tune import run_tune_command
+    from tilepipe.drivers.tune_executors import ExecutorError
+    from tilepipe.schedule_sim.calibration import CalibrationError
 
     try:
         return run_tune_command(args)
+    except (CalibrationError, ExecutorError) as err:  # a file or a cluster that cannot serve
+        print(f"tilepipe tune: error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:  # an output that cannot be written
+        print(f"tilepipe tune: error: cannot write '{err.filename}': {err.strerror or err}", file=sys.stderr)
+        return 1
     except ValueError as err:  # a malformed option value
         parser.error(str(err))
 

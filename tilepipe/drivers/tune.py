@@ -1,206 +1,46 @@
 """``tilepipe tune``: rank pipeline configurations at compile time, on any machine.
 
-Every configuration (a tile shape times a ``num_stages``) is compiled in a worker
-process and kept only if it fits every budget of the target.  The tile shapes are the
-kernel files given, and within a kernel that declares candidates (``tile.tune``,
-:mod:`tilepipe.dialects.tile_params`) every combination of them, each instantiated by
-``instantiate-tile-params`` (a combination the kernel cannot take -- a size that does
-not divide its extent, shapes that no longer fit -- is rejected with the reason).
-The budgets:
+Every configuration (a tile shape times a ``num_stages``) is compiled and kept only if
+it fits every budget of the target (:mod:`tilepipe.drivers.tune_evaluate`).  The tile
+shapes are the kernel files given, and within a kernel that declares candidates
+(``tile.tune``, :mod:`tilepipe.dialects.tile_params`) every combination of them, each
+instantiated by ``instantiate-tile-params`` (a combination the kernel cannot take --
+a size that does not divide its extent, shapes that no longer fit -- is rejected with
+the reason).  The budgets:
 
 * CUDA: the shared-memory arena ``merge-shared-memory`` packs (its budget check), and
   the registers ptxas reports (at most 255 per thread, no spills) unless ``--no-ptxas``;
 * Ascend: the on-chip capacities, the event ids per hard event and the lock pool
   (``ascend-flag-budget``'s plan).
 
-The survivors are ranked by the schedule simulator's cycles for the whole grid (one
-block's cycles times the number of blocks, which is what makes tile shapes comparable;
-for one kernel it orders by the block's cycles), then cycles per iteration, then fewer
-stages.  The target's latencies are per byte and per FLOP (docs/schedule_sim.md), so
-a tile shape's cycles follow the bytes it moves and the FLOPs it computes.  The table
-lists every configuration with the reason it was rejected, and the pick's tile-level kernel (its ``num_stages`` set) is
-written out.
+The configurations run on an executor (this machine's process pool, or a Ray
+cluster: :mod:`tilepipe.drivers.tune_executors`); those the tuning cache holds
+(:mod:`tilepipe.drivers.tune_cache`) are not compiled again.  The survivors are
+ranked by the machine model's kernel time (:mod:`tilepipe.schedule_sim.machine`: one
+block's simulated cycles, the blocks in waves over the target's SMs at the occupancy
+the block's shared memory, registers and threads allow), then cycles per iteration,
+then fewer stages.  The rates are the target record's public peak figures, or those
+a calibration file fits (:mod:`tilepipe.schedule_sim.calibration`).  The table lists
+every configuration with the reason it was rejected, and the pick's tile-level kernel
+(its ``num_stages`` set) is written out.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import os
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-MAX_REGISTERS = 255
+from tilepipe.core.targets import AscendTarget, CudaTarget, get_target
+from tilepipe.drivers.tune_cache import TuneCache, cache_dir, entry_key
+from tilepipe.drivers.tune_evaluate import Config, Outcome, evaluate
+from tilepipe.drivers.tune_executors import run_jobs
+from tilepipe.drivers.tune_report import format_table
+from tilepipe.schedule_sim.calibration import Calibration, calibrated_target, public_figures
+from tilepipe.schedule_sim.machine import clock_ghz, predict_kernel
 
-
-@dataclass(frozen=True)
-class Config:
-    kernel: str  # path of the kernel file
-    num_stages: int
-    params: tuple[tuple[str, int], ...] = ()  # declared tile sizes, in declaration order
-
-    @property
-    def label(self) -> str:
-        sizes = [f"{name}={value}" for name, value in self.params]
-        return " ".join([Path(self.kernel).name, *sizes, f"num_stages={self.num_stages}"])
-
-
-@dataclass
-class Outcome:
-    config: Config
-    text: str = ""  # the tile-level kernel with num_stages set
-    arena_bytes: int | None = None
-    registers: int | None = None
-    flags: str = "-"
-    step: float | None = None  # predicted cycles per iteration
-    cycles: int | None = None  # of one block
-    blocks: int = 1
-    rejected: str | None = None
-
-    @property
-    def fits(self) -> bool:
-        return self.rejected is None
-
-    @property
-    def grid_cycles(self) -> int:
-        """Cycles of the whole grid if its blocks ran one after another: what compares
-        tile shapes (a smaller tile has more blocks)."""
-        return (self.cycles or 0) * self.blocks
-
-    def rank(self) -> tuple:
-        config = self.config
-        return (self.grid_cycles, self.step, config.num_stages, config.kernel, config.params)
-
-
-def _message(err: Exception) -> str:
-    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    # Keep the diagnostic's message, not its location prefix.
-    return text.split(" error: ", 1)[-1]
-
-
-def _arena_bytes(module) -> int:
-    from xdsl.dialects import memref
-
-    total = 0
-    for op in module.walk():
-        if isinstance(op, memref.AllocOp) and "arena.layout" in op.attributes:
-            shape = op.memref.type.get_shape()
-            total += int(shape[0]) if shape else 0  # the arena is an i8 buffer
-    return total
-
-
-def _blocks(module, index_args, shapes=None) -> int:
-    from xdsl.dialects.func import FuncOp
-
-    from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
-    from tilepipe.semantics.errors import KernelError
-
-    count = 0
-    for func in module.walk():
-        if isinstance(func, FuncOp) and func.body.blocks:
-            try:  # a tile.grid_dims grid needs the arguments' values
-                grid = evaluate_grid(func, index_args, shapes)
-            except GridEvaluationError as err:
-                raise KernelError(err.op, str(err)) from None
-            count += math.prod(grid)
-    return max(count, 1)
-
-
-def _evaluate_cuda(outcome: Outcome, module, target, index_args, shapes, run_ptxas: bool) -> None:
-    from tilepipe.drivers.compile import compile_kernel
-    from tilepipe.schedule_sim.flow import scheduled_module, simulate_kernels
-
-    scheduled = scheduled_module(module)
-    outcome.arena_bytes = _arena_bytes(scheduled)
-    reports = simulate_kernels(scheduled, index_args, shapes)
-    outcome.step = max(r.steady_step for _, r in reports)
-    outcome.cycles = max(r.total_cycles for _, r in reports)
-    if run_ptxas:
-        result = compile_kernel(outcome.text, outcome.config.kernel, target.name)
-        outcome.registers = max((r.registers for r in result.ptxas), default=0)
-        spills = sum(r.spill_store_bytes + r.spill_load_bytes for r in result.ptxas)
-        if outcome.registers > MAX_REGISTERS or spills:
-            outcome.rejected = (
-                f"registers: {outcome.registers} per thread, {spills} spill bytes "
-                f"(limit {MAX_REGISTERS}, no spills)"
-            )
-
-
-def _evaluate_ascend(outcome: Outcome, module, target, index_args, shapes) -> None:
-    import numpy as np
-    from xdsl.dialects.func import FuncOp
-
-    from tilepipe.dialects.ascend_pipes import buffer_bytes
-    from tilepipe.dialects.ascend_sync import GetBufOp
-    from tilepipe.drivers.compile import compile_module
-    from tilepipe.passes.ascend.buffer_ownership import on_chip_allocs
-    from tilepipe.passes.ascend.flag_blocks import coalesce, plan_flag_budget
-    from tilepipe.semantics.ascend.sim import numpy_dtype, run_ascend_kernel
-    from tilepipe.semantics.tile.grid_runner import argument_names, argument_shape
-
-    # Over-capacity buffers and a lock pool too small for the spilled flags are
-    # diagnostics of the pipeline itself.
-    compile_module(module, target.name, "ascend")
-    kernels = [op for op in module.walk() if isinstance(op, FuncOp) and op.body.blocks]
-    demands, locks, on_chip = [], 0, 0
-    for kernel in kernels:
-        plan = plan_flag_budget(kernel, target.intra_core_event_ids, target.lock_pool_slots)
-        demands.extend(budget.demand for budget in plan.events)
-        locks += sum(b.size for b in coalesce([o for o in kernel.walk() if isinstance(o, GetBufOp)]))
-        on_chip += sum(buffer_bytes(a.memref.type) for a in on_chip_allocs(kernel))
-    outcome.arena_bytes = on_chip
-    outcome.flags = (
-        f"{max(demands, default=0)}/{target.intra_core_event_ids}"
-        + (f" +{locks} locks" if locks else "")
-    )
-    # Cycles from the pipe simulator, on zero inputs (timing does not depend on data).
-    kernel = kernels[0]
-    inputs = {
-        name: np.zeros(
-            argument_shape(kernel, name, arg.type, shapes.get(name), None), dtype=numpy_dtype(arg.type)
-        )
-        for name, arg in zip(argument_names(kernel), kernel.body.block.args)
-        if hasattr(arg.type, "get_shape")
-    }
-    report = run_ascend_kernel(module, inputs, index_args)
-    if not report.ok:
-        outcome.rejected = "pipe simulator: " + report.problems()[0]
-    outcome.cycles = report.cycles
-    outcome.step = report.steady_step
-
-
-def evaluate(job: tuple[Config, str, str, dict[str, int], dict[str, tuple[int, ...]], bool]) -> Outcome:
-    """Compile and simulate one configuration (run in a worker process)."""
-    from xdsl.utils.exceptions import DiagnosticException, PassFailedException
-
-    from tilepipe.drivers.compile import parse_kernel, retarget
-    from tilepipe.core.diagnostics import DiagnosedError
-    from tilepipe.passes.tuning.instantiate_tile_params import InstantiateTileParams
-    from tilepipe.core.registry import make_context
-    from tilepipe.semantics.errors import KernelError
-    from tilepipe.core.targets import CudaTarget, get_target
-
-    config, text, target_name, index_args, shapes, run_ptxas = job
-    outcome = Outcome(config)
-    target = get_target(target_name)
-    try:
-        module = parse_kernel(text, config.kernel)
-        if config.params:
-            values = ",".join(f"{name}={value}" for name, value in config.params)
-            InstantiateTileParams(values=values).apply(make_context(), module)
-        retarget(module, target, config.num_stages)  # verifies the instantiated kernel
-        outcome.text = str(module) + "\n"
-        outcome.blocks = _blocks(module, index_args, shapes)
-        if isinstance(target, CudaTarget):
-            _evaluate_cuda(outcome, module, target, index_args, shapes, run_ptxas)
-        else:
-            _evaluate_ascend(outcome, module, target, index_args, shapes)
-    except (DiagnosedError, DiagnosticException, PassFailedException, KernelError) as err:
-        outcome.rejected = _message(err)
-    return outcome
-
+__all__ = ["Config", "Outcome", "best", "declared_sizes", "format_table", "model_for", "tune"]
 
 def declared_sizes(path: str, text: str) -> list[tuple[tuple[str, int], ...]]:
     """Every combination of the tile sizes the kernel declares (``[()]`` when it
@@ -220,6 +60,36 @@ def declared_sizes(path: str, text: str) -> list[tuple[tuple[str, int], ...]]:
     return [tuple(zip(names, values)) for values in itertools.product(*candidates.values())]
 
 
+def model_for(target: CudaTarget | AscendTarget, calibration: Calibration | None) -> Calibration:
+    """The calibration the tuner uses for ``target``: the one given, else the public
+    peak figures."""
+    return calibration or public_figures(target, clock_ghz(target))
+
+
+def _cache_key(job, target: CudaTarget | AscendTarget) -> str:
+    config, text, _, index_args, shapes, run_ptxas = job
+    return entry_key({
+        "kernel": text, "params": list(config.params), "num_stages": config.num_stages,
+        "index_args": sorted(index_args.items()), "shapes": sorted(shapes.items()),
+        "target": repr(target), "ptxas": run_ptxas,
+    })
+
+
+def apply_machine_model(outcome: Outcome, target: CudaTarget | AscendTarget, calibration: Calibration) -> None:
+    """The kernel's time on ``target``'s machine, for a configuration that fits; one
+    whose block fits no SM at all (its registers or threads) is rejected."""
+    if not outcome.fits or outcome.cycles is None:
+        return
+    outcome.prediction = predict_kernel(target, outcome.blocks, outcome.cycles, outcome.demand,
+                                        outcome.resources, outcome.uses_cube)
+    if outcome.prediction.blocks_per_processor < 1:
+        limits = outcome.prediction.limiter
+        outcome.rejected = f"occupancy: no block fits on an SM ({limits} allow none)"
+        outcome.prediction = None
+        return
+    outcome.seconds = calibration.seconds(outcome.prediction.cycles)
+
+
 def tune(
     kernels: Sequence[tuple[str, str]],
     target_name: str,
@@ -228,10 +98,23 @@ def tune(
     run_ptxas: bool = True,
     jobs: int | None = None,
     shapes: dict[str, tuple[int, ...]] | None = None,
+    *,
+    calibration: Calibration | None = None,
+    cache: TuneCache | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Outcome]:
-    """Every configuration's outcome, in (kernel, tile sizes, depth) order; ``shapes``
-    gives the sizes of dynamically shaped memref arguments (by name) that the grid,
-    the trip counts and the simulators are evaluated at."""
+    """Every configuration's outcome, in (kernel, tile sizes, depth) order, with the
+    machine model's prediction; ``shapes`` gives the sizes of dynamically shaped memref
+    arguments (by name) that the grid, the trip counts and the simulators are
+    evaluated at.  ``calibration`` replaces the target's public figures; ``cache``
+    answers the configurations it holds (and keeps the others); ``executor`` is
+    ``local`` (``jobs`` worker processes) or ``ray`` (the cluster at ``address``);
+    ``progress(done, total)`` hears of every finished configuration."""
+    target = get_target(target_name)
+    calibration = model_for(target, calibration)
+    model_target = calibrated_target(target, calibration)
     configs = [
         (Config(path, d, sizes), text)
         for path, text in kernels
@@ -239,39 +122,33 @@ def tune(
         for d in depths
     ]
     work = [
-        (c, text, target_name, dict(index_args or {}), dict(shapes or {}), run_ptxas)
+        (c, text, model_target, dict(index_args or {}), dict(shapes or {}), run_ptxas)
         for c, text in configs
     ]
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(work)))
-    if workers == 1:
-        return [evaluate(job) for job in work]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(evaluate, work))
+    outcomes: list[Outcome | None] = [None] * len(work)
+    keys = [_cache_key(job, model_target) for job in work] if cache else []
+    for index, key in enumerate(keys):
+        entry = cache.get(key)
+        outcomes[index] = Outcome.from_cache_entry(work[index][0], entry) if entry else None
+    missing = [index for index, outcome in enumerate(outcomes) if outcome is None]
+    answered = len(work) - len(missing)
+    report = progress or (lambda done, total: None)
+    report(answered, len(work))
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(missing)))
+    evaluated = run_jobs([work[i] for i in missing], evaluate, executor, workers, address,
+                         lambda done: report(answered + done, len(work)))
+    for index, outcome in zip(missing, evaluated):
+        outcomes[index] = outcome
+        if cache:
+            cache.put(keys[index], outcome.cache_entry())
+    for outcome in outcomes:
+        apply_machine_model(outcome, target, calibration)
+    return outcomes
 
 
 def best(outcomes: Sequence[Outcome]) -> Outcome | None:
     fitting = [o for o in outcomes if o.fits]
     return min(fitting, key=Outcome.rank) if fitting else None
-
-
-def format_table(outcomes: Sequence[Outcome], chosen: Outcome | None) -> str:
-    def cell(value, fmt="{}") -> str:
-        return "-" if value is None else fmt.format(value)
-
-    rows = [("", "config", "arena B", "regs", "flags", "cyc/iter", "cycles", "grid cycles",
-             "verdict")]
-    for o in outcomes:
-        name = o.config.label
-        verdict = "rejected: " + o.rejected if o.rejected else "fits"
-        rows.append((
-            "*" if o is chosen else "", name, cell(o.arena_bytes), cell(o.registers),
-            o.flags, cell(o.step, "{:.1f}"), cell(o.cycles),
-            cell(o.grid_cycles if o.cycles is not None else None), verdict,
-        ))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    return "\n".join(
-        " ".join(c.ljust(w) for c, w in zip(r[:-1], widths)) + " " + r[-1] for r in rows
-    )
 
 
 def parse_depths(spec: str) -> list[int]:
@@ -300,27 +177,83 @@ def _named_target(kernels: Sequence[tuple[str, str]]) -> str:
     return named[0] if named else DEFAULT_TARGET
 
 
+def default_calibration_file() -> Path:
+    """Where ``tilepipe tune`` looks for a calibration without ``--calibration`` (and
+    ``scripts/gpu_check.py --calibrate`` writes one): in the cache directory."""
+    return cache_dir() / "calibration.json"
+
+
+def resolve_calibration(target: CudaTarget | AscendTarget, path: str | None) -> Calibration:
+    """The calibration of ``target``: from ``path`` (it must have an entry for the
+    target), else from the default file if it has one, else the public figures.  A
+    file that cannot be used is a CalibrationError."""
+    from tilepipe.schedule_sim.calibration import CalibrationError, read_calibrations
+
+    if path is not None:
+        entries = read_calibrations(Path(path))
+        if target.name not in entries:
+            known = ", ".join(sorted(entries)) or "none"
+            raise CalibrationError(f"calibration file '{path}' has no entry for {target.name} (it has: {known})")
+        return entries[target.name]
+    default = default_calibration_file()
+    if default.exists():
+        calibration = read_calibrations(default).get(target.name)
+        if calibration is not None:
+            return calibration
+    return model_for(target, None)
+
+
+def _write_output(path: str, text: str) -> None:
+    if path == "-":
+        import sys
+
+        sys.stdout.write(text)
+    else:
+        Path(path).write_text(text)
+
+
 def run_tune_command(args) -> int:
     """``tilepipe tune`` (options as its parser in :mod:`tilepipe.drivers.cli` defines them);
-    a malformed option value raises ValueError."""
+    a malformed option value raises ValueError (CalibrationError and ExecutorError
+    are ValueErrors' siblings the caller reports as one line)."""
+    import json
     import sys
 
-    from tilepipe.schedule_sim.flow import parse_index_args
     from tilepipe.core.source import read_source
     from tilepipe.core.targets import TARGET_ALIASES
+    from tilepipe.drivers.tune_report import (
+        ProgressBar, json_report, model_line, progress_enabled, summary_line)
+    from tilepipe.schedule_sim.flow import parse_index_args
 
     depths = parse_depths(args.num_stages)
     index_args = parse_index_args(args.index_args)
     kernels = [(path, read_source(Path(path))) for path in args.kernels]
-    target = TARGET_ALIASES.get(args.target, args.target) or _named_target(kernels)
-    outcomes = tune(kernels, target, depths, index_args, not args.no_ptxas, args.jobs, dict(args.shape))
+    target = get_target(TARGET_ALIASES.get(args.target, args.target) or _named_target(kernels))
+    calibration = resolve_calibration(target, args.calibration)
+    cache = None if args.no_cache else TuneCache()
+    bar = ProgressBar(progress_enabled(args.quiet, args.progress))
+    try:
+        outcomes = tune(kernels, target.name, depths, index_args, not args.no_ptxas, args.jobs,
+                        dict(args.shape), calibration=calibration, cache=cache,
+                        executor=args.executor, address=args.address, progress=bar.update)
+    finally:
+        bar.close()
     chosen = best(outcomes)
-    print(format_table(outcomes, chosen), file=sys.stderr)
+    if not args.quiet:
+        print(format_table(outcomes, chosen), file=sys.stderr)
+        print(model_line(target, calibration), file=sys.stderr)
+        print(summary_line(outcomes), file=sys.stderr)
+    if args.json:
+        _write_output(args.json, json.dumps(json_report(outcomes, chosen, target, calibration), indent=2) + "\n")
+    if args.svg:
+        from tilepipe.drivers.tune_svg import tune_svg
+
+        Path(args.svg).write_text(tune_svg(outcomes, chosen, model_line(target, calibration)))
     if chosen is None:
         print("tilepipe tune: no configuration fits the budgets", file=sys.stderr)
         return 1
     if args.output:
-        Path(args.output).write_text(chosen.text)
-    else:
+        _write_output(args.output, chosen.text)
+    elif args.json != "-":  # stdout holds the JSON report
         sys.stdout.write(chosen.text)
     return 0

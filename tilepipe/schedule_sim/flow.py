@@ -16,6 +16,7 @@ from xdsl.utils.exceptions import PassFailedException
 from tilepipe.core.diagnostics import OpDiagnosticError, op_error
 from tilepipe.semantics.errors import KernelError
 from tilepipe.core.source import parse_assignments
+from tilepipe.core.targets import CudaTarget
 
 from tilepipe.schedule_sim.model import ScheduleReport
 from tilepipe.schedule_sim.simulate import estimate_cycles
@@ -28,14 +29,16 @@ def parse_index_args(spec: str | None) -> dict[str, int]:
 
 def simulate_kernels(
     module: ModuleOp, index_args: dict[str, int] | None = None,
-    shapes: dict[str, tuple[int, ...]] | None = None,
+    shapes: dict[str, tuple[int, ...]] | None = None, target: CudaTarget | None = None,
 ) -> list[tuple[str, ScheduleReport]]:
-    """Simulate every CUDA kernel of a scheduled-level module; bad kernels raise a
+    """Simulate every CUDA kernel of a scheduled-level module (``target`` overrides
+    the record the kernels name, e.g. a calibrated one); bad kernels raise a
     located :class:`OpDiagnosticError`."""
     reports = []
     for func in [op for op in module.ops if isinstance(op, FuncOp) and op.body.blocks]:
         try:
-            report = estimate_cycles(module, func.sym_name.data, index_args=index_args, shapes=shapes)
+            report = estimate_cycles(module, func.sym_name.data, index_args=index_args,
+                                     target=target, shapes=shapes)
         except KernelError as err:  # already located at the op that failed
             raise OpDiagnosticError(err.diagnostic) from None
         if report.deadlock:

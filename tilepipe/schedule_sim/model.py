@@ -53,6 +53,9 @@ class ScheduleReport:
     phases: dict[int, str] = field(default_factory=dict)  # step index -> phase
     landed: dict[int, int] = field(default_factory=dict)  # step index -> data in place
     deadlock: list[str] = field(default_factory=list)
+    # Per unit, the cycles of its throughput the block uses (each op's work / rate, no
+    # fixed latency): what blocks resident on one SM share (the machine model).
+    demand: dict[str, int] = field(default_factory=dict)
 
     def order_violations(self) -> list[str]:
         """Pairs of conflicting accesses (one a write) that the simulated schedule runs
@@ -142,18 +145,33 @@ class ScheduleModel:
 
     # -- the run
 
-    def _duration(self, step: Step) -> int:
+    def _latency_key(self, step: Step) -> str | None:
+        """The latency a data op occupies its unit for (None: not a data op)."""
         if step.kind == StepKind.ASYNC_COPY:
-            return self.latency["issue"].cycles(op_work(step.op))
+            return "issue"
         if step.kind == StepKind.DATA:
             if self.units[step.index][0] == COPY:
-                key = "global_copy"
-            else:
-                key = "gemm" if isinstance(step.op, MatmulForm) else "compute"
+                return "global_copy"
+            return "gemm" if isinstance(step.op, MatmulForm) else "compute"
+        return None
+
+    def _duration(self, step: Step) -> int:
+        key = self._latency_key(step)
+        if key is not None:
             return self.latency[key].cycles(op_work(step.op))
         if step.kind == StepKind.BARRIER:
             return self.latency["barrier"].fixed
         return 0
+
+    def _demand(self) -> dict[str, int]:
+        """Per unit, the work / rate part of its ops' durations."""
+        demand = dict.fromkeys(UNITS, 0)
+        for step in self.steps:
+            key = self._latency_key(step)
+            if key is not None:
+                latency = self.latency[key]
+                demand[self.units[step.index][0]] += latency.cycles(op_work(step.op)) - latency.fixed
+        return demand
 
     def _ready(self, step: Step) -> int | None:
         start = 0
@@ -195,6 +213,7 @@ class ScheduleModel:
             engine.timeline,
             phases(self.steps),
             dict(self.landed),
+            demand=self._demand(),
         )
         if not finished:
             report.deadlock = [

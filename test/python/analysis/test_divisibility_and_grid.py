@@ -120,7 +120,7 @@ def test_the_launchers_evaluate_a_tile_grid_dims_grid():
     schedule simulator's block 0 has one coordinate per axis."""
     from tilepipe.passes.analysis.grid import grid_rank
     from tilepipe.semantics.errors import KernelError
-    from tilepipe.drivers.tune import _blocks
+    from tilepipe.drivers.tune_evaluate import grid_blocks as _blocks
 
     module = parse(GRID_DIMS_KERNEL)
     func = next(op for op in module.walk() if op.name == "func.func")

@@ -310,8 +310,9 @@ def test_each_configuration_records_the_model_next_to_the_measurement(monkeypatc
         assert outcomes[-1].ok, outcomes[-1].message
         model = outcomes[-1].details["model"]
         assert model["grid_cycles"] == 4 * model["cycles_per_block"] > 0
+        assert model["kernel_cycles"] == model["cycles_per_block"]  # 4 blocks, 1 wave
         assert "  model      " in gpu_check.format_outcome(outcomes[-1])
-    shallow, deep = (o.details["model"]["grid_cycles"] for o in outcomes)
+    shallow, deep = (o.details["model"]["kernel_cycles"] for o in outcomes)
     assert deep < shallow  # the model ranks num_stages 3 first, as this "GPU" measured
     summary = gpu_check.calibration(outcomes)
     assert (summary["pairs"], summary["pairs_ordered_alike"]) == (1, 1)
@@ -420,6 +421,6 @@ def test_a_warp_specialized_kernel_launches_with_its_producer_warpgroup():
     copies no thread issues; gpu_run takes the compiled kernel's block (384)."""
     text = (gpu_check.EXAMPLES / "gemm_sm90a.mlir").read_text()
     compiled = compile_kernel(text, "gemm_sm90a.mlir", "sm_90a", run_ptxas=False)
-    assert gpu_run.block_threads(compiled.module, "gemm", 256) == 384
+    assert gpu_run.launched_threads(compiled.module, "gemm", 256) == 384
     plain = compile_kernel(text, "gemm_sm90a.mlir", "sm_90a", run_ptxas=False, warp_specialize=False)
-    assert gpu_run.block_threads(plain.module, "gemm", 0) == 256
+    assert gpu_run.launched_threads(plain.module, "gemm", 0) == 256
