@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 
-from tilepipe.dialects.tile import GemmOp
+from tilepipe.dialects.tile import FillOp, GemmOp, TileOp
 from tilepipe.core.diagnostics import emit_warning
 from tilepipe.core.targets import CudaTarget
 
@@ -48,11 +48,30 @@ def _operand_words(gemms: Iterable[GemmOp], layouts: dict[SSAValue, FragmentLayo
     return words
 
 
+def _constant_splat(buffer: SSAValue) -> bool:
+    """Whether every write of ``buffer`` is a ``tile.fill`` of one constant: a splat
+    (the ReLU's zero, a softmax scale) that LLVM folds into the instructions reading
+    it, so it holds no registers."""
+    values = set()
+    for use in buffer.uses:
+        op = use.operation
+        if not isinstance(op, TileOp):
+            return False
+        writes = any(role == "dst" and value is buffer for role, value, _ in op.tile_regions())
+        if writes and not (isinstance(op, FillOp) and isinstance(op.value.owner, arith.ConstantOp)):
+            return False
+        if writes:
+            values.add(op.value.owner.value)  # type: ignore[union-attr]
+    return len(values) == 1
+
+
 def check_register_budget(
     kernel: func.FuncOp, layouts: dict[SSAValue, FragmentLayout], target: CudaTarget
 ) -> None:
-    """Warn on ``kernel`` when its fragments need more registers than ``target`` has."""
-    fragments = [(buffer, _words(layout, buffer)) for buffer, layout in layouts.items()]
+    """Warn on ``kernel`` when its fragments need more registers than ``target`` has
+    (constant splats excepted: :func:`_constant_splat`)."""
+    fragments = [(buffer, _words(layout, buffer)) for buffer, layout in layouts.items()
+                 if not _constant_splat(buffer)]
     operands = _operand_words((op for op in kernel.walk() if isinstance(op, GemmOp)), layouts)
     needed = sum(words for _, words in fragments) + operands
     if needed <= target.registers_per_thread:

@@ -36,6 +36,24 @@ func.func @packed_f16() attributes {tile.threads = 128 : i64, tile.target = "sm_
   %X = memref.alloc() : memref<128x256xf16, "fragment">
   %Y = memref.alloc() : memref<128x256xf16, "fragment">
   tile.fill<128x256> %zero -> %X : f16 -> memref<128x256xf16, "fragment">
-  tile.fill<128x256> %zero -> %Y : f16 -> memref<128x256xf16, "fragment">
+  tile.exp<128x256> %X -> %Y : memref<128x256xf16, "fragment"> -> memref<128x256xf16, "fragment">
+  tile.exp<128x256> %Y -> %X : memref<128x256xf16, "fragment"> -> memref<128x256xf16, "fragment">
+  func.return
+}
+
+// -----
+
+// A fragment only ever filled with one constant is a splat that LLVM folds into the
+// instructions reading it (the ReLU's zero beside a 128x128 f32 accumulator): it holds
+// no registers, so 128 + 24 fit (no diagnostic).
+func.func @relu_zero_is_a_splat() attributes {tile.threads = 128 : i64, tile.target = "sm_80"} {
+  %zero = arith.constant 0.0 : f32
+  %A_s = memref.alloc() : memref<128x32xf16, "shared">
+  %B_s = memref.alloc() : memref<32x128xf16, "shared">
+  %C_f = memref.alloc() : memref<128x128xf32, "fragment">
+  %Z_f = memref.alloc() : memref<128x128xf32, "fragment">
+  tile.gemm<128x128x32> %A_s, %B_s -> %C_f : memref<128x32xf16, "shared">, memref<32x128xf16, "shared"> -> memref<128x128xf32, "fragment">
+  tile.fill<128x128> %zero -> %Z_f : f32 -> memref<128x128xf32, "fragment">
+  tile.max<128x128> %C_f, %Z_f -> %C_f : memref<128x128xf32, "fragment">, memref<128x128xf32, "fragment"> -> memref<128x128xf32, "fragment">
   func.return
 }

@@ -22,7 +22,7 @@ def load(name: str):
 
 
 @pytest.mark.parametrize("name", ["gemm", "elementwise_add", "row_softmax", "flash_attention",
-                                  "gemm_epilogue", "ascend_vadd"])
+                                  "gemm_epilogue", "ascend_vadd", "quickstart"])
 def test_example_main_equals_numpy(name):
     load(name).main()  # each main asserts against numpy
 
@@ -105,3 +105,23 @@ def test_row_softmax_race_free_after_scheduling():
     kernel = tilepipe.compile(example.row_softmax(64, 64), out_idx=[-1])
     x = np.random.default_rng(9).uniform(-4, 4, (64, 64)).astype(np.float32)
     np.testing.assert_allclose(kernel(x, check_races=True), example.reference(x), rtol=1e-5, atol=1e-6)
+
+
+def test_quickstart_has_no_register_warning_and_ptxas_agrees():
+    """The ReLU's zero is a constant splat, not 128 more registers per thread: no
+    spill warning, and ptxas fits the kernel in the registers it has."""
+    example = load("quickstart")
+    with_ptxas = tilepipe.jit(run_ptxas=True)(example.matmul_relu.__wrapped__)
+    kernel = with_ptxas.compile(M=256, N=256, K=128)
+    assert "warning" not in kernel.summary
+    assert "ptxas" in kernel.summary and "accepted" in kernel.summary
+
+
+def test_torch_tensors_in_torch_tensors_out():
+    torch = pytest.importorskip("torch")
+    example = load("quickstart")
+    a = torch.rand(128, 64, dtype=torch.float16)
+    b = torch.rand(64, 128, dtype=torch.float16)
+    c = example.matmul_relu(a, b, block_M=64, block_N=64, block_K=32)
+    assert isinstance(c, torch.Tensor) and c.shape == (128, 128)
+    torch.testing.assert_close(c, torch.relu(a.float() @ b.float()), rtol=1e-3, atol=1e-3)
