@@ -85,12 +85,13 @@ def format_calibration(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def fit_constants(measured: list[tuple[Problem, Outcome]], device: str) -> list:
+def fit_constants(measured: list[tuple[Problem, Outcome]], device: str, scales=None) -> list:
     """Per target, the model constants that best explain the measured times
     (:func:`tilepipe.schedule_sim.calibration.fit_calibration`): every configuration
-    that ran is simulated again at each pair of rate scales."""
+    that ran is simulated again at each pair of rate ``scales`` (default: RATE_SCALES)."""
     from tilepipe.core.targets import get_target
-    from tilepipe.schedule_sim.calibration import Calibration, calibrated_target, fit_calibration
+    from tilepipe.schedule_sim.calibration import (
+        RATE_SCALES, Calibration, calibrated_target, fit_calibration)
 
     fitted = []
     for arch in sorted({o.arch for _, o in measured}):
@@ -106,5 +107,6 @@ def fit_constants(measured: list[tuple[Problem, Outcome]], device: str) -> list:
                                      o.details.get("threads"), scaled).get("kernel_cycles", 0)
                     for p, o in runs]
 
-        fitted.append(fit_calibration(arch, [o.details["ms"] * 1e-3 for _, o in runs], predict, device))
+        fitted.append(fit_calibration(arch, [o.details["ms"] * 1e-3 for _, o in runs], predict, device,
+                                      scales or RATE_SCALES))
     return fitted

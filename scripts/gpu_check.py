@@ -120,14 +120,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def write_calibration(measured: list, device: dict, destination: str) -> str:
-    """Fit the constants of every target measured and write them; the line to print."""
+def write_calibration(measured: list, device: dict, destination: str, scales=None) -> str:
+    """Fit the constants of every target measured (``scales``: the rate scales tried,
+    default RATE_SCALES) and write them; the line to print."""
     from tilepipe.drivers.tune import default_calibration_file
     from tilepipe.schedule_sim.calibration import CalibrationError, write_calibrations
 
     path = Path(destination) if destination else default_calibration_file()
     try:
-        fitted = fit_constants(measured, device["name"])
+        fitted = fit_constants(measured, device["name"], scales)
     except CalibrationError as err:
         return f"gpu_check: calibration not written: {err}"
     if not fitted:

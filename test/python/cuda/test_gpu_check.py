@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import IndexType
 
 from tilepipe.drivers.compile import compile_kernel
 from tilepipe.semantics import execute
+from tilepipe.schedule_sim.calibration import read_calibrations
 
 SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
@@ -297,7 +298,7 @@ def test_each_argument_is_held_to_its_own_scale():
     assert name == "big" and not error <= bound
 
 
-def test_each_configuration_records_the_model_next_to_the_measurement(monkeypatch):
+def test_each_configuration_records_the_model_next_to_the_measurement(monkeypatch, tmp_path):
     monkeypatch.setattr(gpu_run, "reference_figure", lambda *args: None)
     problem = _problem(256)
     outcomes = []
@@ -317,6 +318,14 @@ def test_each_configuration_records_the_model_next_to_the_measurement(monkeypatc
     summary = gpu_check.calibration(outcomes)
     assert (summary["pairs"], summary["pairs_ordered_alike"]) == (1, 1)
     assert "1 of 1 pairs" in gpu_check.format_calibration(summary)
+    # --calibrate: the constants fitted to these two measurements, where tune reads them.
+    path = tmp_path / "calibration.json"
+    line = gpu_check.write_calibration([(problem, o) for o in outcomes], {"name": "stand-in"},
+                                       str(path), scales=(1.0, 2.0))
+    assert line.startswith(f"gpu_check: calibration written to {path} (sm_80: ")
+    fitted = read_calibrations(path)["sm_80"]
+    assert fitted.device == "stand-in" and fitted.points == 2 and fitted.seconds_per_cycle > 0
+    assert {fitted.copy_rate_scale, fitted.gemm_rate_scale} <= {1.0, 2.0}
 
 
 def test_num_stages_takes_a_list():
