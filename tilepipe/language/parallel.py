@@ -180,6 +180,8 @@ def cast(a: object, dtype: object) -> Elem:
     value, target = as_elem(a), dtype_name(dtype)
     if isinstance(value, Const):
         return Const(value.value, target)
+    if value.dtype == target:  # already that type (a coordinate is float32 on Ascend)
+        return value
     return Compute("cast", (value,), target)
 
 
