@@ -147,3 +147,12 @@ def test_the_example_gemm_through_tune(target, expected):
         assert p.limiter == "smem"
         seen.add(params["block_M"])
     assert seen == {64, 128}
+
+
+def test_an_ascend_vector_kernel_runs_on_the_vector_cores():
+    vadd = EXAMPLE.parents[1] / "test" / "ascend" / "Inputs" / "vadd_dynamic.mlir"
+    shapes = {name: (1000,) for name in ("x", "y", "z")}
+    (outcome,) = tune([(str(vadd), vadd.read_text())], "ascend910b", [2], jobs=1, shapes=shapes)
+    p = outcome.prediction
+    assert not outcome.uses_cube and (p.processor, p.processors, p.blocks_per_processor) == ("core", 48, 1)
+    assert p.waves == -(-outcome.blocks // 48) and p.cycles == p.waves * outcome.cycles
