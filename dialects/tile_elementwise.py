@@ -14,7 +14,6 @@ docs/semantics.md and ``tilepipe.semantics.numerics``::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from enum import Enum
 from typing import ClassVar
 
@@ -28,7 +27,6 @@ from xdsl.utils.exceptions import VerifyException
 from tilepipe.dialects.tile_base import ON_CHIP, TileOp
 from tilepipe.dialects.tile_forms import (
     BinaryForm,
-    Operand,
     SelectForm,
     SrcDstForm,
     ValueDstForm,
@@ -162,15 +160,10 @@ class IotaOpBase(ValueDstForm, ElementwiseOp):
 
     dim = prop_def(IntegerAttr[IntegerType])
 
-    def __init__(
-        self,
-        value: Operand,
-        dst: Operand,
-        dst_offsets: Sequence[Operand],
-        shape: Sequence[int],
-        dim: int,
-    ):
-        super().__init__(value, dst, dst_offsets, shape, {"dim": IntegerAttr(dim, i64)})
+    def __init__(self, *start_region_and_shape, dim: int):
+        """``ValueDstForm``'s arguments (start, dst, offsets, shape), then the
+        dimension."""
+        super().__init__(*start_region_and_shape, {"dim": IntegerAttr(dim, i64)})
 
     @property
     def iota_dim(self) -> int:
