@@ -157,14 +157,14 @@ class ExpressionEvaluator:
         lhs = self.runtime_index(self.eval(node.left))
         for op, right in zip(node.ops, node.comparators):
             rhs = self.runtime_index(self.eval(right))
-            if isinstance(lhs, Index) or isinstance(rhs, Index):
-                if type(op) not in COMPARE:
-                    raise FrontendError(f"{type(op).__name__} on a run-time index")
-                part: Any = self.b.compare(COMPARE[type(op)], lhs, rhs)
-            elif parallel.is_elem(lhs) or parallel.is_elem(rhs):
+            if parallel.is_elem(lhs) or parallel.is_elem(rhs):
                 if type(op) not in COMPARE:
                     raise FrontendError(f"{type(op).__name__} of tile elements")
-                part = parallel.compare(COMPARE[type(op)], lhs, rhs)
+                part: Any = parallel.compare(COMPARE[type(op)], lhs, rhs)
+            elif isinstance(lhs, Index) or isinstance(rhs, Index):
+                if type(op) not in COMPARE:
+                    raise FrontendError(f"{type(op).__name__} on a run-time index")
+                part = self.b.compare(COMPARE[type(op)], lhs, rhs)
             elif is_runtime(lhs) or is_runtime(rhs):
                 raise FrontendError("comparisons of buffers are not supported: compare "
                                     "their elements in a T.Parallel body")

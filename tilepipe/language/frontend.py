@@ -33,6 +33,7 @@ from tilepipe.language.layouts import packed_dims, packed_shape
 from tilepipe.language.prelude import read_prelude
 from tilepipe.language.values import Buffer, Condition, Index, dtype_name, element_type
 
+INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
 SCOPES = {"shared": "shared", "shared.dyn": "shared", "local.fragment": "fragment",
           "local": "local", "L1": "l1", "l1": "l1", "ub": "ub", "UB": "ub", "L0A": "l0a",
           "L0B": "l0b", "L0C": "l0c", "l0a": "l0a", "l0b": "l0b", "l0c": "l0c"}
@@ -103,6 +104,10 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
         # Kernel-wide diagnostics (the shared-memory budget) point at the `def` line.
         self.b.func.location = self.prim.source.loc_attr(self.prim.tree)
         for (name, type_, spec), arg in zip(params, self.b.entry.args):
+            if isinstance(type_, IndexType):
+                self.names[name] = Index(arg)
+                self.prim.param_specs[name] = spec
+                continue
             shape = tuple(-1 if isinstance(d, T.SymbolicDim) else d for d in spec.shape)
             packed = self.packed.get(name)
             self.names[name] = Buffer(name, arg, tuple(type_.get_shape()), dtype_name(spec.dtype), "global",
@@ -119,7 +124,7 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
         op = memref.DimOp(arg, self.b.constant(d, IndexType()))
         return Index(self.b.pure(op, ("dim", arg, d)))
 
-    def _parameters(self) -> list[tuple[str, MemRefType, T.TensorSpec]]:
+    def _parameters(self) -> list[tuple[str, Any, Any]]:
         args = self.prim.tree.args
         if args.vararg or args.kwarg or args.kwonlyargs:
             self.fail(self.prim.tree, "kernel parameters are positional T.Tensor((...), dtype) only")
@@ -129,9 +134,12 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
             spec = annotations.get(arg.arg)
             if isinstance(spec, str) or spec is None:
                 spec = self.guard(arg, lambda a=arg: self.eval(a.annotation) if a.annotation else None)
+            if isinstance(spec, str) and spec in INTEGER_DTYPES:
+                params.append((arg.arg, IndexType(), spec))  # a run-time integer: an index
+                continue
             if not isinstance(spec, T.TensorSpec):
-                self.fail(arg, f"parameter '{arg.arg}' needs a T.Tensor((...), dtype) annotation "
-                          "(scalar parameters are not supported yet)")
+                self.fail(arg, f"parameter '{arg.arg}' needs a T.Tensor((...), dtype) or an integer "
+                          "dtype annotation (float scalars are not supported: pass a 1-element tensor)")
             params.append(self._parameter(arg.arg, spec, arg))
         return params
 

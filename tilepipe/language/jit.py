@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import IndexType
 
 from tilepipe.language.eager import is_eager_kernel, specialize
 from tilepipe.language.errors import LanguageError
@@ -80,7 +81,8 @@ class JITKernel:
 
         return compile_for(self.module, self.target, level="scheduled").module
 
-    def run(self, inputs: dict[str, np.ndarray], *, check_races: bool = False) -> dict[str, np.ndarray]:
+    def run(self, inputs: dict[str, np.ndarray], *, check_races: bool = False,
+            scalars: dict[str, int] | None = None) -> dict[str, np.ndarray]:
         """Run by parameter name; ``check_races`` runs the scheduled kernel under the
         race detector (raising ``RaceError``) instead of the tile-level one.  On
         Ascend the scheduled kernel is the ascend level -- pipes and flags, which the
@@ -89,18 +91,19 @@ class JITKernel:
         from tilepipe.semantics import run_tile_kernel
 
         if check_races and self.compilation.level in ("ascend", "ascendc"):
-            return self._run_ascend(inputs)
+            return self._run_ascend(inputs, scalars)
         module = self.scheduled() if check_races else self.module
         shapes = {name: value.shape for name, value in inputs.items()}
-        return run_tile_kernel(module, inputs=inputs, shapes=shapes, check_races=check_races)
+        return run_tile_kernel(module, inputs=inputs, shapes=shapes, check_races=check_races,
+                               index_args=scalars)
 
-    def _run_ascend(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _run_ascend(self, inputs: dict[str, np.ndarray], scalars: dict[str, int] | None) -> dict[str, np.ndarray]:
         from tilepipe.drivers.api import compile_for
         from tilepipe.semantics.ascend.sim import run_ascend_kernel
         from tilepipe.semantics.tile.grid_runner import RaceError
 
         module = compile_for(self.module, self.target, level="ascend").module
-        report = run_ascend_kernel(module, inputs)
+        report = run_ascend_kernel(module, inputs, scalars)
         if not report.ok:
             raise RaceError(report.problems())  # type: ignore[arg-type]
         return report.outputs
@@ -112,8 +115,15 @@ class JITKernel:
                             f"({', '.join(self._inputs())}), got {len(arrays)}")
         given = iter(arrays)
         inputs: dict[str, np.ndarray] = {}
+        scalars: dict[str, int] = {}
         originals: dict[str, Any] = {}
         for i, name in enumerate(self.params):
+            if self._is_scalar(i):
+                value = next(given)
+                if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                    raise TypeError(f"{name} is an integer parameter, got {value!r}")
+                scalars[name] = int(value)
+                continue
             spec = self._buffer_spec(i)
             if i in self.out_idx:
                 shape = tuple(d if d > 0 else self._symbolic_size(inputs, i, k) for k, d in enumerate(spec[0]))
@@ -125,7 +135,7 @@ class JITKernel:
             if array.ndim != len(spec[0]) and all(d > 0 for d in spec[0]):
                 array = self._packed(name, array, spec[0])
             inputs[name] = array
-        outputs = self.run(inputs, check_races=check_races)
+        outputs = self.run(inputs, check_races=check_races, scalars=scalars)
         for name, value in originals.items():  # TileLang updates its tensors in place
             if isinstance(value, np.ndarray) and value.flags.writeable:
                 np.copyto(value, outputs[name].reshape(value.shape), casting="unsafe")
@@ -136,7 +146,9 @@ class JITKernel:
         return results[0] if len(results) == 1 else tuple(results)
 
     def input_specs(self) -> list[tuple[tuple[int, ...], Any]]:
-        """Shape (-1: run-time) and numpy dtype of each input, in call order."""
+        """Shape (-1: run-time) and numpy dtype of each tensor input, in call order."""
+        if any(self._is_scalar(i) for i in range(len(self.params))):
+            raise TypeError(f"kernel {self.func.name} has integer parameters: call it yourself")
         specs = [self._buffer_spec(i) for i in range(len(self.params)) if i not in self.out_idx]
         return [(shape, NUMPY_DTYPES[dtype]) for shape, dtype in specs]
 
@@ -165,6 +177,10 @@ class JITKernel:
 
     def _inputs(self) -> list[str]:
         return [n for i, n in enumerate(self.params) if i not in self.out_idx]
+
+    def _is_scalar(self, i: int) -> bool:
+        arg = self.module.body.block.first_op.body.block.args[i]  # type: ignore[union-attr]
+        return isinstance(arg.type, IndexType)
 
     def _buffer_spec(self, i: int) -> tuple[tuple[int, ...], str]:
         """Shape (-1: symbolic) and dtype of parameter ``i``, from the kernel's type."""

@@ -85,8 +85,10 @@ def as_elem(value: object) -> Elem:
     if isinstance(value, LoopVar | Index | Condition):
         # An index as a value: i + offset is tile.iota; a run-time index or condition
         # alone is a tile.fill of it (int32, signed, as TileLang's int32 indices).
-        var = value if isinstance(value, LoopVar) else LoopVar(None, value)  # type: ignore[arg-type]
-        return Compute("coordinate", (), var.value_dtype, var)
+        if not isinstance(value, LoopVar):
+            # a run-time scalar takes the type of what it meets (a tile.fill of it)
+            return Compute("coordinate", (), None, LoopVar(None, value))  # type: ignore[arg-type]
+        return Compute("coordinate", (), value.value_dtype, value)
     raise FrontendError(f"{type(value).__name__} cannot be a value in a T.Parallel body")
 
 
@@ -96,7 +98,7 @@ def compare(predicate: str, a: object, c: object) -> Elem:
     if isinstance(lhs, Const) and isinstance(rhs, Const):
         return Const(int(_COMPARE[predicate](lhs.value, rhs.value)))
     types = [t for t in (dtype_of(lhs), dtype_of(rhs)) if t is not None]
-    dtype = promote(*types) if len(types) == 2 else types[0]
+    dtype = promote(*types) if len(types) == 2 else types[0] if types else "int32"
     return Compute("cmp", (lhs, rhs), dtype, PREDICATES[predicate])
 
 
@@ -143,7 +145,7 @@ def binary(kind: str, a: object, c: object) -> Elem:
     if isinstance(lhs, Const) and isinstance(rhs, Const):
         return Const(_fold(kind, lhs.value, rhs.value))
     types = [t for t in (dtype_of(lhs), dtype_of(rhs)) if t is not None]
-    dtype = promote(*types) if len(types) == 2 else types[0]
+    dtype = promote(*types) if len(types) == 2 else types[0] if types else "int32"
     if kind == "div" and not is_float(dtype):
         raise FrontendError("integer division in T.Parallel is not supported (tile.div is float only)")
     if kind == "min":  # min(a, b) = -max(-a, -b): negation is exact
@@ -160,6 +162,8 @@ def neg(a: object) -> Elem:
 
 def unary(kind: str, a: object) -> Elem:
     value = as_elem(a)
+    if isinstance(value, Compute) and value.dtype is None:  # a run-time scalar: as a float
+        value = Compute(value.kind, value.args, "float32", value.attr)
     if isinstance(value, Const):
         return Const(_fold(kind, value.value, 0))
     if kind == "abs":
@@ -182,6 +186,8 @@ def cast(a: object, dtype: object) -> Elem:
         return Const(value.value, target)
     if value.dtype == target:  # already that type (a coordinate is float32 on Ascend)
         return value
+    if value.dtype is None:  # a run-time scalar: filled in the type asked for
+        return Compute(value.kind, value.args, target, value.attr)
     return Compute("cast", (value,), target)
 
 

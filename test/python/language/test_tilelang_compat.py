@@ -104,3 +104,28 @@ def test_dtype_names_and_calls():
     assert (T.float, T.half, T.double, T.int, T.long) == ("float32", "float16", "float64", "int32", "int64")
     assert isinstance(T.float16, T.dtype)
     assert T.float32(1) == 1.0 and isinstance(T.float32(1), float) and T.int32(3.0) == 3
+
+
+def _prefix_scale():
+    @T.prim_func
+    def main(A: T.Tensor((64, 32), "float32"), B: T.Tensor((64, 32), "float32"), rows: T.int32):
+        with T.Kernel(4, threads=128) as bx:
+            a = T.alloc_fragment((16, 32), "float32")
+            T.copy(A[bx * 16, 0], a)
+            for i, j in T.Parallel(16, 32):
+                a[i, j] = T.if_then_else(bx * 16 + i < rows, a[i, j] * 2.0, 0.0)
+            T.copy(a, B[bx * 16, 0])
+
+    return main
+
+
+@pytest.mark.parametrize("target", ["sm_80", "ascend910b"])
+def test_integer_parameters_are_run_time_indices(target):
+    kernel = tilepipe.compile(_prefix_scale(), out_idx=[1], target=target)
+    assert "%rows: index" in kernel.mlir()
+    x = np.random.default_rng(0).standard_normal((64, 32)).astype(np.float32)
+    for rows in (0, 21, 64):
+        expected = np.where(np.arange(64)[:, None] < rows, x * 2, 0).astype(np.float32)
+        np.testing.assert_array_equal(kernel(x, rows, check_races=True), expected)
+    with pytest.raises(TypeError, match="integer parameter"):
+        kernel(x, 1.5)
