@@ -1,4 +1,6 @@
 """The top floor: what users run and embed.  The command-line drivers (``opt``:
 tile-opt, ``run``: tile-run, ``cli``: tilepipe, ``ascendc``), the compile driver
-(``compile``), tuning (``tune``), the embedding API (``api``, ``interop``) and the
+(``compile``), tuning (``tune``; per configuration ``tune_evaluate``, its executors
+``tune_executors``, cache ``tune_cache``, table/JSON/progress ``tune_report`` and chart
+``tune_svg``), the embedding API (``api``, ``interop``) and the
 drivers' shared plumbing (``command_line``, ``pipeline_spec``, ``lit_support``)."""

@@ -66,8 +66,9 @@ def model_for(target: CudaTarget | AscendTarget, calibration: Calibration | None
     return calibration or public_figures(target, clock_ghz(target))
 
 
-def _cache_key(job, target: CudaTarget | AscendTarget) -> str:
-    config, text, _, index_args, shapes, run_ptxas = job
+def _cache_key(job) -> str:
+    """The tuning cache's key of a job (everything its outcome depends on)."""
+    config, text, target, index_args, shapes, run_ptxas = job
     return entry_key({
         "kernel": text, "params": list(config.params), "num_stages": config.num_stages,
         "index_args": sorted(index_args.items()), "shapes": sorted(shapes.items()),
@@ -83,8 +84,8 @@ def apply_machine_model(outcome: Outcome, target: CudaTarget | AscendTarget, cal
     outcome.prediction = predict_kernel(target, outcome.blocks, outcome.cycles, outcome.demand,
                                         outcome.resources, outcome.uses_cube)
     if outcome.prediction.blocks_per_processor < 1:
-        limits = outcome.prediction.limiter
-        outcome.rejected = f"occupancy: no block fits on an SM ({limits} allow none)"
+        limiter = outcome.prediction.limiter
+        outcome.rejected = f"occupancy: no block fits on an SM (its {limiter} allow none)"
         outcome.prediction = None
         return
     outcome.seconds = calibration.seconds(outcome.prediction.cycles)
@@ -126,7 +127,7 @@ def tune(
         for c, text in configs
     ]
     outcomes: list[Outcome | None] = [None] * len(work)
-    keys = [_cache_key(job, model_target) for job in work] if cache else []
+    keys = [_cache_key(job) for job in work] if cache else []
     for index, key in enumerate(keys):
         entry = cache.get(key)
         outcomes[index] = Outcome.from_cache_entry(work[index][0], entry) if entry else None
@@ -214,8 +215,9 @@ def _write_output(path: str, text: str) -> None:
 
 def run_tune_command(args) -> int:
     """``tilepipe tune`` (options as its parser in :mod:`tilepipe.drivers.cli` defines them);
-    a malformed option value raises ValueError (CalibrationError and ExecutorError
-    are ValueErrors' siblings the caller reports as one line)."""
+    a malformed option value raises ValueError, a calibration file or an executor that
+    cannot serve a CalibrationError or an ExecutorError (the caller reports those as
+    one line)."""
     import json
     import sys
 
@@ -248,7 +250,7 @@ def run_tune_command(args) -> int:
     if args.svg:
         from tilepipe.drivers.tune_svg import tune_svg
 
-        Path(args.svg).write_text(tune_svg(outcomes, chosen, model_line(target, calibration)))
+        Path(args.svg).write_text(tune_svg(outcomes, chosen, model_line(target, calibration)), encoding="utf-8")
     if chosen is None:
         print("tilepipe tune: no configuration fits the budgets", file=sys.stderr)
         return 1

@@ -73,7 +73,7 @@ def _key(**changes) -> str:
     job = dict(config=Config("gemm_tune.mlir", 2, (("block_M", 64), ("block_K", 64))), text=TEXT,
                target=target, index_args={}, shapes={}, ptxas=True)
     job.update(changes)
-    return _cache_key(tuple(job.values()), target)
+    return _cache_key(tuple(job.values()))
 
 
 def test_every_part_of_the_key_makes_a_miss(monkeypatch):
