@@ -38,6 +38,17 @@ PY_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
               ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
 
+class UncalledLambda:
+    """A ``lambda`` in a kernel body: kept as a value (layout functions), not run."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise FrontendError(f"`{self.text}`: lambdas in a T.prim_func are values (layout "
+                            "functions), not called")
+
+
 def is_runtime(value: Any) -> bool:
     return isinstance(value, Index | Condition | Buffer | Region | T.SymbolicDim) or parallel.is_elem(value)
 
@@ -100,6 +111,16 @@ class ExpressionEvaluator:
 
     def eval_List(self, node: ast.List) -> list:  # noqa: N802
         return [self.eval(e) for e in node.elts]
+
+    def eval_Dict(self, node: ast.Dict) -> dict:  # noqa: N802
+        if any(k is None for k in node.keys):
+            raise FrontendError("`**` in a dict display is not supported in a T.prim_func")
+        return {self.eval(k): self.eval(v) for k, v in zip(node.keys, node.values)}  # type: ignore[arg-type]
+
+    def eval_Lambda(self, node: ast.Lambda) -> Any:  # noqa: N802
+        """A lambda is only ever a layout function here (``T.Layout(shape, lambda
+        i, j: ...)``), which tilepipe does not use: kept, never called."""
+        return UncalledLambda(ast.unparse(node))
 
     def eval_JoinedStr(self, node: ast.JoinedStr) -> str:  # noqa: N802
         return "".join(str(self.eval(v.value)) if isinstance(v, ast.FormattedValue) else v.value

@@ -33,6 +33,7 @@ from tilepipe.language.layouts import packed_dims, packed_shape
 from tilepipe.language.prelude import read_prelude
 from tilepipe.language.values import Buffer, Condition, Index, dtype_name, element_type
 
+INDEX_FUNCTIONS = ((T.ceildiv, "ceildiv"), (T.floordiv, "floordiv"), (T.floormod, "mod"))
 INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
 SCOPES = {"shared": "shared", "shared.dyn": "shared", "local.fragment": "fragment",
           "local": "local", "L1": "l1", "l1": "l1", "ub": "ub", "UB": "ub", "L0A": "l0a",
@@ -436,8 +437,9 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
         if fn is T.const and self.prim.eager is not None:
             dims = fn(*args, **kwargs)
             return tuple(map(self.prim.size, dims)) if isinstance(dims, tuple) else self.prim.size(dims)
-        if fn is T.ceildiv and any(isinstance(self.runtime_index(a), Index) for a in args):
-            return self.b.binary("ceildiv", *(self.runtime_index(a) for a in args))
+        index_fn = next((name for f, name in INDEX_FUNCTIONS if f is fn), None)
+        if index_fn is not None and any(isinstance(self.runtime_index(a), Index) for a in args):
+            return self.b.binary(index_fn, *(self.runtime_index(a) for a in args))
         if fn in (T.Kernel, T.Pipelined, T.serial, T.unroll, T.Parallel):
             return fn(*(self.runtime_index(a) for a in args), **kwargs)
         if any(is_runtime(a) for a in [*args, *kwargs.values()]):
@@ -513,6 +515,9 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
 
     def call_reduce_min(self, **kw: Any) -> None:
         self._reduce("min", **kw)
+
+    def call_annotate_layout(self, layout_map: Any, allow_reannotation: Any, allow_buffer_region: Any) -> None:
+        """A layout is tilepipe's choice (docs/language.md)."""
 
     def call_use_swizzle(self, panel_size: Any, order: Any, enable: Any) -> None:
         """Block rasterization changes which block runs when, never a result."""

@@ -156,6 +156,32 @@ def ceildiv(a: Any, b: Any) -> Any:
     return -(-a // b)
 
 
+def floordiv(a: Any, b: Any) -> Any:
+    """``a // b`` (Python on numbers; the frontend emits ``arith.floordivsi`` on indices)."""
+    return a // b
+
+
+def floormod(a: Any, b: Any) -> Any:
+    """``a % b`` (Python on numbers; ``arith.remsi`` on indices)."""
+    return a % b
+
+
+@dataclass(frozen=True)
+class LayoutSpec:
+    """``T.Layout``/``T.Fragment``: a layout TileLang's lowering would use; tilepipe
+    chooses its own (swizzled shared tiles, mma fragments), so it is only a value."""
+
+    shape: Any = None
+    forward: Any = None
+
+
+def Layout(shape: Any = None, forward_fn: Any = None, **_options: Any) -> LayoutSpec:  # noqa: N802
+    return LayoutSpec(shape, forward_fn)
+
+
+Fragment = Layout
+
+
 def infinity(dtype: str = "float32") -> float:
     return math.inf
 
@@ -303,6 +329,13 @@ def reduce_sum(buffer: Any, out: Any, dim: int = -1, clear: bool = True) -> None
 @_intrinsic
 def reduce_min(buffer: Any, out: Any, dim: int = -1, clear: bool = True) -> None:
     """Row/column minimum (``-max(-x)``)."""
+
+
+@_intrinsic
+def annotate_layout(layout_map: Any, allow_reannotation: bool = False,
+                    allow_buffer_region: bool = False) -> None:
+    """A layout hint for TileLang's lowering: accepted, no effect (tilepipe chooses
+    its layouts)."""
 
 
 @_intrinsic

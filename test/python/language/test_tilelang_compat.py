@@ -129,3 +129,16 @@ def test_integer_parameters_are_run_time_indices(target):
         np.testing.assert_array_equal(kernel(x, rows, check_races=True), expected)
     with pytest.raises(TypeError, match="integer parameter"):
         kernel(x, 1.5)
+
+
+def test_layout_annotations_are_accepted_and_index_helpers_work():
+    @T.prim_func
+    def main(A: T.Tensor((8, 32), "float32"), B: T.Tensor((8, 32), "float32")):
+        with T.Kernel(4, threads=128) as bx:
+            a = T.alloc_shared((2, 32), "float32")
+            T.annotate_layout({a: T.Layout((2, 32), lambda i, j: [i, j])})
+            T.copy(A[T.floordiv(bx * 4, 2), 0], a)
+            T.copy(a, B[T.floormod(bx * 2 + 1, 8) - 1, 0])
+
+    x = np.arange(256, dtype=np.float32).reshape(8, 32)
+    np.testing.assert_array_equal(tilepipe.compile(main, out_idx=[-1])(x), x)
