@@ -46,6 +46,8 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 
+from tilepipe.dialects.llvm_atomic import AtomicRMWOp
+
 LOOP_ANNOTATION = "loop_annotation"  # on scf.for: llvm.br's property of that name
 
 
@@ -291,6 +293,7 @@ BINARY_INTRINSIC_OPS = [
 ]
 
 LEVEL_OPS: list[type[IRDLOperation]] = [
+    AtomicRMWOp,
     PoisonOp,
     AddrSpaceCastOp,
     ExtractElementOp,

@@ -86,6 +86,7 @@ from tilepipe.dialects.tile_elementwise import (  # noqa: F401 (re-exported)
     UnaryElementwiseOp,
     is_number_type,
 )
+from tilepipe.dialects.tile_atomic import AtomicAddOp  # noqa: F401 (re-exported)
 from tilepipe.dialects.tile_forms import (
     MatmulForm,
     SrcDstForm,
@@ -442,6 +443,7 @@ TILE_OPS: list[type[IRDLOperation]] = [
     BlockIdOp,
     GridDimsOp,
     CopyOp,
+    AtomicAddOp,
     GemmOp,
     FillOp,
     *ELEMENTWISE_OPS,

@@ -40,6 +40,9 @@ class BufferAccess:
     reads: bool
     writes: bool
     operand_name: str = ""
+    # One atomic read-modify-write per element (``TileOp.ATOMIC_ROLES``): it does
+    # not conflict with another atomic access of the same element.
+    atomic: bool = False
 
     @property
     def space(self) -> MemorySpace:
@@ -117,6 +120,9 @@ class TileOp(IRDLOperation):
     # Roles every thread reads (whole) instead of following the element mapping: a
     # broadcast's source, whose element each thread owning a repetition reads.
     ROLES_READ_BY_ALL_THREADS: ClassVar[frozenset[str]] = frozenset()
+    # Roles updated by an atomic read-modify-write of each element (tile.atomic_add's
+    # destination): two atomic accesses of one element never race.
+    ATOMIC_ROLES: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def tile_shape(self) -> tuple[int, ...]:
@@ -161,6 +167,7 @@ class TileOp(IRDLOperation):
                     reads,
                     writes,
                     role,
+                    role in self.ATOMIC_ROLES,
                 )
             )
         return accesses

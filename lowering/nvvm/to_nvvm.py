@@ -41,6 +41,7 @@ from tilepipe.dialects.kernel_attrs import is_kernel
 from tilepipe.dialects.tile import TileOp
 from tilepipe.core.diagnostics import OpDiagnosticError, op_error
 
+from tilepipe.lowering.nvvm.atomic import LowerAtomicAdd
 from tilepipe.lowering.nvvm.access import fragment_storage
 from tilepipe.lowering.nvvm.copy import LowerAsyncCopy, LowerBulkCopy, LowerCopy
 from tilepipe.lowering.nvvm.elementwise import LowerBroadcast, LowerElementwise, LowerReduce
@@ -77,6 +78,7 @@ def sync_patterns(context: KernelContext) -> list[RewritePattern]:
 def tile_patterns(context: KernelContext) -> list[RewritePattern]:
     return [
         LowerCopy(context),
+        LowerAtomicAdd(context),
         LowerAsyncCopy(context),
         LowerBulkCopy(context),
         LowerGemm(context),

@@ -59,6 +59,9 @@ class AccessEntry:
     agent: Agent
     levels: tuple[Level, ...] = field(default=(), compare=False)
     chunk: int = 1  # cooperative chunk (elements per thread-contiguous piece)
+    # An atomic read-modify-write of each element (tile.atomic_add's destination):
+    # two atomic entries never conflict (TileLang's "two atomics" exemption).
+    atomic: bool = False
 
     @property
     def is_async(self) -> bool:
@@ -120,7 +123,7 @@ def access_entries(op: Operation) -> list[AccessEntry]:
             entries.append(
                 AccessEntry(op, access.buffer, access.offsets, access.sizes, tile,
                             access.reads, access.writes, agent, tuple(chain(op)),
-                            op.cooperative_chunk())
+                            op.cooperative_chunk(), access.atomic)
             )
     elif isinstance(op, memref.LoadOp | memref.StoreOp) and _is_block_visible(op.memref):
         indices = tuple(op.indices)

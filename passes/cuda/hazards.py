@@ -8,6 +8,9 @@ bytes and at least one writes, except (the chapter's exemptions):
   may hit the same bytes the first is landed by a ``wait_group`` before the second
   issues (and a barrier follows when other threads issued it): otherwise the final
   contents depend on timing, and the race detector says so;
+* two atomic updates (``tile.atomic_add``'s destination): each element's
+  read-modify-write is atomic, so the two need no order (an atomic update and a
+  plain access of the same bytes do);
 * different buffers -- after arena packing, different *byte ranges* of the arena;
 * the same threads touching the same elements in the same order.  Ops touching
   register fragments follow the fragments' layouts, which the lowering chooses (mma
@@ -208,7 +211,7 @@ class HazardAnalysis(AccessRelations):
         )
 
     def _may_conflict_statically(self, x: AccessEntry, y: AccessEntry) -> bool:
-        if not (x.writes or y.writes):
+        if not (x.writes or y.writes) or (x.atomic and y.atomic):
             return False
         if self.same_storage(x.buffer, y.buffer):
             return True

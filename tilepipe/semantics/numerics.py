@@ -199,3 +199,11 @@ def float_to_integer(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
         result = clipped.astype(dtype)
     # float(info.max) of an i64 rounds up to 2^63, which has no int64.
     return np.where(wide >= float(info.max), info.max, result).astype(dtype)
+
+
+def atomic_add(current: np.ndarray, addend: np.ndarray) -> np.ndarray:
+    """One atomic add of ``addend`` to ``current`` (``tile.atomic_add``), unrounded:
+    the store rounds it once.  An f16 sum computed in f32 then rounded to f16 is the
+    correctly rounded f16 sum (f32 has more than twice f16's precision), so this is
+    the hardware's ``atom.add.noftz.f16``; integers wrap."""
+    return binary("add", current, addend)

@@ -1,13 +1,16 @@
 """NVVM interpreter handlers of the memory ops: shared-memory views, windows of
 global arguments, private allocations, scalar and vector loads and stores (held
-to their alignment claims), pointers and ``memref.dim``."""
+to their alignment claims), pointers, ``memref.dim`` and atomic adds to global
+memory (``llvm.atomicrmw``)."""
 
 from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, BFloat16Type
 
+from tilepipe.semantics import numerics
 from tilepipe.semantics.nvvm.execution import (
+    GLOBAL_ADDRESS_STRIDE,
     SHARED_ADDRESS_BASE,
     MemRef,
     NvvmExecutionError,
@@ -132,3 +135,49 @@ def _dim(ex, op, mask):
     if not 0 <= dim < len(shape):
         raise NvvmExecutionError(op, f"has no dimension {dim}")
     return [np.full(ex.threads, shape[dim], np.int64)]
+
+
+@handles("llvm.atomicrmw")
+def _atomic_rmw(ex, op, mask):
+    """An atomic add (``add``/``fadd``) at each active thread's global address, in
+    lane order -- one of the orders the hardware may pick, and the tile level's for
+    a tile.atomic_add (each element has one updating thread per op); the result is
+    each thread's old value.  The sum is rounded once (``numerics.atomic_add``)."""
+    if op.bin_op_name not in ("add", "fadd"):
+        raise NvvmExecutionError(op, f"'{op.bin_op_name}' is not modeled")
+    dtype = numpy_dtype(op.operands[1].type)
+    if isinstance(op.operands[1].type, BFloat16Type):
+        raise NvvmExecutionError(op, "of bf16 is not modeled")
+    addresses = np.asarray(ex[op.operands[0]], np.int64)
+    values = np.asarray(ex[op.operands[1]]).astype(dtype)
+    old = np.zeros(ex.threads, dtype)
+    # A round updates each address once (its lowest pending lane), so the rounds
+    # apply the updates of one address in lane order.
+    pending = np.flatnonzero(mask)
+    while pending.size:
+        _, first = np.unique(addresses[pending], return_index=True)
+        lanes = pending[first]
+        for argument in np.unique(addresses[lanes] // GLOBAL_ADDRESS_STRIDE):
+            mine = lanes[addresses[lanes] // GLOBAL_ADDRESS_STRIDE == argument]
+            _atomic_add_round(ex, op, int(argument), mine, addresses, values, old, dtype)
+        pending = np.delete(pending, first)
+    return [old]
+
+
+def _atomic_add_round(ex, op, argument, lanes, addresses, values, old, dtype) -> None:
+    if argument < 2:
+        raise NvvmExecutionError(op, "updates memory other than a global argument (not modeled)")
+    offsets = addresses[lanes] % GLOBAL_ADDRESS_STRIDE
+    if (offsets % dtype.itemsize).any():
+        raise NvvmExecutionError(op, f"address is not {dtype.itemsize}-byte aligned")
+    array = ex.global_arrays[argument - 2]
+    flat = array.reshape(-1).view(np.uint8)
+    if (offsets < 0).any() or (offsets + dtype.itemsize > flat.size).any():
+        raise NvvmExecutionError(op, "updates bytes outside its global argument")
+    elements = flat.view(dtype)
+    index = offsets // dtype.itemsize
+    old[lanes] = elements[index]
+    elements[index] = numerics.atomic_add(elements[index], values[lanes]).astype(dtype)
+    detector = ex.global_races.get(argument - 2)
+    if detector is not None:
+        detector.access(op, lanes, offsets, dtype.itemsize, True, atomic=True)

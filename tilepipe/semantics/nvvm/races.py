@@ -11,7 +11,10 @@ and which threads read each byte since the last barrier they took part in.
   buffers are large: the readers of a byte are kept as "none, thread t, or several"
   (exact for the question a write asks: did another thread read it?), and entries are
   stamped with an epoch that a barrier or a new block advances instead of clearing
-  the arrays.  Races between blocks are ``grid_races``' business, not this one's.
+  the arrays.  Atomic updates (``llvm.atomicrmw``) are kept apart, as "none,
+  thread t, or several" too: they race with other threads' plain reads and writes,
+  not with each other.  Races between blocks are ``grid_races``' business, not this
+  one's.
 """
 
 from __future__ import annotations
@@ -386,6 +389,8 @@ class GlobalRaceDetector:
         self.writer_epoch = np.zeros(size, np.int32)
         self.reader = np.full(size, -1, np.int32)
         self.reader_epoch = np.zeros(size, np.int32)
+        self.updater = np.full(size, -1, np.int32)  # atomic updates: a thread or SEVERAL
+        self.updater_epoch = np.zeros(size, np.int32)
         self.ops: list[Operation] = []
         self.races: list[str] = []
         self.reported: set = set()
@@ -405,25 +410,36 @@ class GlobalRaceDetector:
         self.writer_epoch[live & np.isin(self.writer, threads)] = 0
         live = self.reader_epoch == self.epoch
         self.reader_epoch[live & (np.isin(self.reader, threads) | (self.reader == SEVERAL))] = 0
+        live = self.updater_epoch == self.epoch
+        self.updater_epoch[live & (np.isin(self.updater, threads) | (self.updater == SEVERAL))] = 0
 
     def access(
-        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int, write: bool
+        self, op: Operation, threads: np.ndarray, starts: np.ndarray, nbytes: int,
+        write: bool, atomic: bool = False,
     ) -> None:
-        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes``."""
+        """``threads[i]`` touches bytes ``starts[i] .. starts[i] + nbytes`` (``atomic``:
+        an atomic read-modify-write, ``write`` ignored)."""
         if threads.size == 0:
             return
         byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
         thread = np.repeat(threads, nbytes)
         writer = np.where(self.writer_epoch[byte] == self.epoch, self.writer[byte], -1)
         reader = np.where(self.reader_epoch[byte] == self.epoch, self.reader[byte], -1)
+        if atomic:
+            return self._atomic_update(op, byte, thread, writer, reader)
+        updater = np.where(self.updater_epoch[byte] == self.epoch, self.updater[byte], -1)
+        against_update = _by_another(updater, thread)
+        if against_update.any():
+            i = int(np.flatnonzero(against_update)[0])
+            self._report(op, int(byte[i]), f"thread {thread[i]} vs an atomic update by "
+                         f"{_threads_name(int(updater[i]))}")
         against_write = (writer >= 0) & (writer != thread)
         if against_write.any():
             i = int(np.flatnonzero(against_write)[0])
             previous = self.ops[self.writer_op[byte[i]]]
             self._report(op, int(byte[i]), f"thread {thread[i]} vs a write by thread "
                          f"{writer[i]} in '{previous.name}' at {op_location(previous)}")
-        elif write and ((reader == SEVERAL) | ((reader >= 0) & (reader != thread))).any():
-            against = (reader == SEVERAL) | ((reader >= 0) & (reader != thread))
+        elif write and (against := _by_another(reader, thread)).any():
             i = int(np.flatnonzero(against)[0])
             self._report(op, int(byte[i]), f"thread {thread[i]} writes what another thread read")
         if write:
@@ -433,20 +449,42 @@ class GlobalRaceDetector:
             self.writer[byte] = thread
             self.writer_op[byte] = len(self.ops) - 1
             self.writer_epoch[byte] = self.epoch
+            self.updater_epoch[byte] = 0  # (ordered after them, or reported)
             return
-        # Readers: one thread, or SEVERAL once a second thread reads the byte (also
-        # within this access: the bytes are sorted so that repeats are adjacent).
+        self._merge_threads(self.reader, self.reader_epoch, byte, thread, reader)
+
+    def _atomic_update(self, op, byte, thread, writer, reader) -> None:
+        """Atomic updates race with another thread's plain write or read, not with
+        each other (nor with one another in one access)."""
+        against_write = (writer >= 0) & (writer != thread)
+        against_read = _by_another(reader, thread)
+        if against_write.any():
+            i = int(np.flatnonzero(against_write)[0])
+            previous = self.ops[self.writer_op[byte[i]]]
+            self._report(op, int(byte[i]), f"atomic update by thread {thread[i]} vs a write "
+                         f"by thread {writer[i]} in '{previous.name}' at {op_location(previous)}")
+        elif against_read.any():
+            i = int(np.flatnonzero(against_read)[0])
+            self._report(op, int(byte[i]), f"thread {thread[i]} atomically updates what "
+                         "another thread read")
+        updater = np.where(self.updater_epoch[byte] == self.epoch, self.updater[byte], -1)
+        self._merge_threads(self.updater, self.updater_epoch, byte, thread, updater)
+
+    def _merge_threads(self, who, epochs, byte, thread, current) -> None:
+        """Record ``thread[i]`` in ``who[byte[i]]`` (readers, atomic updaters): one
+        thread, or SEVERAL once a second thread touches the byte (also within this
+        access: the bytes are sorted so that repeats are adjacent)."""
         order = np.argsort(byte, kind="stable")
-        byte, thread, reader = byte[order], thread[order], reader[order]
-        merged = np.where((reader == -1) | (reader == thread), thread, SEVERAL)
+        byte, thread, current = byte[order], thread[order], current[order]
+        merged = np.where((current == -1) | (current == thread), thread, SEVERAL)
         first = np.ones(byte.size, bool)
         first[1:] = byte[1:] != byte[:-1]
         group = np.cumsum(first) - 1
         distinct = np.zeros(group[-1] + 1, bool)
         np.logical_or.at(distinct, group, merged != merged[first][group])
         result = np.where(distinct[group], SEVERAL, merged)
-        self.reader[byte[first]] = result[first]
-        self.reader_epoch[byte[first]] = self.epoch
+        who[byte[first]] = result[first]
+        epochs[byte[first]] = self.epoch
 
     def _report(self, op: Operation, byte: int, message: str) -> None:
         key = (str(op_location(op)), op.name, message.split(" ", 2)[-1])
@@ -461,6 +499,16 @@ class GlobalRaceDetector:
             raise RaceFound(self.races[-1])
 
 
+def _by_another(who: np.ndarray, thread: np.ndarray) -> np.ndarray:
+    """Which recorded accessors (a thread, SEVERAL or -1: none) include a thread
+    other than ``thread``."""
+    return (who == SEVERAL) | ((who >= 0) & (who != thread))
+
+
+def _threads_name(who: int) -> str:
+    return "several threads" if who == SEVERAL else f"thread {who}"
+
+
 def written_twice(byte: np.ndarray, thread: np.ndarray) -> int | None:
     """A byte two different threads write in one access, if any."""
     order = np.argsort(byte, kind="stable")
@@ -468,7 +516,9 @@ def written_twice(byte: np.ndarray, thread: np.ndarray) -> int | None:
     return int(byte[order][1:][same][0]) if same.any() else None
 
 
-STORE_OPS = ("memref.store", "vector.store")  # their memref is operand 1
+# Ops that write global memory, with the operand that leads to the written argument
+# (a memref, or an atomic update's pointer, through casts and views).
+STORE_OPS = {"memref.store": 1, "vector.store": 1, "llvm.atomicrmw": 0}
 
 
 def written_arguments(kernel: Operation) -> list[int]:
@@ -480,7 +530,7 @@ def written_arguments(kernel: Operation) -> list[int]:
     for op in kernel.walk():
         if op.name not in STORE_OPS:
             continue
-        value = op.operands[1]
+        value = op.operands[STORE_OPS[op.name]]
         while not isinstance(value, BlockArgument) and value.owner.operands:
             value = value.owner.operands[0]
         if (

@@ -1,5 +1,7 @@
 """Races between blocks: blocks of a grid never synchronize with each other, so two
-blocks touching the same global bytes, at least one writing, always race.
+blocks touching the same global bytes, at least one writing, always race -- unless
+both update them atomically (``tile.atomic_add``): atomic updates race with plain
+reads and writes of other blocks, not with each other.
 
 After each block, the global allocations' race shadows (see :mod:`.races`) tell which
 granules the block wrote and which it only read; they are compared with what earlier
@@ -23,11 +25,13 @@ class _History:
         self.granule = granule
         self.write_site = np.full(granules, -1, dtype=np.int64)
         self.read_site = np.full(granules, -1, dtype=np.int64)
+        self.atomic_site = np.full(granules, -1, dtype=np.int64)
 
     def refine(self, granule: int) -> None:
         factor = self.granule // granule
         self.write_site = np.repeat(self.write_site, factor)
         self.read_site = np.repeat(self.read_site, factor)
+        self.atomic_site = np.repeat(self.atomic_site, factor)
         self.granule = granule
 
 
@@ -53,17 +57,26 @@ class GridConflicts:
             )
             if history.granule != shadow.granule:
                 history.refine(shadow.granule)
+            # A plain write conflicts with everything; an atomic update (with no
+            # plain write in this block) with plain accesses; a read (an atomic
+            # update leaves it recorded) with writes and atomic updates.
             written = shadow.write_agent >= 0
+            updated = (shadow.atomic_agent >= 0) & ~written
             read = (shadow.last_reader >= 0) & ~written
-            self._compare(tracker, buffer, history, written, read, shadow)
-            self._record(tracker, history, written, shadow.write_event, history.write_site)
-            self._record(tracker, history, read, shadow.last_read_event, history.read_site)
+            self._compare(tracker, buffer, history, written, updated, read, shadow)
+            self._record(tracker, history, written, shadow.write_event, history.write_site, "write")
+            self._record(tracker, history, updated, shadow.atomic_event, history.atomic_site, "atomic add")
+            self._record(tracker, history, read, shadow.last_read_event, history.read_site, "read")
 
-    def _compare(self, tracker, buffer, history, written, read, shadow) -> None:
+    def _compare(self, tracker, buffer, history, written, updated, read, shadow) -> None:
         checks = (
             ("WAW", written, history.write_site, shadow.write_event, "write"),
+            ("WAW", written, history.atomic_site, shadow.write_event, "write"),
             ("WAR", written, history.read_site, shadow.write_event, "write"),
+            ("WAW", updated, history.write_site, shadow.atomic_event, "atomic add"),
+            ("WAR", updated, history.read_site, shadow.atomic_event, "atomic add"),
             ("RAW", read, history.write_site, shadow.last_read_event, "read"),
+            ("RAW", read, history.atomic_site, shadow.last_read_event, "read"),
         )
         for kind, now, earlier_site, now_event, mode in checks:
             conflicts = np.flatnonzero(now & (earlier_site >= 0))
@@ -108,12 +121,11 @@ class GridConflicts:
             recorded.op, op_location(recorded.op), recorded.iteration, "", mode
         )
 
-    def _record(self, tracker, history, mask, events, sites) -> None:
+    def _record(self, tracker, history, mask, events, sites, mode) -> None:
         touched = np.flatnonzero(mask)
         if not touched.size:
             return
         unique, inverse = np.unique(events[touched], return_inverse=True)
-        mode = "write" if sites is history.write_site else "read"
         base = len(self._sites)
         self._sites.extend(
             (tracker.block, self._site(tracker, int(e), mode)) for e in unique

@@ -27,7 +27,7 @@ class AccessSite:
     location: SourceLocation | None
     iteration: tuple[tuple[str, int], ...]
     agent: str
-    mode: str  # "read" | "write"
+    mode: str  # "read" | "write" | "atomic add"
 
     def __str__(self) -> str:
         where = f"{self.location}" if self.location else "<unknown location>"
@@ -82,6 +82,9 @@ class Agents:
     threads: np.ndarray | None
     engine: bool = False
     async_proxy: bool = False  # a bulk copy's write of shared memory
+    # An atomic read-modify-write of each element (tile.atomic_add's destination):
+    # unordered against other atomic updates, it does not race with them.
+    atomic: bool = False
 
 
 @dataclass
@@ -104,6 +107,12 @@ class _Shadow:
         # order it).  Never landed: no fence orders it.
         self.fence_after = np.zeros(granules, dtype=np.int32)
         self.dense_reads = dense_reads
+        # The last atomic update since the last plain write, kept apart from the
+        # plain writes: atomic updates do not conflict with each other, so they must
+        # not hide a plain write from a later atomic one (only the last is kept, as
+        # for plain writes).
+        self.atomic_agent = np.full(granules, -1, dtype=np.int32)
+        self.atomic_event = np.zeros(granules, dtype=np.int32)
         # The latest read was through the async proxy (a wgmma's operand read): an
         # async-proxy write after it needs no proxy fence, only the ordering.
         self.read_async = np.zeros(granules, dtype=bool)
@@ -122,7 +131,7 @@ class _Shadow:
         for name in (
             "write_agent", "write_event", "write_async", "fence_after", "read_event", "latest_read",
             "read_async",
-            "last_reader", "last_read_event",
+            "last_reader", "last_read_event", "atomic_agent", "atomic_event",
         ):
             if hasattr(self, name):
                 setattr(self, name, np.repeat(getattr(self, name), factor, axis=0))
@@ -214,6 +223,14 @@ class RaceTracker:
             recorded = rows + self.threads if agents.engine else rows
         position = np.arange(granules.size) // per_element  # element of each granule
         proxy = agents.async_proxy
+        if agents.atomic:
+            self._atomic_update(
+                event, buffer, region, shadow, granules, rows, position, recorded, agents
+            )
+            return
+        self._check_atomic_updates(
+            event, buffer, region, shadow, granules, rows, position, writes
+        )
         self._check_writes(
             event, buffer, region, shadow, granules, rows, position, writes, agents.engine,
             proxy,
@@ -227,6 +244,7 @@ class RaceTracker:
             shadow.write_event[granules] = event
             shadow.write_async[granules] = agents.async_proxy
             shadow.fence_after[granules] = NEVER if agents.engine else event
+            shadow.atomic_agent[granules] = -1
             if shadow.dense_reads:
                 shadow.read_event[granules] = 0
                 shadow.latest_read[granules] = 0
@@ -247,6 +265,41 @@ class RaceTracker:
             else:
                 shadow.last_reader[granules] = recorded if recorded is not None else 0
                 shadow.last_read_event[granules] = event
+
+    def _atomic_update(
+        self, event, buffer, region, shadow, granules, rows, position, recorded, agents
+    ) -> None:
+        """An atomic read-modify-write of every element: it races with unordered
+        plain writes and reads, not with other atomic updates, and it leaves the
+        plain accesses' history as it is (a later atomic update from another thread
+        must still be ordered after them)."""
+        self._check_writes(
+            event, buffer, region, shadow, granules, rows, position, True, agents.engine,
+            False, mode="atomic add",
+        )
+        self._check_reads(
+            event, buffer, region, shadow, granules, rows, position, agents.engine, False,
+            mode="atomic add",
+        )
+        shadow.atomic_agent[granules] = recorded if recorded is not None else 0
+        shadow.atomic_event[granules] = event
+
+    def _check_atomic_updates(
+        self, event, buffer, region, shadow, granules, rows, position, writes
+    ) -> None:
+        """A plain access against the last atomic update of its granules."""
+        updater = shadow.atomic_agent[granules]
+        updated = updater >= 0
+        if not updated.any():
+            return
+        update_event = shadow.atomic_event[granules]
+        unordered = updated & (self._known(rows, np.maximum(updater, 0)) < update_event)
+        if unordered.any():
+            self._report(
+                "WAW" if writes else "RAW", event, buffer, region, unordered, updater,
+                update_event, rows, position, "atomic add",
+                "write" if writes else "read", False,
+            )
 
     def exit_with_copy_in_flight(
         self, exit_op: Operation, copy_event: int, buffer: Buffer, region: Region,
@@ -312,7 +365,7 @@ class RaceTracker:
 
     def _check_writes(
         self, event, buffer, region, shadow, granules, rows, position, writes, engine,
-        proxy,
+        proxy, mode: str | None = None,
     ):
         writer = shadow.write_agent[granules]
         written = writer >= 0
@@ -335,11 +388,12 @@ class RaceTracker:
             self._report(
                 kind, event, buffer, region, unordered, writer,
                 write_event, rows, position, "write",
-                "write" if writes else "read", engine, unfenced,
+                mode or ("write" if writes else "read"), engine, unfenced,
             )
 
     def _check_reads(
-        self, event, buffer, region, shadow, granules, rows, position, engine, proxy
+        self, event, buffer, region, shadow, granules, rows, position, engine, proxy,
+        mode: str = "write",
     ):
         unfenced = None
         if shadow.dense_reads:
@@ -388,7 +442,7 @@ class RaceTracker:
                 return
         self._report(
             "WAR", event, buffer, region, unordered, reader, first_event, rows,
-            position, "read", "write", engine, unfenced,
+            position, "read", mode, engine, unfenced,
         )
 
     # -- reports

@@ -15,6 +15,10 @@ tile whole.  Numerics (documented in docs/semantics.md):
   integers in their own type, wrapping;
 * ``tile.cast``: round to nearest even; integers are signed, float to integer rounds
   toward zero and saturates, NaN to 0 (``numerics.float_to_integer``);
+* ``tile.atomic_add``: ``dst + src`` in the element type, rounded once per add
+  (``numerics.atomic_add``, shared with the NVVM interpreter and the Ascend pipe
+  simulator); blocks run in order, so a grid's adds of one element happen in
+  block order;
 * ``tile.broadcast``: exact (copies the source element into each repetition);
 * ``tile.log/sqrt/rsqrt`` as ``tile.exp`` (``numerics.unary``); ``tile.iota``
   ``start + coordinate`` (``numerics.iota``); ``tile.cmp`` 1 or 0, NaN false but for
@@ -25,6 +29,8 @@ pipelined schedule must reproduce.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerType
@@ -84,6 +90,8 @@ class TileOperands:
                 agents = Agents(owners.reshape(region.sizes))
             else:
                 agents = machine.cooperative(region, chunk=chunk)
+            if access.atomic:
+                agents = replace(agents, atomic=True)
             machine.track(event, buffer, region, access.reads, access.writes, agents)
 
 
@@ -118,6 +126,17 @@ class TileFunctions(RuntimeFunctions):
         dst, dst_region = operands.regions["dst"]
         stored = self.read_stored(op, src, src_region)
         dst.write_stored(dst_region, stored)
+        return ()
+
+    @impl(tile.AtomicAddOp)
+    def run_atomic_add(self, interpreter: Interpreter, op: tile.AtomicAddOp, args):
+        """Each element of the destination plus its source element, rounded once in
+        the element type (an integer wraps); adds past the array's edge are dropped.
+        The block's update of an element is one atomic add: blocks run one after
+        the other, so the grid's result is that of one order of the adds."""
+        operands = self._start(interpreter, op)
+        total = numerics.atomic_add(operands.read("dst"), operands.read("src"))
+        operands.write("dst", total)
         return ()
 
     @impl(tile.FillOp)
