@@ -28,6 +28,7 @@ from tilepipe.core.diagnostics import op_error
 from tilepipe.dialects.ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, ascend_space, core_of
 from tilepipe.dialects.ascend_sync import CORE_ATTR
 from tilepipe.dialects.memory_space import MemorySpace
+from tilepipe.dialects.tile_atomic import AtomicAddOp
 from tilepipe.dialects.tile import CopyOp, FillOp, GemmOp, TileOp
 from tilepipe.core.targets import AscendTarget, UnknownTarget, target_of
 
@@ -90,6 +91,12 @@ class AscendResolveCore(ModulePass):
         for func in op.walk():
             if isinstance(func, FuncOp) and is_ascend_kernel(func):
                 for tile_op in func.walk():
+                    if isinstance(tile_op, AtomicAddOp):
+                        # AscendC's SetAtomicAdd + DataCopy UB -> GM on MTE3, once the
+                        # ascend dialect, the printer and the pipe simulator model it.
+                        raise op_error(
+                            tile_op, f"is not supported on {target_of(func).name} yet"
+                        )
                     if isinstance(tile_op, TileOp):
                         pipe = tile_op_pipe(tile_op)
                         spaces = frozenset(
