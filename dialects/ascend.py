@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType, MemRefType
-from xdsl.ir import Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_operand_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -34,7 +34,9 @@ from xdsl.utils.exceptions import VerifyException
 from tilepipe.dialects.ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, ascend_space, core_of
 from tilepipe.dialects.ascend_sync import ASCEND_SYNC_OPS
 from tilepipe.dialects.memory_space import MemorySpace
+from tilepipe.dialects.ascend_reduce_plan import PlanError, ReducePlan, reduce_plan
 from tilepipe.dialects.tile import BinaryElementwiseOp, TileOp, UnaryElementwiseOp
+from tilepipe.dialects.tile import BroadcastOpBase, ReduceOpBase
 from tilepipe.dialects.tile_elementwise import CmpOpBase, IotaOpBase, SelectOpBase
 from tilepipe.dialects.tile_base import BufferAccess, region_sizes
 from tilepipe.dialects.tile_forms import MatmulForm, SrcDstForm, ValueDstForm, shape_property
@@ -96,10 +98,11 @@ class MoveOp(SrcDstForm, AscendTileOp):
 
 @irdl_op_definition
 class DataCopyOp(MoveOp):
-    """``DataCopy``: GM -> L1/UB on MTE2, UB -> GM on MTE3."""
+    """``DataCopy``: GM -> L1/UB on MTE2, UB -> GM on MTE3, UB -> UB on V (asc-devkit
+    doc asc_copy_ub2ub: PIPE_V)."""
 
     name = "ascend.data_copy"
-    MOVE_PIPES: ClassVar = frozenset({Pipe.MTE2, Pipe.MTE3})
+    MOVE_PIPES: ClassVar = frozenset({Pipe.MTE2, Pipe.MTE3, Pipe.V})
 
 
 @irdl_op_definition
@@ -234,6 +237,138 @@ class MaxOp(VectorBinaryOp):
 
 
 @irdl_op_definition
+class DivOp(VectorBinaryOp):
+    """``Div(dst, lhs, rhs, n)``: IEEE division, as ``tile.div``."""
+
+    name = "ascend.div"
+    FLOAT_ONLY: ClassVar[bool] = True
+
+
+# The element type pairs the 910B-class vector unit's ``Cast`` converts exactly as
+# ``tile.cast`` does, with the ``RoundMode`` that does it (asc-devkit
+# impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h lists the pairs; doc Cast
+# the modes): to a float, round to nearest even (CAST_RINT) or exact (CAST_NONE);
+# float to integer toward zero (CAST_TRUNC), saturating ("溢出默认按照饱和处理").
+# Not here, so refused: i32 -> f16 (a dequantization through SetDeqScale), integer
+# narrowing (the hardware saturates where tile.cast wraps), and pairs without an
+# instruction (f16 <-> bf16, anything of f64).
+VECTOR_CAST_MODES: dict[tuple[str, str], str] = {
+    ("f32", "f16"): "CAST_RINT",
+    ("f32", "bf16"): "CAST_RINT",
+    ("f16", "f32"): "CAST_NONE",
+    ("bf16", "f32"): "CAST_NONE",
+    ("f32", "i64"): "CAST_TRUNC",
+    ("f32", "i32"): "CAST_TRUNC",
+    ("f32", "i16"): "CAST_TRUNC",
+    ("f16", "i32"): "CAST_TRUNC",
+    ("f16", "i16"): "CAST_TRUNC",
+    ("f16", "i8"): "CAST_TRUNC",
+    ("bf16", "i32"): "CAST_TRUNC",
+    ("i64", "f32"): "CAST_RINT",
+    ("i32", "f32"): "CAST_RINT",
+    ("i16", "f32"): "CAST_NONE",
+    ("i16", "f16"): "CAST_RINT",
+    ("i8", "f16"): "CAST_NONE",
+    ("i32", "i64"): "CAST_NONE",
+}
+
+
+def vector_cast_problem(src: Attribute, dst: Attribute) -> str | None:
+    """Why the vector unit cannot cast ``src`` -> ``dst`` elements as ``tile.cast``
+    does, or None when ``VECTOR_CAST_MODES`` has the pair."""
+    if (str(src), str(dst)) in VECTOR_CAST_MODES:
+        return None
+    if isinstance(src, IntegerType) and isinstance(dst, IntegerType):
+        return (f"the vector unit's Cast saturates {src} -> {dst}, where tile.cast "
+                "truncates (wraps)")
+    if str(src) == "i32" and str(dst) == "f16":
+        return "the vector unit's Cast i32 -> f16 is a dequantization (SetDeqScale), not a rounding"
+    return f"the 910B-class vector unit has no Cast {src} -> {dst}"
+
+
+@irdl_op_definition
+class CastOp(VectorUnaryOp):
+    """``Cast(dst, src, RoundMode, n)`` on UB, as ``tile.cast``: the round mode per
+    pair is ``VECTOR_CAST_MODES``'s."""
+
+    name = "ascend.cast"
+    SAME_ELEMENT_TYPES: ClassVar[bool] = False
+
+    @property
+    def round_mode(self) -> str:
+        return VECTOR_CAST_MODES[(str(self.element_type("src")), str(self.element_type("dst")))]
+
+    def verify_tile_op(self) -> None:
+        problem = vector_cast_problem(self.element_type("src"), self.element_type("dst"))
+        if problem is not None:
+            raise VerifyException(problem)
+
+
+@irdl_op_definition
+class ReduceOp(AscendTileOp, ReduceOpBase):
+    """A reduction of a UB tile, as ``tile.reduce``, by the vector calls of its
+    :func:`reduce_plan` (the tile level's summation order, exactly)."""
+
+    name = "ascend.reduce"
+    PIPE: ClassVar = Pipe.V
+    LEGAL_SPACES: ClassVar = {"src": UB_ONLY, "dst": UB_ONLY}
+
+    def plan(self) -> ReducePlan:
+        src_t, dst_t = self.element_type("src"), self.element_type("dst")
+        return reduce_plan(
+            self.kind.data, self.tile_shape, self.reduce_axis,
+            widen=not isinstance(src_t, Float32Type), narrow=not isinstance(dst_t, Float32Type),
+        )
+
+    def verify_tile_op(self) -> None:
+        super().verify_tile_op()
+        element = self.element_type("src")
+        if not isinstance(element, AnyFloat) or element.bitwidth > 32:
+            raise VerifyException(
+                f"reduces {element} elements; the vector unit's block reductions take "
+                "half and float (bf16 through f32)"
+            )
+        try:
+            self.plan()
+        except PlanError as problem:
+            raise VerifyException(str(problem)) from None
+
+
+@irdl_op_definition
+class BroadcastOp(AscendTileOp, BroadcastOpBase):
+    """A UB tile repeated along an axis, as ``tile.broadcast`` (exact copies).
+    AscendC: along the last axis ``Brcb`` (each element to one 32-byte block of the
+    ``reduce_work`` scratch) then ``Adds`` of ``-0`` with a source block stride of 0
+    (one block over each 64-element repeat of a row); along the first axis one
+    ``Adds`` of ``-0`` per row (``x + -0`` is ``x`` for every ``x``)."""
+
+    name = "ascend.broadcast"
+    PIPE: ClassVar = Pipe.V
+    LEGAL_SPACES: ClassVar = {"src": UB_ONLY, "dst": UB_ONLY}
+
+    def verify_tile_op(self) -> None:
+        super().verify_tile_op()
+        if (problem := broadcast_problem(self)) is not None:
+            raise VerifyException(problem)
+
+
+def broadcast_problem(op: BroadcastOpBase) -> str | None:
+    """Why the vector unit cannot repeat this tile (None: it can)."""
+    element = op.element_type("src")
+    shape = op.tile_shape
+    if not isinstance(element, Float32Type):
+        return (f"broadcasts {element} elements; the vector unit broadcasts f32 "
+                "(Brcb and the exact Adds copy)")
+    if len(shape) > 2:
+        return f"broadcasts a rank-{len(shape)} tile; the vector unit takes 1-d and 2-d tiles"
+    rows, columns = (1, shape[0]) if len(shape) == 1 else shape
+    if op.along_axis == len(shape) - 1 and (columns % 8 or rows > 255 or columns > 2040):
+        return (f"broadcasts along rows of {columns} elements ({rows} rows); the strided "
+                "copies take whole 32-byte blocks, at most 255 rows of at most 2040")
+    return None
+
+
+@irdl_op_definition
 class ExpOp(FloatVectorUnaryOp):
     name = "ascend.exp"
 
@@ -358,8 +493,8 @@ class ZeroTailOp(SrcDstForm, AscendTileOp):
 
 
 VECTOR_OPS: list[type[AscendTileOp]] = [
-    AddOp, SubOp, MulOp, MaxOp, ExpOp, LnOp, SqrtOp, RsqrtOp, IotaOp, CmpOp, SelectOp,
-    DuplicateOp, ZeroTailOp,
+    AddOp, SubOp, MulOp, MaxOp, DivOp, ExpOp, LnOp, SqrtOp, RsqrtOp, IotaOp, CmpOp, SelectOp,
+    CastOp, ReduceOp, BroadcastOp, DuplicateOp, ZeroTailOp,
 ]
 DATA_OPS: list[type[AscendTileOp]] = [DataCopyOp, DataCopyNd2NzOp, LoadDataOp, FixpipeOp, MmadOp]
 

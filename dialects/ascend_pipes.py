@@ -144,6 +144,7 @@ COPY_PIPES: dict[tuple[MemorySpace, MemorySpace], Pipe] = {
     (MemorySpace.GM, MemorySpace.UB): Pipe.MTE2,
     (MemorySpace.GM, MemorySpace.L1): Pipe.MTE2,
     (MemorySpace.UB, MemorySpace.GM): Pipe.MTE3,
+    (MemorySpace.UB, MemorySpace.UB): Pipe.V,  # a local DataCopy runs on the vector pipe
     (MemorySpace.L1, MemorySpace.L0A): Pipe.MTE1,
     (MemorySpace.L1, MemorySpace.L0B): Pipe.MTE1,
     (MemorySpace.L0C, MemorySpace.GM): Pipe.FIX,

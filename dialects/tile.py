@@ -311,8 +311,7 @@ class AlongAxisOp(TileOp):
         return op
 
 
-@irdl_op_definition
-class ReduceOp(AlongAxisOp):
+class ReduceOpBase(AlongAxisOp):
     """Reduce a tile along one axis: ``dst[...] = reduce(src, axis)``.
 
     The destination tile is the source tile with ``axis`` removed; its previous
@@ -328,7 +327,6 @@ class ReduceOp(AlongAxisOp):
     layout (the lowering reduces with warp shuffles).
     """
 
-    name = "tile.reduce"
     kind = prop_def(StringAttr)
 
     COLLAPSED_ROLE: ClassVar = "dst"
@@ -385,7 +383,12 @@ class ReduceOp(AlongAxisOp):
 
 
 @irdl_op_definition
-class BroadcastOp(AlongAxisOp):
+class ReduceOp(ReduceOpBase):
+    __doc__ = ReduceOpBase.__doc__
+    name = "tile.reduce"
+
+
+class BroadcastOpBase(AlongAxisOp):
     """Materialize a tile by repeating ``src`` along ``axis``:
     ``dst[i, j] = src[i]`` for ``axis 1`` (a row statistic over its row).
 
@@ -395,11 +398,15 @@ class BroadcastOp(AlongAxisOp):
     mapping.
     """
 
-    name = "tile.broadcast"
-
     COLLAPSED_ROLE: ClassVar = "src"
     AXIS_NAME: ClassVar = "broadcast axis"
     ROLES_READ_BY_ALL_THREADS: ClassVar = frozenset({"src"})
+
+
+@irdl_op_definition
+class BroadcastOp(BroadcastOpBase):
+    __doc__ = BroadcastOpBase.__doc__
+    name = "tile.broadcast"
 
 
 @irdl_op_definition

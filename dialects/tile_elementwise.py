@@ -17,14 +17,24 @@ from __future__ import annotations
 from enum import Enum
 from typing import ClassVar
 
-from xdsl.dialects.builtin import AnyFloat, IntegerAttr, IntegerType, StringAttr, i64
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    i64,
+)
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from tilepipe.dialects.tile_base import ON_CHIP, TileOp
+from tilepipe.dialects.memory_space import MemorySpace, memory_space
+from tilepipe.dialects.tile_base import ANY_SPACE, ON_CHIP, TileOp
 from tilepipe.dialects.tile_forms import (
     BinaryForm,
     SelectForm,
@@ -140,10 +150,36 @@ class RsqrtOp(FloatUnaryOp):
 class CastOp(UnaryElementwiseOp):
     """Convert element types: to a float rounding to nearest even; float to (signed)
     integer toward zero, saturating, NaN to 0; integer to integer by sign extension or
-    truncation (docs/semantics.md)."""
+    truncation (docs/semantics.md).
+
+    Both operands live on chip, with one exception: a *converting move out of the
+    cube's accumulator*, an f32 tile of ``l0c`` cast into ``gm`` (or ``l1``) as f16,
+    bf16 or f32 -- what Ascend's fixpipe does on its way out (``Fixpipe`` with
+    ``quantPre`` F322F16/F322BF16), so a GEMM writes its f16 result without a UB
+    round trip."""
 
     name = "tile.cast"
     SAME_ELEMENT_TYPES: ClassVar = False
+    LEGAL_SPACES: ClassVar = {"src": ON_CHIP, "dst": ANY_SPACE}
+
+    def verify_tile_op(self) -> None:
+        src_space, dst_space = (memory_space(self.src.type), memory_space(self.dst.type))
+        if not dst_space.is_off_chip and src_space != MemorySpace.L0C:
+            return
+        src_t, dst_t = self.element_type("src"), self.element_type("dst")
+        if src_space != MemorySpace.L0C or not (
+            dst_space.is_off_chip or dst_space == MemorySpace.L1
+        ):
+            raise VerifyException(
+                f"casts {src_space.value} -> {dst_space.value}: a cast leaves the chip only "
+                "as the fixpipe's converting move, l0c -> gm or l1"
+            )
+        if not isinstance(src_t, Float32Type) or not isinstance(
+            dst_t, Float16Type | BFloat16Type | Float32Type
+        ):
+            raise VerifyException(
+                f"the fixpipe converts f32 to f16, bf16 or f32, not {src_t} -> {dst_t}"
+            )
 
 
 @irdl_op_definition

@@ -64,6 +64,7 @@ from tilepipe.lowering.ascend.ascendc_boundary import BoundaryCalls, size_parame
 from tilepipe.lowering.ascend.ascendc_cube import CubeCalls
 from tilepipe.lowering.ascend.ascendc_masks import MaskCalls
 from tilepipe.lowering.ascend.ascendc_types import TileLayout, cpp_type, tile_layout
+from tilepipe.lowering.ascend.ascendc_vector import VectorCalls
 
 STUB_DIR = Path(__file__).parent / "ascendc_stub"
 
@@ -82,7 +83,7 @@ _CEIL_DIVISIONS = ("arith.ceildivui", "arith.ceildivsi")
 _EXTREMA = {"arith.minsi": "<", "arith.minui": "<", "arith.maxsi": ">", "arith.maxui": ">"}
 _COMPARE = ["==", "!=", "<", "<=", ">", ">=", "<", "<=", ">", ">="]
 _VECTOR_CALLS = {ascend.AddOp: "Add", ascend.SubOp: "Sub", ascend.MulOp: "Mul",
-                 ascend.MaxOp: "Max", ascend.ExpOp: "Exp", ascend.LnOp: "Ln",
+                 ascend.MaxOp: "Max", ascend.DivOp: "Div", ascend.ExpOp: "Exp", ascend.LnOp: "Ln",
                  ascend.SqrtOp: "Sqrt", ascend.RsqrtOp: "Rsqrt"}
 
 
@@ -99,7 +100,7 @@ CPP_KEYWORDS = frozenset("""
 """.split())
 
 
-class AscendCPrinter(CubeCalls, BoundaryCalls, MaskCalls):
+class AscendCPrinter(CubeCalls, BoundaryCalls, MaskCalls, VectorCalls):
     """Prints one kernel; names values after their name hints."""
 
     def __init__(self, kernel: FuncOp):
@@ -211,14 +212,16 @@ class AscendCPrinter(CubeCalls, BoundaryCalls, MaskCalls):
             for core, guard in ((Core.CUBE, "ASCEND_IS_AIC"), (Core.VECTOR, "ASCEND_IS_AIV")):
                 self.section = core_section(func, core)
                 self.emit(f"if {guard} {{")
-                if core == Core.VECTOR:  # the comparisons' UB scratch, on the vector core
+                if core == Core.VECTOR:  # the vector unit's UB scratch, on the vector core
                     self.indent += 1
                     self.declare_mask_scratch(kernel_ops)
+                    self.declare_vector_scratch(kernel_ops)
                     self.indent -= 1
                 self._nested(func.body.block)
             self.section = None
         else:
             self.declare_mask_scratch(kernel_ops)
+            self.declare_vector_scratch(kernel_ops)
             self.print_block(func.body.block)
         self.indent -= 1
         self.emit("}")
@@ -407,7 +410,13 @@ class AscendCPrinter(CubeCalls, BoundaryCalls, MaskCalls):
             return self.zero_tail(op, op.source(), accesses["dst"])
         if isinstance(op, ascend.IotaOp):
             return self.iota(op, accesses["dst"])
+        if isinstance(op, ascend.ReduceOp):
+            return self.reduce(op, accesses)
+        if isinstance(op, ascend.BroadcastOp):
+            return self.broadcast(op, accesses["src"], accesses["dst"])
         count = self._contiguous_count(op, accesses.values())
+        if isinstance(op, ascend.CastOp):
+            return self.cast(op, self.tensor(accesses["src"]), self.tensor(accesses["dst"]), count)
         if isinstance(op, ascend.CmpOp):
             return self.compare(op, accesses, count)
         if isinstance(op, ascend.SelectOp):
@@ -433,11 +442,21 @@ class AscendCPrinter(CubeCalls, BoundaryCalls, MaskCalls):
         if src_layout is None or dst_layout is None:
             raise op_error(op, "tile rows are not evenly spaced")
         dst_t, src_t = self.tensor(dst), self.tensor(src)
+        element = element_bytes(src.buffer.type.element_type)
         if src_layout.contiguous and dst_layout.contiguous:
+            if ascend_space(src.buffer.type) == ascend_space(dst.buffer.type) == MemorySpace.UB and (
+                src_layout.count * element % 32
+            ):
+                # DataCopy rounds a UB -> UB count down to whole 32-byte blocks.
+                raise op_error(op, f"moves {src_layout.count * element} bytes UB -> UB; "
+                               "DataCopy moves whole 32-byte blocks")
             return self.emit(f"AscendC::DataCopy({dst_t}, {src_t}, {src_layout.count});")
         rows = max(src_layout.rows, dst_layout.rows)
         row = src_layout.count // rows
-        unit = 32 // element_bytes(src.buffer.type.element_type)
+        unit = 32 // element
+        if ascend_space(src.buffer.type) == ascend_space(dst.buffer.type) and row % unit:
+            raise op_error(op, f"moves rows of {row * element} bytes UB -> UB; DataCopy "
+                           "moves whole 32-byte blocks")
 
         def gap(layout: TileLayout) -> int:
             return 0 if layout.contiguous else (layout.row_stride - row) // unit

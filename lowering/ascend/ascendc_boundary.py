@@ -29,6 +29,7 @@ from tilepipe.dialects.ascend_pipes import element_bytes
 from tilepipe.dialects.memory_space import memory_space
 from tilepipe.dialects.tile import BufferAccess
 
+from tilepipe.lowering.ascend.ascendc_cube import fixpipe_params
 from tilepipe.lowering.ascend.ascendc_types import cpp_type, tile_layout
 
 
@@ -193,6 +194,6 @@ class BoundaryCalls:
         rows, cols = self.valid_extents(op, dst)
         m = src.sizes[-2]
         gm_row = self.stride(dst.buffer, len(dst.sizes) - 2)
-        params = f"AscendC::FixpipeParamsV220({cols}, {rows}, {m}, {gm_row}, false)"
+        params = fixpipe_params(op, cols, rows, m, gm_row)
         call = f"AscendC::Fixpipe({self.tensor(dst)}, {self.tensor(src)}, {params});"
         self._guarded((rows, cols), [call])

@@ -107,20 +107,15 @@ class CubeCalls:
             # Into L1 for the cube: the NZ layout (CFG_NZ), rows R apart.
             assert isinstance(dst.buffer.type, MemRefType)
             types = f"{cpp_type(dst.buffer.type.element_type)}, {cpp_type(src.buffer.type.element_type)}"
-            params = f"{n}, {m}, {m}, {dst.buffer.type.get_shape()[-2]}, false"
+            params = fixpipe_params(op, n, m, m, dst.buffer.type.get_shape()[-2])
             return self.emit(
                 f"AscendC::Fixpipe<{types}, AscendC::CFG_NZ>({self.nz_tensor(dst)}, "
-                f"{self.tensor(src)}, AscendC::FixpipeParamsV220({params}));"
+                f"{self.tensor(src)}, {params});"
             )
         layout = tile_layout(dst)
         dst_stride = n if layout is None or layout.contiguous else layout.row_stride
-        # The 5-argument constructor (nSize, mSize, srcStride, dstStride, reluEn): the
-        # real FixpipeParamsV220 is not an aggregate.
-        params = f"{n}, {m}, {m}, {dst_stride}, false"
-        self.emit(
-            f"AscendC::Fixpipe({self.tensor(dst)}, {self.tensor(src)}, "
-            f"AscendC::FixpipeParamsV220({params}));"
-        )
+        params = fixpipe_params(op, n, m, m, dst_stride)
+        self.emit(f"AscendC::Fixpipe({self.tensor(dst)}, {self.tensor(src)}, {params});")
 
     def _mmad(self, op: ascend.MmadOp, accesses: dict[str, BufferAccess]) -> None:
         m, n, k = op.mnk
@@ -132,6 +127,23 @@ class CubeCalls:
             f"AscendC::Mmad({self.tensor(accesses['c'])}, {self.tensor(accesses['a'])}, "
             f"{self.tensor(accesses['b'])}, AscendC::MmadParams({params}));"
         )
+
+
+# The fixpipe's quantization by destination element type (doc asc_copy_l0c2gm:
+# F322F16, F322BF16; an f32 destination moves unconverted).
+_QUANT_MODES = {"f16": "F322F16", "bf16": "F322BF16"}
+
+
+def fixpipe_params(op: ascend.FixpipeOp, n, m, src_stride, dst_stride) -> str:
+    """``FixpipeParamsV220`` of a move out of L0C: the 5-argument constructor (nSize,
+    mSize, srcStride, dstStride, reluEn) -- the real struct is not an aggregate -- or,
+    when the move converts, the 11-argument one that also sets ``quantPre`` (deqScalar
+    0, one ND matrix, no unit flag)."""
+    head = f"{n}, {m}, {src_stride}, {dst_stride}, false"
+    quant = _QUANT_MODES.get(str(op.element_type("dst")))
+    if quant is None:
+        return f"AscendC::FixpipeParamsV220({head})"
+    return f"AscendC::FixpipeParamsV220({head}, QuantMode_t::{quant}, 0, 1, 0, 0, 0)"
 
 
 def _c0(buffer_type: MemRefType) -> int:

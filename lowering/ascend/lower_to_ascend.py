@@ -5,8 +5,15 @@
   a copy whose GM region may reach past the array is marked ``ascend.boundary``
   (:func:`may_reach_past`): it moves only the in-bounds part (docs/ascend.md);
 * ``tile.gemm`` -> ``ascend.mmad``;
-* ``tile.add/sub/mul/max/exp/log/sqrt/rsqrt/iota/cmp/select`` on UB -> the vector
+* ``tile.add/sub/mul/max/div/exp/log/sqrt/rsqrt/iota/cmp/select`` on UB -> the vector
   ops (``tile.log`` -> ``ascend.ln``), ``tile.fill`` of UB -> ``ascend.duplicate``;
+  ``tile.copy`` UB -> UB -> ``ascend.data_copy`` on V;
+* ``tile.cast`` on UB -> ``ascend.cast`` (the pairs ``VECTOR_CAST_MODES`` converts
+  exactly; others are a located error); a cast out of L0C (f32 -> f16/bf16/f32 into
+  GM/L1) -> the converting ``ascend.fixpipe``; a cast to the same type -> a copy;
+* ``tile.reduce`` on UB -> ``ascend.reduce`` (its plan adds in the tile level's order;
+  a tile it cannot reduce exactly is a located error); ``tile.broadcast`` on UB ->
+  ``ascend.broadcast``;
 * ``tile.fill`` of L0C with zero: L0C has no vector path, so the fill folds into the
   ``init`` flag of the mmads that accumulate into it: ``init = (k == lb)`` for an mmad
   in a loop right after the fill, ``true`` for one in the same block;
@@ -36,6 +43,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free
+from xdsl.utils.exceptions import VerifyException
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -57,6 +65,7 @@ from tilepipe.passes.ascend.zero_boundary_tiles import may_reach_past
 _COPY_OPS = {
     Pipe.MTE2: ascend.DataCopyOp,
     Pipe.MTE3: ascend.DataCopyOp,
+    Pipe.V: ascend.DataCopyOp,  # UB -> UB
     Pipe.MTE1: ascend.LoadDataOp,
     Pipe.FIX: ascend.FixpipeOp,
 }
@@ -65,6 +74,7 @@ _VECTOR_OPS = {
     tile.SubOp: ascend.SubOp,
     tile.MulOp: ascend.MulOp,
     tile.MaxOp: ascend.MaxOp,
+    tile.DivOp: ascend.DivOp,
     tile.ExpOp: ascend.ExpOp,
     tile.LogOp: ascend.LnOp,
     tile.SqrtOp: ascend.SqrtOp,
@@ -142,19 +152,56 @@ def fold_accumulator_fills(kernel: FuncOp) -> None:
         Rewriter.replace_op(gemm, lower_gemm(gemm, init))
 
 
+def _is_move(op: Operation) -> bool:
+    """A ``tile.cast`` the fixpipe does on its way out of L0C (f32 -> f16/bf16/f32
+    into GM or L1), or one to the element's own type (a copy)."""
+    if not isinstance(op, tile.CastOp):
+        return False
+    return (
+        ascend_space(op.src.type) == MemorySpace.L0C
+        or op.element_type("src") == op.element_type("dst")
+    )
+
+
+def lower_move(op: tile.CopyOp | tile.CastOp) -> ascend.AscendTileOp:
+    """``tile.copy`` (or a converting move) -> the move op of its memories' pipe."""
+    spaces = (ascend_space(op.src.type), ascend_space(op.dst.type))
+    pipe = COPY_PIPES.get(spaces)
+    if pipe is None:
+        raise op_error(op, f"no Ascend pipe moves {spaces[0].value} -> {spaces[1].value}")
+    copy = _COPY_OPS[pipe]
+    if spaces == (MemorySpace.GM, MemorySpace.L1):
+        copy = ascend.DataCopyNd2NzOp  # the cube reads L1 in the NZ layout
+    new = copy(op.src, op.src_offsets, op.dst, op.dst_offsets, op.tile_shape)
+    if any(may_reach_past(access) for access in op.buffer_accesses()):
+        new.attributes[BOUNDARY_ATTR] = UnitAttr()
+    return new
+
+
+def lower_checked(op: tile.TileOp, target: type[ascend.AscendTileOp]) -> ascend.AscendTileOp:
+    """``op`` as the ascend op ``target`` of the same operands and properties, whose
+    own checks (the vector unit's limits) become a diagnostic at ``op``."""
+    new = target.create(
+        operands=list(op.operands), properties=dict(op.properties), location=op.location
+    )
+    try:
+        new.verify_tile_op()
+    except VerifyException as problem:
+        new.erase()
+        raise op_error(op, f"has no exact Ascend form: {problem}") from None
+    return new
+
+
 class LowerTileOps(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, tile.CopyOp):
-            spaces = (ascend_space(op.src.type), ascend_space(op.dst.type))
-            pipe = COPY_PIPES.get(spaces)
-            if pipe is None:
-                raise op_error(op, f"no Ascend pipe moves {spaces[0].value} -> {spaces[1].value}")
-            copy = _COPY_OPS[pipe]
-            if spaces == (MemorySpace.GM, MemorySpace.L1):
-                copy = ascend.DataCopyNd2NzOp  # the cube reads L1 in the NZ layout
-            new = copy(op.src, op.src_offsets, op.dst, op.dst_offsets, op.tile_shape)
-            if any(may_reach_past(access) for access in op.buffer_accesses()):
-                new.attributes[BOUNDARY_ATTR] = UnitAttr()
+        if isinstance(op, tile.CopyOp) or _is_move(op):
+            new = lower_move(op)
+        elif isinstance(op, tile.CastOp):
+            new = lower_checked(op, ascend.CastOp)
+        elif isinstance(op, tile.ReduceOp):
+            new = lower_checked(op, ascend.ReduceOp)
+        elif isinstance(op, tile.BroadcastOp):
+            new = lower_checked(op, ascend.BroadcastOp)
         elif isinstance(op, tile.GemmOp):
             new = lower_gemm(op, None)
         elif type(op) in _VECTOR_OPS:

@@ -3,7 +3,8 @@
 The memories an op touches decide where it runs (the hardware model of docs/ascend.md):
 
 * ``tile.copy`` GM -> UB/L1 on MTE2, UB -> GM on MTE3, L1 -> L0A/L0B on MTE1,
-  L0C -> GM/L1 on the fixpipe;
+  L0C -> GM/L1 on the fixpipe (so does a ``tile.cast`` out of L0C, which converts on
+  the way), UB -> UB on V;
 * ``tile.gemm`` (A in L0A, B in L0B, C in L0C) on the cube unit M;
 * elementwise ops, fills and reductions on UB on the vector unit V; a fill of L0C is
   the cube's "initialize C" (folded into ``mmad`` by ``lower-to-ascend``), so M.
@@ -29,7 +30,7 @@ from tilepipe.dialects.ascend_pipes import COPY_PIPES, Core, Pipe, PipeAttr, asc
 from tilepipe.dialects.ascend_sync import CORE_ATTR
 from tilepipe.dialects.memory_space import MemorySpace
 from tilepipe.dialects.tile_atomic import AtomicAddOp
-from tilepipe.dialects.tile import CopyOp, FillOp, GemmOp, TileOp
+from tilepipe.dialects.tile import CastOp, CopyOp, FillOp, GemmOp, TileOp
 from tilepipe.core.targets import AscendTarget, UnknownTarget, target_of
 
 PIPE_ATTR = "ascend.pipe"
@@ -47,7 +48,8 @@ def is_ascend_kernel(func: FuncOp) -> bool:
 def tile_op_pipe(op: TileOp) -> Pipe:
     """The pipe that executes ``op``; raises a located error when none can."""
     spaces = [ascend_space(access.buffer.type) for access in op.buffer_accesses()]
-    if isinstance(op, CopyOp):
+    if isinstance(op, CopyOp) or (isinstance(op, CastOp) and spaces[0] == MemorySpace.L0C):
+        # A cast out of L0C is the fixpipe's converting move.
         pipe = COPY_PIPES.get((spaces[0], spaces[1]))
         if pipe is None:
             raise op_error(

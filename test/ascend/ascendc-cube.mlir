@@ -29,8 +29,9 @@
 // CHECK-NEXT:  } else {
 // CHECK-NEXT:    AscendC::CrossCoreSetFlag<2, PIPE_FIX>(3);
 // CHECK-NEXT:  }
-// Into L1 for the cube, the fixpipe keeps the NZ layout (CFG_NZ).
-// CHECK:       AscendC::Fixpipe<half, float, AscendC::CFG_NZ>(c_l1, c_l0c, AscendC::FixpipeParamsV220(128, 128, 128, 128, false));
+// Into L1 for the cube, the fixpipe keeps the NZ layout (CFG_NZ) and converts f32 to
+// f16 on the way (quantPre F322F16).
+// CHECK:       AscendC::Fixpipe<half, float, AscendC::CFG_NZ>(c_l1, c_l0c, AscendC::FixpipeParamsV220(128, 128, 128, 128, false, QuantMode_t::F322F16, 0, 1, 0, 0, 0));
 // The 910B class reaches the lock pool through the buffer-lock intrinsics (true:
 // non-blocking, a spilled set; false: blocking, a spilled wait).
 // CHECK:       get_buf(PIPE_MTE3, 4, true);

@@ -107,7 +107,7 @@ func.func @cuda_target() attributes {tile.target = "sm_80"} {
 
 func.func @copy_gm_to_l0a(%A: memref<256x256xf16>) attributes {tile.target = "ascend910b"} {
   %a = memref.alloc() : memref<128x64xf16, "l0a">
-  // expected-error @+1 {{cannot move gm -> l0a (legal: gm -> ub, gm -> l1, ub -> gm)}}
+  // expected-error @+1 {{cannot move gm -> l0a (legal: gm -> ub, gm -> l1, ub -> gm, ub -> ub)}}
   ascend.data_copy<128x64> %A -> %a : memref<256x256xf16> -> memref<128x64xf16, "l0a">
   func.return
 }

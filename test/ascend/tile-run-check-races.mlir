@@ -26,11 +26,12 @@ func.func @vadd(%x: memref<1024xf16>, %y: memref<1024xf16>, %z: memref<1024xf16>
 
 // A kernel the Ascend pipeline cannot compile is said to be unsynchronized source.
 // REDUCE: error: 'func.func' op is unsynchronized Ascend source: its races are decided after ascend-insert-sync, and the Ascend pipeline cannot compile it
-func.func @reduce(%x: memref<16x16xf32>, %y: memref<16xf32>) attributes {tile.target = "ascend910b"} {
-  %u = memref.alloc() : memref<16x16xf32, "ub">
-  %v = memref.alloc() : memref<16xf32, "ub">
-  tile.copy<16x16> %x -> %u : memref<16x16xf32> -> memref<16x16xf32, "ub">
-  tile.reduce<16x16> sum %u -> %v axis 1 : memref<16x16xf32, "ub"> -> memref<16xf32, "ub">
-  tile.copy<16> %v -> %y : memref<16xf32, "ub"> -> memref<16xf32>
+// (an integer sum: the vector unit's block reductions take half and float).
+func.func @reduce(%x: memref<16x16xi32>, %y: memref<16xi32>) attributes {tile.target = "ascend910b"} {
+  %u = memref.alloc() : memref<16x16xi32, "ub">
+  %v = memref.alloc() : memref<16xi32, "ub">
+  tile.copy<16x16> %x -> %u : memref<16x16xi32> -> memref<16x16xi32, "ub">
+  tile.reduce<16x16> sum %u -> %v axis 1 : memref<16x16xi32, "ub"> -> memref<16xi32, "ub">
+  tile.copy<16> %v -> %y : memref<16xi32, "ub"> -> memref<16xi32>
   func.return
 }

@@ -34,6 +34,11 @@ enum pipe_t {
   PIPE_ALL = 6, PIPE_MTE4 = 7, PIPE_MTE5 = 8, PIPE_V2 = 9, PIPE_FIX = 10,
 };
 
+// QuantMode_t: a builtin enum of the bisheng compiler (CCE), the fixpipe's
+// quantization (doc asc_copy_l0c2gm: NoQuant, F322F16, F322BF16, DEQF16, ...); used
+// as QuantMode_t::F322F16 by asc-devkit's conv/matmul code.  UNVERIFIED: the values.
+enum class QuantMode_t : uint8_t { NoQuant = 0, F322F16, F322BF16, DEQF16, VDEQF16 };
+
 // Lock pool, 910B-class (dav-2201) targets: the CCE buffer-lock intrinsics
 // `get_buf(pipe_t, bufId, bool mode)` / `rls_buf(...)`, which AscendC's own
 // GetBufInternal/RlsBufInternal call on every arch (asc-devkit
@@ -136,6 +141,15 @@ struct DataCopyParams {
   uint16_t srcStride = 0;
   uint16_t dstStride = 0;
 };
+
+// UB -> UB (doc "UBToUB连续数据搬运(DataCopy)", asc_copy_ub2ub: PIPE_V): a count of
+// whole 32-byte blocks, or blocks with DataCopyParams.
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+                         const uint32_t calCount);
+template <typename T>
+__aicore__ void DataCopy(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+                         const DataCopyParams &repeatParams);
 
 // asc-devkit include/basic_api/kernel_struct_data_copy.h (Nd2NzParams): GM (ND) ->
 // L1 (NZ) for the cube's operands.
@@ -272,18 +286,31 @@ __aicore__ void Mmad(const LocalTensor<T> &dstLocal, const LocalTensor<U> &fmLoc
                      const LocalTensor<S> &filterLocal, const MmadParams &mmadParams);
 
 // asc-devkit include/basic_api/kernel_struct_fixpipe.h (FixpipeParamsV220): a default,
-// a 5-argument (..., reluEn), an 11- and a 12-argument constructor; the two long ones
-// (quantization, several ND matrices, unit flag) are not emitted and not declared.
+// a 5-argument (..., reluEn), an 11- and a 12-argument constructor; the 11-argument
+// one sets quantPre (a converting move out of L0C); the 12-argument one (channel
+// split) is not emitted and not declared.
 struct FixpipeParamsV220 {
   __aicore__ FixpipeParamsV220();
   __aicore__ FixpipeParamsV220(const uint16_t nSizeIn, const uint16_t mSizeIn,
                                const uint16_t srcStrideIn, const uint32_t dstStrideIn,
                                const bool reluEnIn);
+  __aicore__ FixpipeParamsV220(const uint16_t nSizeIn, const uint16_t mSizeIn,
+                               const uint16_t srcStrideIn, const uint32_t dstStrideIn,
+                               const bool reluEnIn, const QuantMode_t quantPreIn,
+                               const int64_t deqScalarIn, const uint16_t ndNumIn,
+                               const uint16_t srcNdStrideIn, const uint16_t dstNdStrideIn,
+                               const uint8_t unitFlagIn);
   uint16_t nSize = 0;
   uint16_t mSize = 0;
   uint16_t srcStride = 0;
   uint32_t dstStride = 0;
+  QuantMode_t quantPre = QuantMode_t::NoQuant;
+  uint64_t deqScalar;
+  uint16_t ndNum = 1;
+  uint16_t srcNdStride = 0;
+  uint16_t dstNdStride = 0;
   bool reluEn = false;
+  uint8_t unitFlag = 0;
 };
 // asc-devkit include/basic_api/kernel_struct_fixpipe.h (FixpipeConfig; CFG_ROW_MAJOR:
 // NZ in L0C -> ND in GM; CFG_NZ: NZ kept, into L1 for the cube) and
@@ -361,6 +388,97 @@ template <typename T, typename U>
 __aicore__ void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
                        const LocalTensor<T> &src0, const LocalTensor<T> &src1,
                        SELMODE selMode, uint32_t count);
+
+// Div (kernel_operator_vec_binary_intf.h, the count form of the 910B class).
+template <typename T>
+__aicore__ void Div(const LocalTensor<T> &dstLocal, const LocalTensor<T> &src0Local,
+                    const LocalTensor<T> &src1Local, const int32_t &calCount);
+
+// Cast (kernel_operator_vec_vconv_intf.h, Level 2) and RoundMode
+// (impl/basic_api/utils/kernel_utils_mode.h; doc Cast: CAST_NONE converts exactly or
+// as CAST_RINT, CAST_RINT rounds to nearest even, CAST_TRUNC toward zero).
+enum class RoundMode : uint8_t {
+  CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD,
+};
+template <typename T, typename U>
+__aicore__ void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src,
+                     const RoundMode &roundMode, const uint32_t count);
+
+// The saturation mode of half/bf16 results (kernel_base_types.h SaturationMode,
+// kernel_operator_common_intf.h SetSaturationFlag; doc SetSaturationFlag(ISASI):
+// FLOAT off keeps inf/NaN).
+enum class SaturationMode : uint8_t { FLOAT, FLOAT8, INT, CAST };
+template <SaturationMode mode> __aicore__ void SetSaturationFlag(bool enableSat);
+
+// Level-0 Add/Max with a continuous mask and BinaryRepeatParams
+// (kernel_operator_vec_binary_intf.h, kernel_struct_binary.h; strides in 32-byte
+// blocks, uint8_t): the strided row steps of a reduction.
+struct BinaryRepeatParams {
+  __aicore__ BinaryRepeatParams();
+  __aicore__ BinaryRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn,
+                                const uint8_t src1BlkStrideIn, const uint8_t dstRepStrideIn,
+                                const uint8_t src0RepStrideIn, const uint8_t src1RepStrideIn);
+  uint32_t blockNumber = 8;
+  uint8_t dstBlkStride = 1;
+  uint8_t src0BlkStride = 1;
+  uint8_t src1BlkStride = 1;
+  uint8_t dstRepStride = 8;
+  uint8_t src0RepStride = 8;
+  uint8_t src1RepStride = 8;
+  bool repeatStrideMode = false;
+  bool strideSizeMode = false;
+};
+template <typename T, bool isSetMask = true>
+__aicore__ void Add(const LocalTensor<T> &dstLocal, const LocalTensor<T> &src0Local,
+                    const LocalTensor<T> &src1Local, uint64_t mask, const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+template <typename T, bool isSetMask = true>
+__aicore__ void Max(const LocalTensor<T> &dstLocal, const LocalTensor<T> &src0Local,
+                    const LocalTensor<T> &src1Local, uint64_t mask, const uint8_t repeatTime,
+                    const BinaryRepeatParams &repeatParams);
+
+// Brcb (kernel_operator_vec_brcb_intf.h, kernel_struct_brcb.h): each of 8 elements per
+// repeat fills one 32-byte block; and the Level-0 Adds with UnaryRepeatParams
+// (kernel_operator_vec_binary_scalar_intf.h, kernel_struct_unary.h): the broadcast's
+// strided copies.
+struct BrcbRepeatParams {
+  __aicore__ BrcbRepeatParams();
+  __aicore__ BrcbRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t dstRepStrideIn);
+  uint32_t blockNumber = 8;
+  uint16_t dstRepStride = 8;
+  uint16_t dstBlkStride = 1;
+};
+template <typename T>
+__aicore__ void Brcb(const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+                     const uint8_t repeatTime, const BrcbRepeatParams &repeatParams);
+struct UnaryRepeatParams {
+  __aicore__ UnaryRepeatParams();
+  __aicore__ UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn,
+                               const uint8_t dstRepStrideIn, const uint8_t srcRepStrideIn);
+  uint32_t blockNumber = 8;
+  uint16_t dstBlkStride = 1;
+  uint16_t srcBlkStride = 1;
+  uint8_t dstRepStride = 8;
+  uint8_t srcRepStride = 8;
+};
+template <typename T, bool isSetMask = true>
+__aicore__ void Adds(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+                     const T &scalarValue, uint64_t mask, const uint8_t repeatTime,
+                     const UnaryRepeatParams &repeatParams);
+
+// BlockReduceSum/BlockReduceMax, the mask-count form (kernel_operator_vec_reduce_intf.h
+// before its ReduceDataBlock rewrite; doc ReduceDataBlock: each 32-byte block reduced
+// as a binary tree, results written next to each other).
+template <typename T, bool isSetMask = true>
+__aicore__ void BlockReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t repeatTime, const int32_t mask,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
+template <typename T, bool isSetMask = true>
+__aicore__ void BlockReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src,
+                               const int32_t repeatTime, const int32_t mask,
+                               const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride);
 
 }  // namespace AscendC
 

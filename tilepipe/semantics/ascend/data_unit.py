@@ -21,6 +21,7 @@ from tilepipe.dialects.ascend import BOUNDARY_ATTR
 from tilepipe.dialects.memory_space import MemorySpace, memory_space
 
 from tilepipe.semantics import numerics
+from tilepipe.semantics.ascend.conversions import fixpipe_convert, run_reduce_plan, vector_cast
 from tilepipe.semantics.ascend.issue import Box, Instruction
 from tilepipe.semantics.ascend.layout import read_nz, write_nz
 from tilepipe.semantics.errors import KernelError
@@ -47,6 +48,8 @@ class DataUnit:
 
     def __init__(self, arrays: dict[SSAValue, np.ndarray]):
         self.arrays = arrays
+        # Where the hardware's result is not the tile level's (conversions.py).
+        self.divergences: list[str] = []
         self._gm: dict[SSAValue, bool] = {}  # buffer -> lives in GM (asked per instruction)
 
     def is_gm(self, buffer: SSAValue) -> bool:
@@ -150,6 +153,17 @@ class DataUnit:
         tile[rows:, :] = 0
         target[dst.slices] = tile.reshape(dst.sizes)
 
+    def _fixpipe_convert(self, instr: Instruction, values: np.ndarray, dst: Box) -> np.ndarray:
+        """The fixpipe's conversion to the destination's type; elements where its
+        saturation differs from ``tile.cast`` are reported."""
+        converted, differing = fixpipe_convert(values, self.array(dst.buffer).dtype)
+        if differing:
+            self.divergences.append(
+                f"{instr.describe()} saturates {differing} element(s) that tile.cast "
+                f"makes inf or NaN (the 910B fixpipe has no INF_NAN mode)"
+            )
+        return converted
+
     def execute(self, instr: Instruction) -> None:
         op = instr.op
         boxes = {box.role: box for box in instr.boxes}
@@ -164,6 +178,8 @@ class DataUnit:
                 values = read_nz(self._checked(instr, src), src.starts, src.sizes)
             else:
                 values = self.read(instr, src)
+            if isinstance(op, ascend.FixpipeOp):
+                values = self._fixpipe_convert(instr, values, dst)
             if isinstance(op, ascend.DataCopyNd2NzOp) or (
                 isinstance(op, ascend.FixpipeOp) and op.spaces[1] == MemorySpace.L1
             ):
@@ -187,6 +203,17 @@ class DataUnit:
             self.write(instr, boxes["dst"], np.full(boxes["dst"].sizes, value))
         elif isinstance(op, ascend.ZeroTailOp):
             self._zero_tail(instr, op, boxes["dst"])
+        elif isinstance(op, ascend.CastOp):
+            target = self.array(boxes["dst"].buffer).dtype
+            self.write(instr, boxes["dst"], vector_cast(self.read(instr, boxes["src"]), target))
+        elif isinstance(op, ascend.ReduceOp):
+            target = self.array(boxes["dst"].buffer).dtype
+            values = run_reduce_plan(op.plan(), self.read(instr, boxes["src"]), target)
+            self.write(instr, boxes["dst"], values)
+        elif isinstance(op, ascend.BroadcastOp):
+            source = self.read(instr, boxes["src"]).reshape(op.operand_tile_shape("src"))
+            values = np.expand_dims(source, op.along_axis)
+            self.write(instr, boxes["dst"], np.broadcast_to(values, op.tile_shape))
         elif type(op) in _UNARY:
             values = numerics.unary(_UNARY[type(op)], self.read(instr, boxes["src"]))
             self.write(instr, boxes["dst"], values)

@@ -57,13 +57,18 @@ class PipeSimReport:
     deadlock: list[str] = field(default_factory=list)
     flag_errors: list[str] = field(default_factory=list)
     flags_left: list[str] = field(default_factory=list)
+    # Elements where the hardware computes other than the tile level (the fixpipe's
+    # saturating f32 -> f16 of an infinity, docs/ascend.md "Conversions").
+    numerics: list[str] = field(default_factory=list)
     cycles: int = 0
     steady_step: float = 0.0  # cycles per iteration (lane_engine.steady_step)
     instructions: int = 0
 
     @property
     def ok(self) -> bool:
-        return not (self.races or self.deadlock or self.flag_errors or self.flags_left)
+        return not (
+            self.races or self.deadlock or self.flag_errors or self.flags_left or self.numerics
+        )
 
     def problems(self) -> list[str]:
         return [
@@ -71,6 +76,7 @@ class PipeSimReport:
             *(f"deadlock: {d}" for d in self.deadlock),
             *(f"flag error: {e}" for e in self.flag_errors),
             *(f"flag left set: {f}" for f in self.flags_left),
+            *(f"numerics: {n}" for n in self.numerics),
         ]
 
 
@@ -382,6 +388,7 @@ def run_ascend_kernel(
         report.instructions += part.instructions
         gm_accesses.append([(i, box) for i, box in machine.accesses if box.buffer in gm])
     report.races.extend(_cross_block_races(blocks, gm_accesses))
+    report.numerics.extend(data.divergences)
     report.outputs = {
         name: arrays[arg]
         for name, arg in zip(names, kernel.body.block.args)
