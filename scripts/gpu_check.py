@@ -41,8 +41,8 @@ from tilepipe.semantics import KernelError, argument_names  # noqa: F401 (argume
 from tilepipe.semantics.memory import element_format  # noqa: F401 (for the tests)
 from tilepipe.core.source import index_assignment, shape_assignment
 
-# The helpers beside this script; what the tests use from them is re-exported here.
-from kernel_abi import (  # noqa: F401
+from tilepipe.drivers.cuda_driver import CudaDriver, CudaUnavailable
+from tilepipe.drivers.kernel_abi import (  # noqa: F401 (for the tests)
     PtxParam,
     argument_shapes,
     check_abi,
@@ -50,10 +50,12 @@ from kernel_abi import (  # noqa: F401
     memref_descriptor,
     ptx_parameters,
 )
-from cuda_driver import CheckFailed, CudaDriver, CudaUnavailable
+
+# The helpers beside this script; what the tests use from them is re-exported here.
 from gpu_calibration import calibration, fit_constants, format_calibration
 from gpu_problems import (  # noqa: F401
     ARCH_ONLY,
+    CheckFailed,
     DEFAULT_KERNELS,
     EXAMPLES,
     REPO,

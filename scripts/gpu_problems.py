@@ -21,10 +21,10 @@ from xdsl.dialects.func import FuncOp
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilepipe.drivers.compile import parse_kernel
-from tilepipe.passes.analysis.grid import GridEvaluationError, evaluate_grid
+# The check's own failures and the driver's are one kind: one except catches both.
+from tilepipe.drivers.cuda_driver import CudaError as CheckFailed
+from tilepipe.drivers.cuda_launch import launch_grid
 from tilepipe.semantics import argument_names, select_kernel
-
-from cuda_driver import CheckFailed
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -47,18 +47,6 @@ def _constant(value) -> int | None:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return None
-
-
-def launch_grid(
-    func: FuncOp, shapes: dict[str, tuple[int, ...]] | None = None,
-    index_args: dict[str, int] | None = None,
-) -> tuple[int, ...]:
-    """The grid ``func`` is launched on: its ``tile.grid``, or its ``tile.grid_dims``
-    over the launch's argument shapes and index arguments."""
-    try:
-        return evaluate_grid(func, index_args, shapes)
-    except GridEvaluationError as err:
-        raise CheckFailed(f"{err} (at {err.op.name})") from None
 
 
 def matmul_flops(func: FuncOp, grid: tuple[int, ...] | None = None) -> int | None:

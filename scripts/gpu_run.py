@@ -11,30 +11,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tilepipe.drivers.compile import CompileError, compile_kernel
-from tilepipe.drivers.tune_evaluate import launched_threads
-from tilepipe.dialects.kernel_attrs import kernel_launch_shape
+from tilepipe.drivers.cuda_driver import CudaDriver
+from tilepipe.drivers.cuda_launch import KernelLaunch, launch_config
 from tilepipe.semantics import argument_names, execute
-from tilepipe.semantics.memory import element_format
 from tilepipe.semantics.tile.grid_runner import random_array
 
-from kernel_abi import (
-    argument_shapes,
-    check_abi,
-    kernel_arguments,
-    ptx_parameters,
-    tensor_map_parameters,
-)
-from cuda_driver import (
-    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-    CheckFailed,
-    CudaDriver,
-    cublas_gemm,
-)
+from cublas import cublas_gemm
 from gpu_calibration import model_prediction
-from gpu_problems import NUMPY_REFERENCES, Problem, launch_grid, matmul_flops
+from gpu_problems import NUMPY_REFERENCES, CheckFailed, Problem, matmul_flops
 
-STATIC_SHARED_LIMIT = 48 * 1024  # above it, a kernel must opt in to more shared memory
 # |gpu - reference| <= TOLERANCE * max|reference|: summation order and exp2.approx
 # differ from the reference, f32 accumulation keeps the difference ~1e-6 relative.
 TOLERANCE = 1e-3
@@ -150,46 +135,21 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
         raise CheckFailed("compilation failed:\n" + "\n".join(map(str, err.diagnostics))) from None
     details["compile_s"] = time.perf_counter() - start
     details["registers"] = next((r.registers for r in compiled.ptxas if r.kernel == kernel), None)
-    grid = launch_grid(func, problem.shapes, problem.index_args)
-    threads = launched_threads(compiled.module, kernel, kernel_launch_shape(func)[1])
-    shared = compiled.dynamic_shared_bytes.get(kernel, 0)
+    config = launch_config(func, compiled.module, problem.shapes, problem.index_args)
+    grid, threads = config.grid, config.threads
     details["model"] = model_prediction(problem, arch, args.num_stages, details["registers"], threads)
-    details.update(grid=list(grid), threads=threads, dynamic_shared_bytes=shared)
+    details.update(grid=list(grid), threads=threads, dynamic_shared_bytes=config.shared_bytes,
+                   tensor_maps=len(config.tensor_maps))
 
-    shapes = argument_shapes(func, problem.shapes)
-    names = list(shapes)  # the memref arguments
-    # The ABI check runs before anything touches the GPU.
-    maps = tensor_map_parameters(compiled.module, kernel)
-    details["tensor_maps"] = len(maps)
-    check_abi(
-        kernel_arguments(func, dict.fromkeys(names, 0), problem.shapes, problem.index_args, maps),
-        ptx_parameters(compiled.ptx, kernel), kernel,
-    )
-    rng = np.random.default_rng(args.seed)
-    types = dict(zip(argument_names(func), (a.type for a in func.body.block.args)))
-    formats = {n: element_format(types[n].element_type) for n in names}
-    inputs = {n: random_array(types[n], rng, shapes[n]) for n in names}
-    pointers = {n: driver.upload(formats[n].to_storage(inputs[n])) for n in names}
-    module = None
-    try:
-        arguments = kernel_arguments(
-            func, pointers, problem.shapes, problem.index_args, maps, driver.tensor_map
-        )
-        details["parameters"] = len(arguments)
-        module = driver.load_ptx(compiled.ptx)
-        function = driver.function(module, kernel)
-        if shared > STATIC_SHARED_LIMIT:
-            limit = driver.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-            if shared > limit:
-                raise CheckFailed(f"needs {shared} B of dynamic shared memory, the GPU allows {limit} B")
-            driver.call("cuFuncSetAttribute", function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
-        values = [value for _, value in arguments]
-        driver.launch(function, grid, threads, shared, values)
-        driver.call("cuCtxSynchronize")
-        results = {
-            n: formats[n].from_storage(driver.download(pointers[n], formats[n].to_storage(inputs[n])))
-            for n in names
-        }
+    with KernelLaunch(driver, func, compiled.ptx, config, problem.shapes, problem.index_args) as launch:
+        launch.check_abi()  # before anything touches the GPU
+        rng = np.random.default_rng(args.seed)
+        types = dict(zip(argument_names(func), (a.type for a in func.body.block.args)))
+        inputs = {n: random_array(types[n], rng, shape) for n, shape in launch.sizes.items()}
+        launch.load(inputs)
+        details["parameters"] = launch.parameters
+        launch.run()
+        results = launch.results()
         reference_name, reference = NUMPY_REFERENCES.get(problem.path.stem, (None, None))
         if reference is not None:
             expected = reference(inputs)
@@ -205,9 +165,7 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
                 f"mismatch: max |error| {error:.3g} > {bound:.3g} in %{name} (reference: {reference_name})"
             )
 
-        ms = driver.milliseconds_per_call(
-            lambda: driver.launch(function, grid, threads, shared, values), args.repeat
-        )
+        ms = driver.milliseconds_per_call(launch.run, args.repeat)
         flops = matmul_flops(func, grid)
         if flops is None and problem.path.stem in NUMPY_REFERENCES:  # a dynamic K loop
             (m, k), n = inputs["A"].shape, inputs["B"].shape[1]
@@ -218,11 +176,6 @@ def _check(driver: CudaDriver, problem: Problem, arch: str, args, details: dict)
             output = figure.pop("output", "C")
             library_error = float(np.max(np.abs(figure.pop("result") - expected[output])))
             details["library"] = {**figure, "tflops": _tflops(flops, figure["ms"]), "max_abs_error": library_error}
-    finally:
-        if module is not None:
-            driver.unload(module)
-        for pointer in pointers.values():
-            driver.free(pointer)
 
 
 def format_outcome(outcome: Outcome) -> str:

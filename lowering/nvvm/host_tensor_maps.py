@@ -12,8 +12,8 @@ the kernel's record (``tilepipe.tensor_maps``):
    (``CudaRuntimeWrappers.cpp``, CUDA 12 and later: ``cuTensorMapEncodeTiled`` into
    a host ``CUtensorMap``) with the sizes innermost first, the outer dimensions'
    byte strides, the record's box and swizzle, zero fill out of bounds
-   (``TENSOR_MAP_ENCODING``, the values ``scripts/cuda_driver.py`` uses too), into a
-   64-byte aligned stack slot;
+   (``TENSOR_MAP_ENCODING``, the values ``tilepipe/drivers/cuda_driver.py`` uses
+   too), into a 64-byte aligned stack slot;
 3. it passes the slot's address to ``gpu.launch_func``, whose operand types must be
    the ``gpu.func``'s (``!llvm.ptr``) while the kernel is one.
 

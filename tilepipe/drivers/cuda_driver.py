@@ -1,15 +1,15 @@
-"""The CUDA driver API through ctypes (``libcuda.so.1``), and cuBLAS's GEMM beside it.
+"""The CUDA driver API through ctypes (``libcuda.so.1``), no extra package.
 
-Only what ``gpu_check.py`` needs: device queries, PTX loading with the JIT's error log,
-memory, kernel launches and event timing, on device 0's primary context (the context
-the CUDA runtime uses, so cuBLAS and torch share it and its default stream).
+What launching tilepipe's PTX needs (``scripts/gpu_check.py``, and
+``tilepipe.language`` where a GPU is present): device queries, PTX loading with the
+JIT's error log, memory, tensor maps, kernel launches and event timing, on device 0's
+primary context (the context the CUDA runtime uses, so cuBLAS and torch share it and
+its default stream).
 """
 
 from __future__ import annotations
 
 import ctypes
-from pathlib import Path
-
 import numpy as np
 
 from tilepipe.dialects.tensor_maps import TENSOR_MAP_ENCODING
@@ -25,19 +25,15 @@ JIT_LOG_BYTES = 16384
 # Tensor maps: cuda.h's CUtensorMap* values, shared with the host launchers.
 ENCODING = TENSOR_MAP_ENCODING
 TENSOR_MAP_BYTES, TENSOR_MAP_ALIGNMENT = ENCODING.map_bytes, ENCODING.map_alignment
-# cuBLAS (cublas_api.h, library_types.h).
-CUBLAS_OP_N = 0
-CUDA_R_16F, CUDA_R_32F = 2, 0
-CUBLAS_COMPUTE_32F = 68
-CUBLAS_GEMM_DEFAULT = -1
 
 
 class CudaUnavailable(Exception):
-    """No driver library, no GPU, or one too old: the check is skipped, not failed."""
+    """No driver library, no GPU, or one too old: nothing to launch on."""
 
 
-class CheckFailed(Exception):
-    """A kernel did not compile, load, run or match its reference."""
+class CudaError(Exception):
+    """A driver call failed, or a kernel could not be loaded or launched with its
+    arguments (the message says which and why)."""
 
 
 # --------------------------------------------------------------------------- driver
@@ -97,7 +93,7 @@ def encode_tensor_map(
     driver takes them innermost first, with the byte strides of the outer dimensions),
     zero fill out of bounds, L2 promotion of 128-byte lines."""
     if element_type not in ENCODING.data_types or swizzle not in ENCODING.swizzles:
-        raise CheckFailed(f"no tensor map for {element_type} elements with swizzle {swizzle}")
+        raise CudaError(f"no tensor map for {element_type} elements with swizzle {swizzle}")
     rank = len(shape)
     strides = [element_bytes]
     for extent in reversed(shape[1:]):
@@ -114,7 +110,7 @@ def encode_tensor_map(
         ENCODING.l2_promotion, ENCODING.oob_fill,
     )
     if result != 0:
-        raise CheckFailed(
+        raise CudaError(
             f"cuTensorMapEncodeTiled rejected shape {list(shape)}, box {list(box)}, "
             f"swizzle {swizzle} (CUresult {result})"
         )
@@ -122,7 +118,7 @@ def encode_tensor_map(
 
 
 class CudaDriver:
-    """The few driver API calls the check needs, on device 0's primary context."""
+    """The few driver API calls a launch needs, on device 0's primary context."""
 
     def __init__(self, library: str = "libcuda.so.1"):
         try:
@@ -157,22 +153,26 @@ class CudaDriver:
 
     def call(self, name: str, *args) -> None:
         if (result := getattr(self.lib, name)(*args)) != 0:
-            raise CheckFailed(f"{name} failed with {self.error_name(result)}")
+            raise CudaError(f"{name} failed with {self.error_name(result)}")
 
     def attribute(self, attribute: int) -> int:
         value = _c.c_int()
         self.call("cuDeviceGetAttribute", _c.byref(value), attribute, self.device)
         return value.value
 
+    def compute_capability(self) -> tuple[int, int]:
+        return (self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+
     def describe(self) -> dict[str, object]:
         name = _c.create_string_buffer(256)
         self.call("cuDeviceGetName", name, 256, self.device)
         version = _c.c_int()
         self.call("cuDriverGetVersion", _c.byref(version))
+        major, minor = self.compute_capability()
         return {
             "name": name.value.decode(),
-            "compute_capability": f"{self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)}"
-            f".{self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)}",
+            "compute_capability": f"{major}.{minor}",
             "driver": f"{version.value // 1000}.{version.value % 1000 // 10}",
         }
 
@@ -184,7 +184,7 @@ class CudaDriver:
         module = _PTR()
         result = self.lib.cuModuleLoadDataEx(_c.byref(module), ptx.encode() + b"\0", 2, options, values)
         if result != 0:
-            raise CheckFailed(
+            raise CudaError(
                 f"cuModuleLoadDataEx rejected the PTX ({self.error_name(result)}):\n"
                 + (log.value.decode(errors="replace").strip() or "(empty JIT log)")
             )
@@ -206,7 +206,7 @@ class CudaDriver:
         self, pointer: int, shape, element_type: str, element_bytes: int, box, swizzle: int
     ) -> TensorMapValue:
         if not hasattr(self.lib, "cuTensorMapEncodeTiled"):
-            raise CheckFailed("the driver has no cuTensorMapEncodeTiled (CUDA 12 or later)")
+            raise CudaError("the driver has no cuTensorMapEncodeTiled (CUDA 12 or later)")
         return encode_tensor_map(
             self.lib, pointer, shape, element_type, element_bytes, box, swizzle
         )
@@ -250,53 +250,3 @@ class CudaDriver:
             self.lib.cuEventDestroy_v2(start)
             self.lib.cuEventDestroy_v2(stop)
         return elapsed.value / repeat
-
-
-def _load_cublas() -> ctypes.CDLL | None:
-    import glob
-    import site
-
-    roots = [*site.getsitepackages(), site.getusersitepackages()]
-    candidates = [p for r in roots for p in sorted(glob.glob(f"{r}/nvidia/*/lib/libcublas.so*"))]
-    candidates += ["libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"]
-    for candidate in candidates:
-        lt = Path(candidate).with_name(Path(candidate).name.replace("libcublas", "libcublasLt"))
-        try:
-            if lt.is_file():  # a wheel's libcublas finds its libcublasLt only if loaded
-                ctypes.CDLL(str(lt), mode=ctypes.RTLD_GLOBAL)
-            return ctypes.CDLL(candidate)
-        except OSError:
-            continue
-    return None
-
-
-def cublas_gemm(driver: CudaDriver, a: np.ndarray, b: np.ndarray, repeat: int) -> dict | None:
-    """cublasGemmEx, f16 in, f32 out and compute: the row-major C = A@B as C^T = B^T A^T."""
-    cublas = _load_cublas()
-    if cublas is None:
-        return None
-    handle = _PTR()
-    if cublas.cublasCreate_v2(_c.byref(handle)) != 0:
-        return None
-    (m, k), n = a.shape, b.shape[1]
-    a_dev, b_dev = driver.upload(a.astype(np.float16)), driver.upload(b.astype(np.float16))
-    c_dev = driver.upload(np.zeros((m, n), np.float32))
-    alpha, beta = _c.c_float(1.0), _c.c_float(0.0)
-
-    def run() -> None:
-        status = cublas.cublasGemmEx(
-            handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, _c.byref(alpha), _PTR(b_dev), CUDA_R_16F, n,
-            _PTR(a_dev), CUDA_R_16F, k, _c.byref(beta), _PTR(c_dev), CUDA_R_32F, n,
-            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT,
-        )
-        if status != 0:
-            raise CheckFailed(f"cublasGemmEx failed with status {status}")
-
-    try:
-        ms = driver.milliseconds_per_call(run, repeat)
-        c = driver.download(c_dev, np.zeros((m, n), np.float32))
-    finally:
-        for pointer in (a_dev, b_dev, c_dev):
-            driver.free(pointer)
-        cublas.cublasDestroy_v2(handle)
-    return {"name": "cuBLAS cublasGemmEx f16->f32", "ms": ms, "result": c}

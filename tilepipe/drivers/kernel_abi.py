@@ -1,4 +1,5 @@
-"""The kernel ABI scripts/gpu_check.py launches with: upstream MLIR's, every memref
+"""The kernel ABI tilepipe's PTX is launched with (``scripts/gpu_check.py``,
+``tilepipe.language`` on a GPU): upstream MLIR's, every memref
 argument passed as its flattened descriptor (allocated pointer, aligned pointer, offset,
 sizes, strides), every index argument as an i64, then (sm_90a) each tensor map the
 kernel records in ``tilepipe.tensor_maps`` by value, 128 bytes encoded on the host for
@@ -18,7 +19,7 @@ from xdsl.dialects.func import FuncOp
 from tilepipe.semantics import KernelError, argument_names
 from tilepipe.semantics.tile.grid_runner import argument_shape
 
-from cuda_driver import CheckFailed, TensorMapValue
+from tilepipe.drivers.cuda_driver import CudaError, TensorMapValue
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ _PARAM = re.compile(
 def ptx_parameters(ptx: str, kernel: str) -> list[PtxParam]:
     match = re.search(_ENTRY.format(name=re.escape(kernel)), ptx)
     if match is None:
-        raise CheckFailed(f"the PTX has no entry '{kernel}'")
+        raise CudaError(f"the PTX has no entry '{kernel}'")
     return [
         PtxParam(int(m.group("bits")) * int(m.group("count") or 1), m.group("ptr") is not None)
         for m in _PARAM.finditer(match.group("params"))
@@ -70,7 +71,7 @@ def argument_shapes(func: FuncOp, shapes: dict[str, tuple[int, ...]]) -> dict[st
             try:
                 result[name] = argument_shape(func, name, arg.type, shapes.get(name), None)
             except KernelError as err:
-                raise CheckFailed(str(err).replace("shapes / --shape", "--shape")) from None
+                raise CudaError(str(err).replace("shapes / --shape", "--shape")) from None
     return result
 
 
@@ -91,13 +92,13 @@ def kernel_arguments(
         arg_type = arg.type
         if isinstance(arg_type, IndexType):
             if name not in index_args:
-                raise CheckFailed(f"index argument %{name} needs a value: --index-arg {name}=V")
+                raise CudaError(f"index argument %{name} needs a value: --index-arg {name}=V")
             arguments.append((name, ctypes.c_int64(index_args[name])))
             continue
         if not isinstance(arg_type, MemRefType):
-            raise CheckFailed(f"argument %{name} : {arg_type}: gpu_check passes memref and index arguments only")
+            raise CudaError(f"argument %{name} : {arg_type}: a launch passes memref and index arguments only")
         if not isinstance(arg_type.layout, NoneAttr):
-            raise CheckFailed(f"argument %{name} : {arg_type}: needs a row-major memref")
+            raise CudaError(f"argument %{name} : {arg_type}: needs a row-major memref")
         arguments += memref_descriptor(name, sizes[name], pointers[name])
     names = argument_names(func)
     for tensor_map in tensor_maps:
@@ -118,14 +119,14 @@ def kernel_arguments(
 def check_abi(arguments, params: list[PtxParam], kernel: str) -> None:
     """The packed arguments must be the PTX entry's parameters, one for one."""
     if len(arguments) != len(params):
-        raise CheckFailed(
+        raise CudaError(
             f"kernel {kernel}: {len(arguments)} packed arguments, the PTX declares {len(params)} parameters"
         )
     for index, ((name, value), param) in enumerate(zip(arguments, params)):
         value = value.value if isinstance(value, TensorMapValue) else value
         pointer = isinstance(value, ctypes.c_void_p)
         if ctypes.sizeof(value) * 8 != param.bits or pointer != param.is_pointer:
-            raise CheckFailed(
+            raise CudaError(
                 f"kernel {kernel}: parameter {index} ({name}, {ctypes.sizeof(value)} bytes"
                 f"{', pointer' if pointer else ''}) does not match the PTX's .b{param.bits}"
                 f"{' .ptr' if param.is_pointer else ''}"

@@ -4,10 +4,10 @@
 target, compiles it with :func:`tilepipe.compile_for` -- every verifier, the
 pipeline checks, the shared-memory budget, sync insertion, the lowering and (for
 CUDA) upstream's PTX -- and returns a :class:`JITKernel`.  Calling it with numpy
-arrays runs the kernel in tilepipe's tile-level interpreter (there is no GPU
-launch path yet): the parameters named by ``out_idx`` are allocated (zeros) and
-returned, the others are inputs and are updated in place, as TileLang's kernels
-update their tensors.
+arrays runs the kernel in tilepipe's tile-level interpreter, or launches a CUDA
+kernel on the GPU where one is usable (:mod:`.device`): the parameters named by
+``out_idx`` are allocated (zeros) and returned, the others are inputs and are
+updated in place, as TileLang's kernels update their tensors.
 
 Compiles are cached per process on :meth:`PrimFunc.cache_key` (source, the
 values of the names it uses, parameter shapes and dtypes) plus the target and
@@ -41,13 +41,18 @@ cache_stats = {"hits": 0, "misses": 0}
 
 
 class JITKernel:
-    """A compiled kernel: call it with arrays; inspect its IR and code."""
+    """A compiled kernel: call it with arrays; inspect its IR and code.
+
+    A call runs in the interpreter or launches on the GPU (:mod:`.device`,
+    ``TILEPIPE_DEVICE``); ``last_device`` says where the last call ran:
+    ``"cuda"`` or ``"interpreter"`` (None before the first)."""
 
     def __init__(self, func: PrimFunc, out_idx: Sequence[int], target: str, level: str | None,
                  options: dict[str, Any]):
         from tilepipe.drivers.api import compile_for
 
         self.func, self.target = func, target
+        self.last_device: str | None = None
         self.module = func.build(target)
         self.compilation = compile_for(
             self.module, target, level=level, name=func.source.file, **options
@@ -87,9 +92,15 @@ class JITKernel:
         race detector (raising ``RaceError``) instead of the tile-level one.  On
         Ascend the scheduled kernel is the ascend level -- pipes and flags, which the
         tile interpreter does not run -- so it runs in the pipe simulator, whose
-        races, deadlocks and flag errors are raised the same way."""
+        races, deadlocks and flag errors are raised the same way.  Without it, a
+        CUDA kernel launches on the GPU where there is one (:func:`.device.run_on_gpu`)."""
+        from tilepipe.language.device import run_on_gpu
         from tilepipe.semantics import run_tile_kernel
 
+        launched = run_on_gpu(self, inputs, scalars or {}, check_races)
+        self.last_device = "interpreter" if launched is None else "cuda"
+        if launched is not None:
+            return launched
         if check_races and self.compilation.level in ("ascend", "ascendc"):
             return self._run_ascend(inputs, scalars)
         module = self.scheduled() if check_races else self.module

@@ -16,6 +16,8 @@ import pytest
 from xdsl.dialects.builtin import IndexType
 
 from tilepipe.drivers.compile import compile_kernel
+from tilepipe.drivers.cuda_driver import CudaError, CudaUnavailable, TensorMapValue, encode_tensor_map
+from tilepipe.drivers.cuda_launch import launch_config
 from tilepipe.semantics import execute
 from tilepipe.schedule_sim.calibration import read_calibrations
 
@@ -23,7 +25,6 @@ SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 import gpu_check  # noqa: E402
 import gpu_run  # noqa: E402
-from cuda_driver import CheckFailed, CudaUnavailable, TensorMapValue, encode_tensor_map  # noqa: E402
 
 GEMM = gpu_check.EXAMPLES / "gemm.mlir"
 POINTERS = {"A": 0x7F0000000000, "B": 0x7F0000200000, "C": 0x7F0000400000}
@@ -61,13 +62,13 @@ def test_a_wrong_packing_is_rejected_before_launch(compiled):
     params = gpu_check.ptx_parameters(ptx, "gemm")
     arguments = gpu_check.kernel_arguments(problem.func, POINTERS)
     bare_pointers = [arg for arg in arguments if arg[0].endswith(".aligned")]
-    with pytest.raises(CheckFailed, match="3 packed arguments, the PTX declares 21"):
+    with pytest.raises(CudaError, match="3 packed arguments, the PTX declares 21"):
         gpu_check.check_abi(bare_pointers, params, "gemm")
     narrowed = [*arguments[:3], ("A.sizes[0]", ctypes.c_int32(1024)), *arguments[4:]]
-    with pytest.raises(CheckFailed, match=r"parameter 3 \(A.sizes\[0\], 4 bytes\)"):
+    with pytest.raises(CudaError, match=r"parameter 3 \(A.sizes\[0\], 4 bytes\)"):
         gpu_check.check_abi(narrowed, params, "gemm")
     swapped = [arguments[2], *arguments[1:2], arguments[0], *arguments[3:]]
-    with pytest.raises(CheckFailed, match="parameter 0 .* does not match the PTX's .b64 .ptr"):
+    with pytest.raises(CudaError, match="parameter 0 .* does not match the PTX's .b64 .ptr"):
         gpu_check.check_abi(swapped, params, "gemm")
 
 
@@ -83,7 +84,7 @@ def test_ptx_parameters_reads_one_entry():
     assert gpu_check.ptx_parameters(ptx, "k") == [
         gpu_check.PtxParam(64, True), gpu_check.PtxParam(32, False), gpu_check.PtxParam(32, False),
     ]
-    with pytest.raises(CheckFailed, match="no entry 'gemm'"):
+    with pytest.raises(CudaError, match="no entry 'gemm'"):
         gpu_check.ptx_parameters(ptx, "gemm")
 
 
@@ -107,7 +108,7 @@ def test_a_resized_gemm_still_computes_a_at_b():
 
 
 def test_sizes_that_do_not_tile_the_problem_are_rejected():
-    with pytest.raises(CheckFailed, match="--sizes 1000: the grid"):
+    with pytest.raises(CudaError, match="--sizes 1000: the grid"):
         _problem(1000)
 
 
@@ -282,7 +283,7 @@ def test_a_map_is_encoded_innermost_first_with_byte_strides():
         "dims": [72, 100, 4], "strides": [144, 14400], "box": [64, 64, 1],
         "element_strides": [1, 1, 1], "interleave": 0, "swizzle": 3, "fill": 0,
     }]
-    with pytest.raises(CheckFailed, match=r"rejected shape \[4, 100, 72\]"):
+    with pytest.raises(CudaError, match=r"rejected shape \[4, 100, 72\]"):
         encode_tensor_map(RecordingEncoder(1), 0x7F00, (4, 100, 72), "bf16", 2, (1, 64, 64), 128)
 
 
@@ -360,7 +361,7 @@ def test_the_default_dynamic_gemm_runs_at_sizes_no_tile_divides():
 
 def test_a_dynamic_dimension_without_a_size_is_a_clear_failure():
     (problem,) = gpu_check.load_problems(DYNAMIC_GEMM, None, shapes={"A": (200, 77)})
-    with pytest.raises(CheckFailed, match=r"%B : memref<\?x\?xf16> needs a shape \(--shape B=D0xD1"):
+    with pytest.raises(CudaError, match=r"%B : memref<\?x\?xf16> needs a shape \(--shape B=D0xD1"):
         gpu_check.kernel_arguments(problem.func, POINTERS, problem.shapes)
 
 
@@ -371,7 +372,7 @@ def test_an_index_argument_is_passed_as_i64_and_needs_a_value(tmp_path):
     (problem,) = gpu_check.load_problems(kernel, None, shapes=SHAPES, index_args={"unused": 7})
     arguments = gpu_check.kernel_arguments(problem.func, POINTERS, problem.shapes, problem.index_args)
     assert arguments[-1][0] == "unused" and isinstance(arguments[-1][1], ctypes.c_int64)
-    with pytest.raises(CheckFailed, match="index argument %unused needs a value: --index-arg unused=V"):
+    with pytest.raises(CudaError, match="index argument %unused needs a value: --index-arg unused=V"):
         gpu_check.kernel_arguments(problem.func, POINTERS, problem.shapes)
 
 
@@ -428,8 +429,8 @@ def test_a_warp_specialized_kernel_launches_with_its_producer_warpgroup():
     """gemm_sm90a is warp-specialized: 256 consumer threads (tile.threads) and a
     producer warpgroup.  Launched with tile.threads alone its consumers would wait for
     copies no thread issues; gpu_run takes the compiled kernel's block (384)."""
-    text = (gpu_check.EXAMPLES / "gemm_sm90a.mlir").read_text()
-    compiled = compile_kernel(text, "gemm_sm90a.mlir", "sm_90a", run_ptxas=False)
-    assert gpu_run.launched_threads(compiled.module, "gemm", 256) == 384
-    plain = compile_kernel(text, "gemm_sm90a.mlir", "sm_90a", run_ptxas=False, warp_specialize=False)
-    assert gpu_run.launched_threads(plain.module, "gemm", 0) == 256
+    (problem,) = gpu_check.load_problems(gpu_check.EXAMPLES / "gemm_sm90a.mlir", None)
+    compiled = compile_kernel(problem.text, "gemm_sm90a.mlir", "sm_90a", run_ptxas=False)
+    assert launch_config(problem.func, compiled.module).threads == 384
+    plain = compile_kernel(problem.text, "gemm_sm90a.mlir", "sm_90a", run_ptxas=False, warp_specialize=False)
+    assert launch_config(problem.func, plain.module).threads == 256
