@@ -14,6 +14,7 @@ CUDA_SPACES = ("shared", "shared", "shared", "fragment", "fragment", "local")
 FILL_VALUES = (0.0, 1.0, -0.5, 2.0)
 BINARY = ("add", "sub", "mul", "max", "div")
 UNARY_MATH = ("exp", "exp", "log", "sqrt", "rsqrt")
+ATOMIC_ADD_DTYPES = ("f32", "f16", "i32")  # tile.atomic_add's element types
 PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
@@ -32,12 +33,19 @@ class _Builder:
         # iota, ...) comes from a stream of its own: the main stream, and so each
         # seed's program structure, stays what it was before those ops existed.
         self.variety = random.Random(f"variety:{program.kind}:{program.seed}")
+        # Whether a store into an output is an atomic add: a stream of its own too.
+        self.atomics = random.Random(f"atomics:{program.kind}:{program.seed}")
         # A buffer a loop writes (other than a gemm accumulator) may get versions, and
         # the passes reject any use of a versioned buffer outside its loop: such a
         # buffer is private to its loop, and a loop writes no buffer used outside it.
         self.private: set[str] = set()
         self.outside: set[str] = set()
         self.in_loop = False
+        # Statements added after drawn ones from a stream of their own (Ascend: div,
+        # cast, reduce, UB -> UB copies), writing buffers named apart (``ux0``, ...):
+        # the main stream, and each seed's program otherwise, stay what they were.
+        self.extras: random.Random | None = None
+        self.extra_count = 0
 
     def open_loop(self) -> None:
         self.in_loop = True
@@ -132,7 +140,16 @@ class _Builder:
         src = self.rng.choice(live)
         b = self.p.buffers[src]
         dst = self.buffer("out", b.dims, b.dtype, "global", 0)
-        self.emit(out, live, Stmt("copy", (src, dst), b.dims))
+        self.emit(out, live, Stmt(self.store_op(b.dtype), (src, dst), b.dims))
+
+    def store_op(self, dtype: str) -> str:
+        """``copy``, or now and then on CUDA ``atomic_add``: the outputs start with
+        the run's random inputs, and the grid is one-dimensional, so every
+        interpreter adds in the same block order (docs/semantics.md)."""
+        atomic = self.atomics.random() < 0.25
+        if atomic and self.p.kind == "cuda" and dtype in ATOMIC_ADD_DTYPES:
+            return "atomic_add"
+        return "copy"
 
     def draw(self, out: list[Stmt], live: list[str]) -> None:
         kinds = ["load", "binary", "binary", "fill", "store", *self.unary, *self.extra]
@@ -181,6 +198,39 @@ class _Builder:
             self.emit(out, live, Stmt("broadcast", (src, self.destination(dims, dtype)), dims, {"axis": axis}))
         elif kind == "gemm":
             self.gemm(out, live)
+        if self.extras is not None and self.extras.random() < 0.4:
+            self.draw_extra(out, live)
+
+    def draw_extra(self, out: list[Stmt], live: list[str]) -> None:
+        """One more statement on a live buffer, every choice from ``self.extras``."""
+        pick = self.extras
+        assert pick is not None
+        sources = [n for n in live if not self.p.buffers[n].is_global]
+        if not sources:
+            return
+        src = self.p.buffers[pick.choice(sources)]
+        kind = pick.choice(("div", "cast", "reduce", "move"))
+
+        def fresh(dims, dtype: str) -> str:
+            name = f"ux{self.extra_count}"
+            self.extra_count += 1
+            self.p.buffers[name] = Buffer(name, tuple(dims), dtype, src.space, None)
+            return name
+
+        if kind == "div":
+            peers = [n for n in self.ready(live, src.dims, src.dtype, (src.space,))]
+            rhs = pick.choice(peers)
+            stmt = Stmt("div", (src.name, rhs, fresh(src.dims, src.dtype)), src.dims)
+        elif kind == "cast":
+            other = "f16" if src.dtype == "f32" else "f32"
+            stmt = Stmt("cast", (src.name, fresh(src.dims, other)), src.dims)
+        elif kind == "reduce" and len(src.dims) == 2:
+            axis = pick.choice((0, 1))
+            attrs = {"axis": axis, "kind": pick.choice(("sum", "max"))}
+            stmt = Stmt("reduce", (src.name, fresh((src.dims[1 - axis],), src.dtype)), src.dims, attrs)
+        else:
+            stmt = Stmt("copy", (src.name, fresh(src.dims, src.dtype)), src.dims)
+        self.emit(out, live, stmt)
 
     def elementwise(self, op: str, lhs: str, rhs: str, dst: str, dims, live: list[str]) -> Stmt:
         """The binary ``op`` drawn, or at times a comparison of its operands or a
@@ -487,6 +537,7 @@ def _ascend(rng: random.Random, seed: int) -> Program:
     program = Program(ASCEND_TARGET, kind, dims, {}, [], threads=None, seed=seed)
     b = _Builder(rng, program, ("ub",), ("add", "sub", "mul", "max"), ("exp",), ())
     b.dtypes = ("f32", "f16")
+    b.extras = random.Random(f"ascend-extras:{seed}")
     # The vector unit compares whole 256-byte repeats (lowering/ascend/ascendc_masks.py).
     b.compares = lambda dims, dtype: (  # type: ignore[method-assign]
         math.prod(program.dims[d] for d in dims) * (2 if dtype == "f16" else 4) % 256 == 0
