@@ -26,7 +26,7 @@ class TensorMapEncoding:
     """How a host asks the CUDA driver for a map (``cuTensorMapEncodeTiled``; the
     values of cuda.h's ``CUtensorMap*`` enums), the same for every host that encodes
     one: the host launchers (``lowering/nvvm/host_tensor_maps.py``) and
-    ``scripts/cuda_driver.py``."""
+    ``tilepipe/drivers/cuda_driver.py``."""
 
     data_types = {"f16": 6, "f32": 7, "f64": 8, "bf16": 9, "i32": 3, "i64": 5, "i8": 0}
     swizzles = {0: 0, 32: 1, 64: 2, 128: 3}  # bytes -> CU_TENSOR_MAP_SWIZZLE_*

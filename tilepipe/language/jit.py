@@ -215,7 +215,10 @@ class JITKernel:
 
 def _to_numpy(value: Any) -> Any:
     if _is_torch(value):
-        return value.detach().cpu().numpy()
+        value = value.detach().cpu()
+        if str(value.dtype) == "torch.bfloat16":  # numpy has no bf16: its values as f32
+            value = value.float()
+        return value.numpy()
     return value
 
 

@@ -1,9 +1,10 @@
 """TileLang's profiler on tilepipe: ``kernel.get_profiler()`` and ``do_bench``.
 
-tilepipe runs kernels in its interpreter on this machine (there is no GPU
-launch path), so these check results and time the *interpreter*: useful to run
-TileLang's programs unchanged, not a measure of the kernel's speed on a GPU
-(``scripts/gpu_check.py`` measures that where a GPU is present).
+A call runs on the GPU where one is usable and in tilepipe's interpreter otherwise
+(:mod:`.device`; ``kernel.last_device`` says which).  ``do_bench`` times whole
+calls from Python -- uploads and downloads included on a GPU, the interpreter's
+seconds without one -- so it says how long a call takes here, not what the kernel
+alone costs on a GPU (``scripts/gpu_check.py`` measures that with CUDA events).
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-# The interpreter takes seconds per call: at most this many timed runs.
+# A call through the interpreter takes seconds: at most this many timed runs.
 MAX_TIMED_RUNS = 3
 
 
 def do_bench(fn: Callable[[], Any], warmup: int = 25, rep: int = 100, **_options: Any) -> float:
     """Median wall time of ``fn()`` in milliseconds, over ``min(rep, 3)`` runs
-    (``warmup`` and TileLang's timing backends do not apply to the interpreter)."""
+    (``warmup`` and TileLang's timing backends -- CUPTI, CUDA events -- are not used)."""
     times = []
     for _ in range(max(1, min(rep, MAX_TIMED_RUNS))):
         start = time.perf_counter()
