@@ -2,7 +2,7 @@
 // DataCopy moves whole 32-byte blocks UB -> UB: a shorter copy is a diagnostic at the
 // op, not a silently truncated move.
 
-// CHECK: ascendc-local-copy-invalid.mlir:[[# @LINE + 4]]:3: error: 'ascend.data_copy' op moves 16 bytes UB -> UB; DataCopy moves whole 32-byte blocks
+// CHECK: ascendc-ub-copy-invalid.mlir:[[# @LINE + 4]]:3: error: 'ascend.data_copy' op moves 16 bytes UB -> UB; DataCopy moves whole 32-byte blocks
 func.func @short_copy() attributes {tile.target = "ascend910b"} {
   %a = memref.alloc() : memref<8xf16, "ub">
   %b = memref.alloc() : memref<8xf16, "ub">
