@@ -106,11 +106,8 @@ def copy(b: IRBuilder, src: Operand, dst: Operand) -> None:
     # A converting copy: tile.cast works on chip; stage through a temporary otherwise.
     if src_buf.on_chip and dst_buf.on_chip:
         b.insert(tile.CastOp(src_buf.value, src_offs, dst_buf.value, dst_offs, shape))
-    elif src_buf.scope == "l0c":
-        raise FrontendError(
-            f"T.copy from {src_buf} to {dst_buf} converts {src_buf.dtype} to {dst_buf.dtype} "
-            "on the way out of L0C, which tilepipe's Ascend flow does not do yet: write the "
-            f"result to a {src_buf.dtype} tensor")
+    elif src_buf.scope == "l0c":  # the Fixpipe converts on its way out of L0C
+        b.insert(tile.CastOp(src_buf.value, src_offs, dst_buf.value, dst_offs, shape))
     elif src_buf.on_chip:
         staged = b.alloc(f"{dst_buf.name}_cast", shape, dst_buf.dtype, b.temp_scope)
         b.insert(tile.CastOp(src_buf.value, src_offs, staged.value, [], shape))
