@@ -45,7 +45,7 @@ def test_the_generator_covers_the_surface():
             trips.add("dynamic" if loop.trips is None else min(loop.trips, 6))
             steps.add((loop.lb != 0, loop.step > 1))
     assert ops >= {"copy", "gemm", "fill", "add", "sub", "mul", "max", "div", "exp", "cast",
-                   "reduce", "broadcast"}
+                   "reduce", "broadcast", "atomic_add"}
     assert spaces >= {"global", "shared", "fragment", "local", "l1", "l0a", "l0b", "l0c", "ub"}
     assert dtypes >= {"f16", "bf16", "f32"}
     assert kinds >= {"cuda", "ascend-vector", "ascend-cube", "ascend-mixed"}
