@@ -12,15 +12,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline_helpers import apply_passes
+from pipeline_helpers import apply_passes, parse
+from tilepipe.core.flows import run_flow
 from tilepipe.drivers.compile import compile_kernel
 from tilepipe.semantics import find_races, run_tile_kernel
 from tilepipe.semantics.nvvm.interp import run_nvvm_kernel
 from tilepipe.semantics.tile.grid_runner import grid_blocks
 
-SYNCED = (
-    "pipeline-planning,inject-software-pipeline,merge-shared-memory,async-copy,thread-sync"
-)
+def scheduled(text: str, level: str = "scheduled"):
+    """``text`` through the CUDA flow to ``level`` (``scheduled``: pipelined and synced)."""
+    module = parse(text)
+    run_flow(module, "cuda", level)
+    module.verify()
+    return module
 
 # Block (bx, by) computes C[:, bx*32 : +32] over the by-th K slice (SPLITS slices of
 # TRIPS steps of 16) and adds it into C.  N need not be a multiple of 32 (boundary
@@ -96,7 +100,7 @@ def copies(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def test_split_k_tile_level_matches_numpy_and_is_race_free(n, splits):
     text = split_k(n, splits)
     data = inputs(n, splits, 2)
-    synced = apply_passes(text, SYNCED)
+    synced = scheduled(text)
     assert find_races(synced, inputs=copies(data)) == []
     out = run_tile_kernel(text, inputs=copies(data))["C"]
     np.testing.assert_array_equal(run_tile_kernel(synced, inputs=copies(data))["C"], out)
@@ -109,7 +113,7 @@ def test_split_k_nvvm_matches_the_tile_level(n, splits):
     text = split_k(n, splits)
     data = inputs(n, splits, 2)
     expected = run_tile_kernel(text, inputs=copies(data))["C"]
-    lowered = apply_passes(text, SYNCED + ",lower-to-nvvm")
+    lowered = scheduled(text, "nvvm")
     run = run_nvvm_kernel(
         lowered, list(copies(data).values()), check_races=True,
         blocks=grid_blocks((-(-n // 32), splits)),
@@ -119,7 +123,7 @@ def test_split_k_nvvm_matches_the_tile_level(n, splits):
 
 
 def test_a_plain_read_add_write_races_between_blocks():
-    synced = apply_passes(split_k(accumulate=PLAIN), SYNCED)
+    synced = scheduled(split_k(accumulate=PLAIN))
     races = find_races(synced, inputs=inputs(64, 3, 2))
     assert races and all(race.between_blocks for race in races)
     assert {race.kind for race in races} <= {"RAW", "WAW", "WAR"}
@@ -132,7 +136,7 @@ def test_atomic_adds_and_plain_accesses_race_between_blocks():
     read_back = ATOMIC + """
   %seen = memref.alloc() : memref<32x32xf32, "fragment">
   tile.copy<32x32> %C[%c0, %n0] -> %seen : memref<32xNxf32> -> memref<32x32xf32, "fragment">"""
-    synced = apply_passes(split_k(accumulate=read_back), SYNCED)
+    synced = scheduled(split_k(accumulate=read_back))
     races = find_races(synced, inputs=inputs(64, 3, 2))
     kinds = {(race.kind, race.first.mode, race.second.mode) for race in races}
     assert ("RAW", "atomic add", "read") in kinds or ("WAR", "read", "atomic add") in kinds
