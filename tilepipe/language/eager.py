@@ -51,6 +51,7 @@ class EagerPrimFunc(PrimFunc):
     def __init__(self, fn: Callable[..., Any], binding: Binding):
         super().__init__(fn)
         self.eager = binding
+        self.sizes_known = False  # until specialize has read them from the tensors
 
     def namespace(self) -> dict[str, Any]:
         names = super().namespace()
@@ -62,7 +63,7 @@ class EagerPrimFunc(PrimFunc):
         return (*super().cache_key(), values, tuple(sorted(self.eager.sizes.items())))
 
     def prelude(self) -> Prelude:
-        return read_prelude(KernelWalker(self, "sm_80"))
+        return read_prelude(KernelWalker(self, "sm_80"), tolerant=not self.sizes_known)
 
     def output_indices(self) -> list[int]:
         """The kernel's parameters allocated by the call: its ``T.empty`` tensors."""
@@ -119,6 +120,7 @@ def specialize(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]
     for name, spec, node in inputs:
         if name in tensors:
             _read_sizes(func, name, spec, tensors[name], binding.sizes, node, _const_names(func))
+    func.sizes_known = True
     return func, tensors
 
 

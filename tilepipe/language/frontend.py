@@ -516,6 +516,16 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
     def call_reduce_min(self, **kw: Any) -> None:
         self._reduce("min", **kw)
 
+    def call_atomic_add(self, dst: Any, value: Any, memory_order: Any, return_prev: Any,
+                        use_tma: Any) -> None:
+        if return_prev:
+            raise FrontendError("T.atomic_add(..., return_prev=True) is not supported: tile "
+                                "atomics return nothing")
+        if self.parallel is not None and isinstance(dst, parallel.Load):
+            self.parallel.atomic_add(dst, value)
+        else:
+            tile_ops.atomic_add(self.b, dst, value)
+
     def call_annotate_layout(self, layout_map: Any, allow_reannotation: Any, allow_buffer_region: Any) -> None:
         """A layout is tilepipe's choice (docs/language.md)."""
 

@@ -332,6 +332,13 @@ def reduce_min(buffer: Any, out: Any, dim: int = -1, clear: bool = True) -> None
 
 
 @_intrinsic
+def atomic_add(dst: Any, value: Any, memory_order: Any = None, return_prev: bool = False,
+               use_tma: bool = False) -> None:
+    """``dst += value`` in global memory, each element atomically (``tile.atomic_add``):
+    a region and a tile, or an element in a ``T.Parallel`` body."""
+
+
+@_intrinsic
 def annotate_layout(layout_map: Any, allow_reannotation: bool = False,
                     allow_buffer_region: bool = False) -> None:
     """A layout hint for TileLang's lowering: accepted, no effect (tilepipe chooses
@@ -417,10 +424,8 @@ def Cast(dtype: str, value: Any) -> Any:  # noqa: N802
 # TileLang names tilepipe does not offer, and why: ``T.<name>`` raises an
 # AttributeError saying so, which the frontend reports at the user's line.
 UNSUPPORTED = {
-    "atomic_add": "tilepipe's tile programs have no atomic operations (split-K sums "
-                  "must go through a separate reduction kernel)",
-    "atomic_max": "tilepipe's tile programs have no atomic operations",
-    "atomic_min": "tilepipe's tile programs have no atomic operations",
+    "atomic_max": "the only atomic tile operation is T.atomic_add",
+    "atomic_min": "the only atomic tile operation is T.atomic_add",
     "get_thread_binding": "thread-level programming is not tilepipe's model: a kernel is "
                           "tile statements (T.copy, T.gemm, T.Parallel ...) over the block",
     "thread_binding": "thread-level programming is not tilepipe's model",

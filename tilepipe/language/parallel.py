@@ -250,12 +250,29 @@ class ParallelBody:
             self.b.insert(tile.CopyOp(staged.value, [], buffer.value, offsets, self.extents))
             self._release(staged)
         finally:
-            for constant in self.constants.values():
-                self.temps.add(id(constant))
-                self._release(constant)
-            self.constants.clear()
+            self._end_statement()
+
+    def atomic_add(self, target: Load, value: object) -> None:
+        """``T.atomic_add(C[.., i, j], v)`` in the loop: the loop's tile of ``v`` added
+        into ``C``'s region by one ``tile.atomic_add``."""
+        buffer, offsets = self._region(target, full=True)
+        if buffer.on_chip:
+            raise FrontendError(f"T.atomic_add adds into global memory, not into {buffer}")
+        try:
+            src, src_offsets = self._operand(as_elem(value), buffer.dtype)
+            self.b.insert(tile.AtomicAddOp(src.value, src_offsets, buffer.value, offsets, self.extents))
+            self._release(src)
+        finally:
+            self._end_statement()
 
     # -- helpers
+
+    def _end_statement(self) -> None:
+        """The statement's constants go back to the pool."""
+        for constant in self.constants.values():
+            self.temps.add(id(constant))
+            self._release(constant)
+        self.constants.clear()
 
     def _temp(self, dtype: str, shape: tuple[int, ...] | None = None) -> Buffer:
         shape = shape or self.extents

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tilepipe.language import namespace as T
+from tilepipe.language.errors import LanguageError
 
 
 def is_kernel_block(stmt: ast.stmt) -> bool:
@@ -45,9 +46,12 @@ class Prelude:
     body: list[ast.stmt]  # the statements after the prelude
 
 
-def read_prelude(walker: Any) -> Prelude:
+def read_prelude(walker: Any, tolerant: bool = False) -> Prelude:
     """Run the prelude in ``walker`` (binding its plain names) and collect the
-    tensors it declares; also checks the ``return`` against the ``T.empty``s."""
+    tensors it declares; also checks the ``return`` against the ``T.empty``s.
+    ``tolerant``: the sizes may not be known yet (the tensors' shapes are what is
+    being read), so a plain statement that fails is skipped -- the kernel's build,
+    with every size known, runs it again."""
     prim = walker.prim
     binding: Binding = prim.eager  # type: ignore[attr-defined]
     body = prim.tree.body
@@ -71,7 +75,13 @@ def read_prelude(walker: Any) -> Prelude:
             spec = walker.guard(stmt, lambda s=stmt: walker.eval(s.value))
             outputs[stmt.targets[0].id] = (spec, stmt)
             continue
-        walker.statements([stmt])
+        if not tolerant:
+            walker.statements([stmt])
+            continue
+        try:
+            walker.statements([stmt])
+        except LanguageError:
+            pass  # arithmetic on a size not known yet (`splitK = K // split_k`): not needed here
     for name in binding.tensor_params:
         if name not in declared:
             walker.fail(prim.tree, f"tensor parameter '{name}' has no `{name}: T.Tensor(...)` line")

@@ -83,21 +83,41 @@ def _check_fits(operand: Operand, shape: tuple[int, ...], what: str) -> None:
                 )
 
 
-def copy(b: IRBuilder, src: Operand, dst: Operand) -> None:
-    """``T.copy(src, dst)``: the extent is the destination's (or the source's when
-    the destination is a corner); differing dtypes convert, as TileLang's copy does."""
+def _tile_shape(src: Operand, dst: Operand, what: str) -> tuple[int, ...]:
+    """The tile a copy-like statement moves: the destination's extent (or the
+    source's when the destination is a corner), checked against both sides."""
     if not isinstance(src, Buffer | Region) or not isinstance(dst, Buffer | Region):
-        raise FrontendError("T.copy(src, dst) takes buffers or regions of buffers (A[i, j])")
-    shape = region_extent(dst, src, "T.copy")
-    src_shape = region_extent(src, dst, "T.copy")
+        raise FrontendError(f"{what} takes buffers or regions of buffers (A[i, j])")
+    shape = region_extent(dst, src, what)
+    src_shape = region_extent(src, dst, what)
     if math.prod(src_shape) != math.prod(shape) or _squeeze(src_shape) != _squeeze(shape):
         raise FrontendError(
-            f"T.copy: shape mismatch, source tile {_shape(src_shape)} vs destination "
+            f"{what}: shape mismatch, source tile {_shape(src_shape)} vs destination "
             f"tile {_shape(shape)}"
         )
     shape = tuple(_squeeze(shape))
-    _check_fits(src, shape, "T.copy source")
-    _check_fits(dst, shape, "T.copy destination")
+    _check_fits(src, shape, f"{what} source")
+    _check_fits(dst, shape, f"{what} destination")
+    return shape
+
+
+def atomic_add(b: IRBuilder, dst: Operand, src: Operand) -> None:
+    """``T.atomic_add(dst, src)`` over a tile: ``dst += src`` in global memory, each
+    element's update atomic (``tile.atomic_add``; several blocks may add into one
+    region, as split-K GEMMs and attention's dQ do)."""
+    shape = _tile_shape(src, dst, "T.atomic_add")
+    src_buf, src_offs = offsets_of(b, src)
+    dst_buf, dst_offs = offsets_of(b, dst)
+    if src_buf.dtype != dst_buf.dtype:
+        raise FrontendError(f"T.atomic_add: {src_buf} and {dst_buf} must have one dtype "
+                            "(T.cast the value first)")
+    b.insert(tile.AtomicAddOp(src_buf.value, src_offs, dst_buf.value, dst_offs, shape))
+
+
+def copy(b: IRBuilder, src: Operand, dst: Operand) -> None:
+    """``T.copy(src, dst)``: the extent is the destination's (or the source's when
+    the destination is a corner); differing dtypes convert, as TileLang's copy does."""
+    shape = _tile_shape(src, dst, "T.copy")
     src_buf, src_offs = offsets_of(b, src)
     dst_buf, dst_offs = offsets_of(b, dst)
     if src_buf.dtype == dst_buf.dtype:

@@ -91,7 +91,7 @@ def unknown_call():
             A_f = T.alloc_fragment((64, 64), "float32")
             T.copy(A[0, 0], A_f)
             for i, j in T.Parallel(64, 64):
-                T.atomic_add(A[i, j], A_f[i, j])  # <atomic>
+                T.atomic_max(A[i, j], A_f[i, j])  # <atomic>
 
     return main
 

@@ -28,7 +28,7 @@ def error_of(build) -> str:
     (kernels.bad_copy_shapes, "bad-copy", "shape mismatch"),
     (kernels.bad_while, "while", "T.serial"),
     (kernels.data_dependent_if, "data-if", "comparisons of buffers"),
-    (kernels.unknown_call, "atomic", "T.atomic_add is not supported by tilepipe"),
+    (kernels.unknown_call, "atomic", "T.atomic_max is not supported by tilepipe"),
 ])
 def test_frontend_errors_at_the_python_line(factory, marker, words):
     text = error_of(lambda: tilepipe.compile(factory()))
