@@ -13,12 +13,16 @@ calls ``T.tile.add(dst, a, b)`` and friends.  On tilepipe:
   memory it touches (``ascend-resolve-core``);
 * ``T.barrier_all`` does nothing: tilepipe inserts the synchronization the hazards
   need (``ascend-insert-sync``) -- a PIPE_ALL barrier would only slow the kernel;
+* on Ascend, ``T.alloc_shared``/``T.alloc_fragment`` buffers are UB, except those
+  a gemm reads (L1) or accumulates into (L0C): tilelang-ascend's developer mode
+  infers the same scopes (:func:`cube_operand_scopes`);
 * ``T.tile.<op>(dst, src0[, src1])`` is ``dst[...] = src0[...] <op> src1[...]``
   over the whole buffers, through the same element-wise code as ``T.Parallel``.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from xdsl.dialects import arith, scf
@@ -137,3 +141,19 @@ def _as_load(value: Any, shape: tuple[int, ...], what: str) -> Any:
     if isinstance(value, Buffer):
         return parallel.Load(value, tuple(parallel.LoopVar(k) for k in range(len(shape))))
     return parallel.Load(value.buffer, tuple(parallel.LoopVar(k, start) for k, start in enumerate(value.starts)))
+
+
+def cube_operand_scopes(tree: ast.AST) -> dict[str, str]:
+    """The names a ``T.gemm``/``T.gemm_v0`` call uses as A or B (``"l1"``) and as C
+    (``"l0c"``), read from the kernel's source."""
+    roles: dict[str, str] = {}
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name not in ("gemm", "gemm_v0") or len(node.args) < 3:  # type: ignore[union-attr]
+            continue
+        for arg, scope in zip(node.args[:3], ("l1", "l1", "l0c")):  # type: ignore[union-attr]
+            if isinstance(arg, ast.Name):
+                roles[arg.id] = scope
+    return roles
+

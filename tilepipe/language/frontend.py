@@ -25,7 +25,7 @@ from tilepipe.core.targets import TARGET_ALIASES, TARGETS
 from tilepipe.dialects.pipeline import pipeline_statements
 from tilepipe.dialects.tile_launch import GridDimsOp
 from tilepipe.language import parallel, tile_ops
-from tilepipe.language.ascend_calls import AscendCalls
+from tilepipe.language.ascend_calls import AscendCalls, cube_operand_scopes
 from tilepipe.language.errors import FrontendError, LanguageError, PySource
 from tilepipe.language.expressions import ExpressionEvaluator, is_runtime
 from tilepipe.language.ir_builder import IRBuilder
@@ -85,6 +85,7 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
         self.kernel_seen = False
         self.packed: dict[str, int] = {}
         self.pipeline_depth = 0
+        self.cube_roles: dict[str, str] = {}
 
     # -- the function
 
@@ -92,6 +93,7 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
         body: list[ast.stmt] = self.prim.tree.body
         self.packed = packed_dims(self.prim.tree, {n.id for n in ast.walk(self.prim.tree)
                                                    if isinstance(n, ast.Name)})
+        self.cube_roles = cube_operand_scopes(self.prim.tree) if self.ascend else {}
         if self.prim.eager is not None:
             prelude = read_prelude(self)
             params = [self._parameter(name, spec, node)
@@ -474,10 +476,14 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
         return None
 
     def call_alloc_shared(self, shape: Any, dtype: Any, scope: str) -> Buffer:
-        return self._alloc(shape, dtype, "ub" if self.ascend else SCOPES.get(scope, "shared"))
+        if self.ascend:
+            return self._alloc(shape, dtype, self.cube_roles.get(self._target_name() or "", "ub"))
+        return self._alloc(shape, dtype, SCOPES.get(scope, "shared"))
 
     def call_alloc_fragment(self, shape: Any, dtype: Any, scope: str) -> Buffer:
-        return self._alloc(shape, dtype, "ub" if self.ascend else "fragment")
+        if self.ascend:
+            return self._alloc(shape, dtype, self.cube_roles.get(self._target_name() or "", "ub"))
+        return self._alloc(shape, dtype, "fragment")
 
     def call_alloc_local(self, shape: Any, dtype: Any, scope: str) -> Buffer:
         return self._alloc(shape, dtype, "ub" if self.ascend else "local")

@@ -266,6 +266,12 @@ class PassConfigKey(str, enum.Enum):
     TL_DISABLE_SHARED_MEMORY_REUSE = "tl.disable_shared_memory_reuse"
     TL_LAYOUT_VISUALIZATION_ENABLE = "tl.layout_visualization_enable"
     TL_LAYOUT_VISUALIZATION_FORMATS = "tl.layout_visualization_formats"
+    # tilelang-ascend's: what they turn on, tilepipe's Ascend flow always does
+    # (ascend-insert-sync, the arena plan, the cube/vector split by memory space).
+    TL_ASCEND_AUTO_SYNC = "tl.ascend_auto_sync"
+    TL_ASCEND_AUTO_CV_SYNC = "tl.ascend_auto_cv_sync"
+    TL_ASCEND_AUTO_CV_COMBINE = "tl.ascend_auto_cv_combine"
+    TL_ASCEND_MEMORY_PLANNING = "tl.ascend_memory_planning"
 
 
 PASS_CONFIG_OPTIONS = {PassConfigKey.TL_DISABLE_TMA_LOWER.value: "tensor_maps",

@@ -119,3 +119,32 @@ def test_f16_output_converts_on_the_way_out_of_l0c():
     assert c.dtype == np.float16
     np.testing.assert_allclose(c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32),
                                rtol=2e-3, atol=2e-3)
+
+
+def test_developer_mode_scopes_are_inferred_from_the_gemm():
+    """tilelang-ascend's developer mode writes T.alloc_shared/T.alloc_fragment and
+    lets the compiler place them: the gemm's operands go to L1, its accumulator to
+    L0C, everything else to UB."""
+
+    @T.prim_func
+    def main(A: T.Tensor((64, 128), "float16"), B: T.Tensor((128, 64), "float16"),
+             C: T.Tensor((64, 64), "float16")):
+        with T.Kernel(1, is_npu=True) as (cid, _):
+            A_s = T.alloc_shared((64, 64), "float16")
+            B_s = T.alloc_shared((64, 64), "float16")
+            C_f = T.alloc_fragment((64, 64), "float")
+            for k in T.serial(2):
+                T.copy(A[0, k * 64], A_s)
+                T.copy(B[k * 64, 0], B_s)
+                T.gemm_v0(A_s, B_s, C_f, init=(k == 0))
+            T.copy(C_f, C[0, 0])
+
+    kernel = tilepipe.compile(main, out_idx=[-1], pass_configs={
+        tilepipe.PassConfigKey.TL_ASCEND_AUTO_SYNC: True, tilepipe.PassConfigKey.TL_ASCEND_MEMORY_PLANNING: True})
+    ir = kernel.mlir()
+    assert '"l1">' in ir and '"l0c">' in ir and '"ub">' not in ir
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-1, 1, (64, 128)).astype(np.float16)
+    b = rng.uniform(-1, 1, (128, 64)).astype(np.float16)
+    np.testing.assert_allclose(kernel(a, b, check_races=True).astype(np.float32),
+                               a.astype(np.float32) @ b.astype(np.float32), rtol=2e-3, atol=2e-3)
