@@ -91,11 +91,12 @@ from tilepipe.language.namespace import (  # noqa: F401 (the T namespace)
     unroll,
     use_swizzle,
 )
+from tilepipe.language.macros import macro
 from tilepipe.language.program import PrimFunc, prim_func
 
 __all__ = [
     "Buffer", "Cast", "GemmWarpPolicy", "Kernel", "LanguageError", "Parallel", "Pipelined",
-    "PrimFunc", "Serial", "Tensor", "abs", "Fragment", "Layout", "annotate_layout", "atomic_add", "floordiv", "floormod", "alloc_L0A", "alloc_L0B", "alloc_L0C", "alloc_L1", "barrier_all", "gemm_v0", "Scope", "tile", "alloc_fragment", "alloc_local",
+    "PrimFunc", "Serial", "Tensor", "abs", "Fragment", "Layout", "annotate_layout", "atomic_add", "macro", "floordiv", "floormod", "alloc_L0A", "alloc_L0B", "alloc_L0C", "alloc_L1", "barrier_all", "gemm_v0", "Scope", "tile", "alloc_fragment", "alloc_local",
     "alloc_shared", "alloc_ub", "bfloat", "bfloat16", "bool_", "cast", "ceildiv", "clear",
     "const", "copy", "double", "dynamic", "empty", "exp", "exp2", "fill", "float", "float16",
     "float32", "float64", "gemm", "half", "if_then_else", "infinity", "int", "int16", "int32",

@@ -10,7 +10,12 @@ would point at tilepipe, not at the kernel the user has to fix.
 from __future__ import annotations
 
 import ast
+import functools
+import inspect
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 
@@ -54,3 +59,20 @@ class FrontendError(Exception):
     """Raised by the builder helpers, which do not know the source position; the
     AST walker turns it into a :class:`LanguageError` at the statement it was
     building."""
+
+
+@functools.lru_cache(maxsize=256)
+def read_function(fn: Callable[..., Any]) -> tuple[str, PySource, ast.FunctionDef]:
+    """``fn``'s source text, where it lies, and its ``def`` as an AST (a kernel's, or
+    a helper's the frontend inlines)."""
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+        file = inspect.getsourcefile(fn) or "<unknown>"
+    except (OSError, TypeError) as err:
+        raise LanguageError(None, f"cannot read the source of {fn.__name__}: {err}") from None
+    text = "".join(lines)
+    indent = len(lines[0]) - len(lines[0].lstrip())  # what dedent removes
+    node = ast.parse(textwrap.dedent(text)).body[0]
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    return text, PySource(file, first_line, indent), node
+

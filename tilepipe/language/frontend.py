@@ -30,6 +30,7 @@ from tilepipe.language.errors import FrontendError, LanguageError, PySource
 from tilepipe.language.expressions import ExpressionEvaluator, is_runtime
 from tilepipe.language.ir_builder import IRBuilder
 from tilepipe.language.layouts import packed_dims, packed_shape
+from tilepipe.language.macros import MACRO_ATTRIBUTE, HelperInliner, inlinable
 from tilepipe.language.prelude import read_prelude
 from tilepipe.language.values import Buffer, Condition, Index, dtype_name, element_type
 
@@ -70,7 +71,7 @@ def build_kernel(prim: KernelDefinition, target: str) -> ModuleOp:
     return module
 
 
-class KernelWalker(ExpressionEvaluator, AscendCalls):
+class KernelWalker(ExpressionEvaluator, AscendCalls, HelperInliner):
     def __init__(self, prim: KernelDefinition, target: str):
         self.prim, self.target = prim, target
         self.ascend = TARGETS[target].kind == "ascend"
@@ -84,6 +85,7 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
         self.threads: int | None = None
         self.kernel_seen = False
         self.packed: dict[str, int] = {}
+        self.source = prim.source  # a helper being inlined has its own (macros.HelperInliner)
         self.pipeline_depth = 0
         self.cube_roles: dict[str, str] = {}
 
@@ -161,7 +163,7 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
     # -- errors
 
     def fail(self, node: ast.AST | None, message: str) -> None:
-        raise LanguageError(self.prim.source.location(node), message)
+        raise LanguageError(self.source.location(node), message)
 
     def guard(self, node: ast.AST, thunk: Any) -> Any:
         """Run ``thunk``; a frontend or Python error in it becomes a located error."""
@@ -177,14 +179,14 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
         finally:
             self.node = saved
         # Raised outside the handler: the user sees their line, not a chained traceback.
-        raise LanguageError(self.prim.source.location(where), message)
+        raise LanguageError(self.source.location(where), message)
 
     # -- statements
 
     def statements(self, body: list[ast.stmt]) -> None:
         for stmt in body:
             if hasattr(self, "b"):  # an eager kernel's prelude runs before the builder exists
-                self.b.loc = self.prim.source.loc_attr(stmt)
+                self.b.loc = self.source.loc_attr(stmt)
             method = getattr(self, f"stmt_{type(stmt).__name__}", None)
             if method is None:
                 self.fail(stmt, f"the statement `{ast.unparse(stmt).splitlines()[0]}` "
@@ -265,6 +267,8 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
         self.fail(stmt, "`while` loops are not supported; use `for k in T.serial(n)`")
 
     def stmt_Return(self, stmt: ast.Return) -> None:  # noqa: N802
+        if self.inline_depth:
+            self.fail(stmt, "a helper inlined into a kernel may return only as its last statement")
         if self.prim.eager is None:
             self.fail(stmt, "a T.prim_func returns nothing: write results into an output tensor")
         # An eager kernel's return names its T.empty outputs (checked by eager.read_prelude).
@@ -418,10 +422,18 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
 
     def eval_Call(self, node: ast.Call) -> Any:  # noqa: N802
         fn = self.eval(node.func)
-        args = [self.eval(a) for a in node.args if not isinstance(a, ast.Starred)]
+        args: list[Any] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(self.eval(a))
+                continue
+            values = self.eval(a.value)  # *shape: a compile-time sequence
+            if is_runtime(values) or not isinstance(values, list | tuple | range):
+                raise FrontendError(f"*{ast.unparse(a.value)} must be a compile-time list or tuple")
+            args.extend(values)
         kwargs = {k.arg: self.eval(k.value) for k in node.keywords if k.arg is not None}
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            raise FrontendError("*args in calls are not supported in a T.prim_func")
+        if any(k.arg is None for k in node.keywords):
+            raise FrontendError("**kwargs in calls are not supported in a T.prim_func")
         name = getattr(fn, "__tilepipe_intrinsic__", None)
         if name is not None:
             try:
@@ -429,7 +441,7 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
             except TypeError as err:
                 raise FrontendError(f"T.{name}: {err}") from None
             bound.apply_defaults()
-            saved, self.b.loc = self.b.loc, self.prim.source.loc_attr(node)
+            saved, self.b.loc = self.b.loc, self.source.loc_attr(node)
             try:
                 if name.startswith("tile."):
                     return self.call_tile_op(name[5:], *bound.arguments.values())
@@ -444,11 +456,14 @@ class KernelWalker(ExpressionEvaluator, AscendCalls):
             return self.b.binary(index_fn, *(self.runtime_index(a) for a in args))
         if fn in (T.Kernel, T.Pipelined, T.serial, T.unroll, T.Parallel):
             return fn(*(self.runtime_index(a) for a in args), **kwargs)
-        if any(is_runtime(a) for a in [*args, *kwargs.values()]):
+        runtime = any(is_runtime(a) for a in [*args, *kwargs.values()])
+        if inlinable(fn) and (runtime or getattr(fn, MACRO_ATTRIBUTE, False)):
+            return self.inline(fn, args, kwargs)  # a helper (or @T.macro): walked inline
+        if runtime:
             label = getattr(fn, "__name__", type(fn).__name__)
             raise FrontendError(
-                f"calling the Python function {label}() with run-time values is not supported; "
-                "use the T.* operations (docs/language.md)"
+                f"calling {label}() with run-time values is not supported: it is not Python "
+                "source tilepipe can read; use the T.* operations (docs/language.md)"
             )
         return fn(*args, **kwargs)
 

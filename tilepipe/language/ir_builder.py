@@ -38,6 +38,7 @@ from xdsl.traits import is_side_effect_free
 
 from tilepipe.dialects import pipeline
 from tilepipe.dialects.tile import BlockIdOp
+from tilepipe.dialects.tile_launch import GridDimsOp
 from tilepipe.language.errors import FrontendError
 from tilepipe.language.values import Buffer, Condition, Index, Offset, element_type
 
@@ -59,6 +60,7 @@ class IRBuilder:
         self._constants: dict[tuple[object, Attribute], SSAValue] = {}
         self._pure: dict[tuple, SSAValue] = {}
         self._preamble_anchor: Operation | None = None
+        self._first_statement: Operation | None = None  # the first tile statement or loop
         self.kernel_entered = False
         self.temp_scope = "fragment"
         """Where staging temporaries live: registers on CUDA, UB on Ascend."""
@@ -72,6 +74,10 @@ class IRBuilder:
         if self.block is self.entry and self._preamble_anchor is None:
             if (not is_side_effect_free(op) or op.regions) and op.name != "tile.grid_dims":
                 self._preamble_anchor = op
+        if self.block is self.entry and self._first_statement is None and (
+                op.regions or (not is_side_effect_free(op)
+                               and not isinstance(op, BlockIdOp | memref.AllocOp | GridDimsOp))):
+            self._first_statement = op
         return op
 
     @contextmanager
@@ -116,7 +122,9 @@ class IRBuilder:
         return op.results[0]
 
     def hoisted_alloc(self, op: Operation) -> None:
-        """Insert an allocation in the kernel's top block, before the top-level
+        """Insert an allocation in the kernel's top block, with the others: before its
+        first tile statement or loop (so that nothing comes between, say, an L0C fill
+        and the loop whose first mmad it initializes), else before the top-level
         statement that contains the current point."""
         op.location = self.loc
         block, before = self.block, None
@@ -124,6 +132,9 @@ class IRBuilder:
             before = block.parent_op()
             assert before is not None and before.parent_block() is not None
             block = before.parent_block()
+        first = self._first_statement
+        if first is not None and (before is None or first is before or first.is_before_in_block(before)):
+            before = first
         if before is None:
             self.insert(op)
         else:

@@ -430,7 +430,6 @@ UNSUPPORTED = {
                           "tile statements (T.copy, T.gemm, T.Parallel ...) over the block",
     "thread_binding": "thread-level programming is not tilepipe's model",
     "alloc_var": "scalar variables are not supported; use a 1-element T.alloc_fragment",
-    "macro": "T.macro is not supported; use a Python helper function that returns values",
     "Persistent": "persistent kernels are not supported; use T.Kernel over the whole grid",
     "call_extern": "external calls are not supported",
     "ptx_ldmatrix": "PTX intrinsics are chosen by tilepipe's lowering, not written by hand",

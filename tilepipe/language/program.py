@@ -11,16 +11,14 @@ hands back a kernel built for another shape.
 from __future__ import annotations
 
 import ast
-import functools
 import inspect
 import sys
-import textwrap
 from collections.abc import Callable
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from tilepipe.language.errors import LanguageError, PySource
+from tilepipe.language.errors import PySource, read_function
 from tilepipe.language.frontend import build_kernel
 
 
@@ -43,19 +41,9 @@ class PrimFunc:
         """Each parameter's evaluated ``T.Tensor`` (filled by the first build)."""
 
     @staticmethod
-    @functools.lru_cache(maxsize=256)
     def parse(fn: Callable[..., Any]) -> tuple[str, PySource, ast.FunctionDef]:
         """``fn``'s source text, where it lies, and its ``def`` as an AST."""
-        try:
-            lines, first_line = inspect.getsourcelines(fn)
-            file = inspect.getsourcefile(fn) or "<unknown>"
-        except (OSError, TypeError) as err:
-            raise LanguageError(None, f"cannot read the source of {fn.__name__}: {err}") from None
-        text = "".join(lines)
-        indent = len(lines[0]) - len(lines[0].lstrip())  # what dedent removes
-        node = ast.parse(textwrap.dedent(text)).body[0]
-        assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        return text, PySource(file, first_line, indent), node
+        return read_function(fn)
 
     # -- what the body can name
 

@@ -135,7 +135,12 @@ def copy(b: IRBuilder, src: Operand, dst: Operand) -> None:
     else:
         staged = b.alloc(f"{src_buf.name}_load", shape, src_buf.dtype, b.temp_scope)
         b.insert(tile.CopyOp(src_buf.value, src_offs, staged.value, [], shape))
-        b.insert(tile.CastOp(staged.value, [], dst_buf.value, dst_offs, shape))
+        if dst_buf.on_chip:
+            b.insert(tile.CastOp(staged.value, [], dst_buf.value, dst_offs, shape))
+        else:  # global to global: load, convert on chip, store
+            converted = b.alloc(f"{dst_buf.name}_cast", shape, dst_buf.dtype, b.temp_scope)
+            b.insert(tile.CastOp(staged.value, [], converted.value, [], shape))
+            b.insert(tile.CopyOp(converted.value, [], dst_buf.value, dst_offs, shape))
 
 
 def _squeeze(shape: Sequence[int]) -> list[int]:
