@@ -13,23 +13,29 @@ from tilepipe.semantics.nvvm.races import (
 
 
 class ReferenceProxies:
-    """The state machine itself, one entry per (byte, thread)."""
+    """The state machine itself, one entry per (byte, thread): as to the last generic
+    access (``state``) and the last generic write (``writes``)."""
 
     def __init__(self, size, threads):
         self.state = np.full((size, threads), PROXY_ORDERED, np.int8)
+        self.writes = np.full((size, threads), PROXY_ORDERED, np.int8)
 
-    def access(self, byte, thread):
+    def access(self, byte, thread, write):
         self.state[byte, thread] = PROXY_UNFENCED
+        if write:
+            self.writes[byte, thread] = PROXY_UNFENCED
 
     def fence(self, threads):
-        part = self.state[:, threads]
-        part[part == PROXY_UNFENCED] = PROXY_FENCED
-        self.state[:, threads] = part
+        for states in (self.state, self.writes):
+            part = states[:, threads]
+            part[part == PROXY_UNFENCED] = PROXY_FENCED
+            states[:, threads] = part
 
     def barrier(self, threads):
-        part = self.state[:, threads]
-        part[part == PROXY_FENCED] = PROXY_ORDERED
-        self.state[:, threads] = part
+        for states in (self.state, self.writes):
+            part = states[:, threads]
+            part[part == PROXY_FENCED] = PROXY_ORDERED
+            states[:, threads] = part
 
 
 class ShortClock(ProxyClock):
@@ -47,8 +53,9 @@ def test_times_give_the_states_of_the_state_machine(clock_type, seed):
         if kind == "access":
             n = int(rng.integers(1, 6))
             byte, thread = rng.integers(0, size, n), rng.integers(0, threads, n)
-            clock.access(byte, thread)
-            reference.access(byte, thread)
+            write = bool(rng.integers(0, 2))
+            clock.access(byte, thread, write)
+            reference.access(byte, thread, write)
         else:
             chosen = rng.choice(threads, int(rng.integers(1, threads + 1)), replace=False)
             if kind == "barrier_all":
@@ -58,3 +65,4 @@ def test_times_give_the_states_of_the_state_machine(clock_type, seed):
                 getattr(clock, kind)(chosen)
                 getattr(reference, kind)(chosen)
         assert (clock.states(slice(None)) == reference.state).all()
+        assert (clock.states(slice(None), writes_only=True) == reference.writes).all()

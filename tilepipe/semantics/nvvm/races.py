@@ -53,6 +53,9 @@ class ProxyClock:
 
     def __init__(self, size: int, threads: int):
         self.generic = np.zeros((size, threads), np.uint16)
+        # The last generic *write*: an async-proxy read (a wgmma's operand) conflicts
+        # only with writes; two reads need no ordering between the proxies.
+        self.generic_writes = np.zeros((size, threads), np.uint16)
         self.fenced = np.zeros(threads, np.uint16)
         self.ordered = np.zeros(threads, np.uint16)
         self.clock = 0
@@ -67,13 +70,18 @@ class ProxyClock:
     def _rebase(self) -> None:
         self.rebases += 1
         state = self.states(slice(None))
+        write_state = self.states(slice(None), writes_only=True)
         self.generic[:] = state  # ORDERED 0, FENCED 1, UNFENCED 2
+        self.generic_writes[:] = write_state
         self.fenced[:] = PROXY_FENCED
         self.ordered[:] = PROXY_ORDERED
         self.clock = PROXY_UNFENCED
 
-    def access(self, byte: np.ndarray, thread: np.ndarray) -> None:
-        self.generic[byte, thread] = self._tick()
+    def access(self, byte: np.ndarray, thread: np.ndarray, write: bool) -> None:
+        time = self._tick()
+        self.generic[byte, thread] = time
+        if write:
+            self.generic_writes[byte, thread] = time
 
     def fence(self, threads: np.ndarray) -> None:
         self.fenced[threads] = self._tick()
@@ -91,9 +99,10 @@ class ProxyClock:
             fenced = _fenced_before_rebase(fenced)
         np.maximum(self.ordered, fenced, out=self.ordered)
 
-    def states(self, byte: np.ndarray | slice) -> np.ndarray:
-        """The state of ``byte``'s rows, every thread (``PROXY_*``)."""
-        times = self.generic[byte]
+    def states(self, byte: np.ndarray | slice, writes_only: bool = False) -> np.ndarray:
+        """The state of ``byte``'s rows, every thread (``PROXY_*``), as to the last
+        generic access (``writes_only``: the last generic write)."""
+        times = (self.generic_writes if writes_only else self.generic)[byte]
         state = np.full(times.shape, PROXY_UNFENCED, np.int8)
         state[times <= self.fenced] = PROXY_FENCED
         state[times <= self.ordered] = PROXY_ORDERED
@@ -194,9 +203,9 @@ class SharedRaceDetector:
         byte = (starts[:, None] + np.arange(nbytes)[None, :]).ravel()
         thread = np.repeat(threads, nbytes)
         if proxy == "async":
-            self._check_async_proxy(op, byte, thread)
+            self._check_async_proxy(op, byte, thread, write)
         elif proxy == "generic":
-            self.proxy.access(byte, thread)
+            self.proxy.access(byte, thread, write)
         writer = self.writer[byte]
         unordered = self.writer_epoch[byte] > self.known[thread, np.maximum(writer, 0)]
         against_write = (writer >= 0) & (((writer != thread) & unordered) | self.in_flight[byte])
@@ -250,10 +259,13 @@ class SharedRaceDetector:
         """``thread``'s async-proxy access (an mbarrier complete_tx) that no other
         access races with: only its order after generic accesses is checked."""
         byte = np.arange(start, start + nbytes)
-        self._check_async_proxy(op, byte, np.full(byte.size, thread))
+        self._check_async_proxy(op, byte, np.full(byte.size, thread), True)
 
-    def _check_async_proxy(self, op: Operation, byte: np.ndarray, thread: np.ndarray) -> None:
-        state = self.proxy.states(byte)
+    def _check_async_proxy(self, op: Operation, byte: np.ndarray, thread: np.ndarray,
+                           write: bool) -> None:
+        """An async-proxy write must follow every generic access of its bytes through a
+        fence; an async-proxy read, every generic write (reads do not conflict)."""
+        state = self.proxy.states(byte, writes_only=not write)
         unfenced = state == PROXY_UNFENCED
         # Another thread's fence orders its accesses only once a barrier follows it.
         others = state == PROXY_FENCED
