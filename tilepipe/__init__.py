@@ -36,6 +36,7 @@ _API = {
     "compile": "tilepipe.language.jit",
     "jit": "tilepipe.language.jit",
     "PassConfigKey": "tilepipe.language.jit",
+    "cdiv": "tilepipe.language.jit",
 }
 
 __all__ = ["__version__", *_API]
@@ -52,7 +53,7 @@ if TYPE_CHECKING:  # what static completion (IDEs, jedi, type checkers) sees
         verify,
     )
     from tilepipe.drivers.compile import CompileError
-    from tilepipe.language.jit import PassConfigKey, compile, jit
+    from tilepipe.language.jit import PassConfigKey, cdiv, compile, jit
 
 
 def __getattr__(name: str) -> Any:

@@ -290,6 +290,11 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def cdiv(a: int, b: int) -> int:
+    """``tilelang.cdiv``: ``ceil(a / b)`` of two ints, for the Python around kernels."""
+    return -(-a // b)
+
+
 def _target(target: Any) -> str:
     """TileLang's ``"cuda"`` means tilepipe's ``sm_80``; ``"auto"`` (and ``None``)
     stays ``"auto"`` until the kernel is known (:func:`resolve_target`)."""

@@ -100,6 +100,10 @@ def test_pipelined_without_num_stages_is_a_plain_loop():
     np.testing.assert_array_equal(tilepipe.compile(main, out_idx=[-1])(x), x.sum(0))
 
 
+def test_cdiv_is_tilelangs():
+    assert (tilepipe.cdiv(7, 2), tilepipe.cdiv(8, 2), tilepipe.cdiv(0, 64)) == (4, 4, 0)
+
+
 def test_dtype_names_and_calls():
     assert (T.float, T.half, T.double, T.int, T.long) == ("float32", "float16", "float64", "int32", "int64")
     assert isinstance(T.float16, T.dtype)
