@@ -34,7 +34,7 @@ from tilepipe.language import parallel, tile_ops
 from tilepipe.language.errors import FrontendError
 from tilepipe.language.values import Buffer, Condition, Region
 
-TILE_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "max": "max", "min": "min"}
+TILE_BINARY = frozenset({"add", "sub", "mul", "div", "max", "min"})
 TILE_UNARY = {"exp": "exp", "ln": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "abs": "abs"}
 
 
@@ -116,7 +116,7 @@ class AscendCalls:
         shape = _shape(dst, f"T.tile.{name}")
         loads = [_as_load(x, shape, f"T.tile.{name}") for x in sources]
         if name in TILE_BINARY:
-            value = parallel.binary(TILE_BINARY[name], *loads)
+            value = parallel.binary(name, *loads)
         else:
             value = parallel.unary(TILE_UNARY[name], loads[0])
         body = parallel.ParallelBody(self.b, shape, self.temp_scope, self.temp_pool)

@@ -52,6 +52,7 @@ class EagerPrimFunc(PrimFunc):
         super().__init__(fn)
         self.eager = binding
         self.sizes_known = False  # until specialize has read them from the tensors
+        self._prelude: Prelude | None = None
 
     def namespace(self) -> dict[str, Any]:
         names = super().namespace()
@@ -63,7 +64,13 @@ class EagerPrimFunc(PrimFunc):
         return (*super().cache_key(), values, tuple(sorted(self.eager.sizes.items())))
 
     def prelude(self) -> Prelude:
-        return read_prelude(KernelWalker(self, "sm_80"), tolerant=not self.sizes_known)
+        """The declarations; read once the sizes are known (a call asks twice: for
+        the outputs' indices and the build), tolerantly before."""
+        if not self.sizes_known:
+            return read_prelude(KernelWalker(self, "sm_80"), tolerant=True)
+        if self._prelude is None:
+            self._prelude = read_prelude(KernelWalker(self, "sm_80"))
+        return self._prelude
 
     def output_indices(self) -> list[int]:
         """The kernel's parameters allocated by the call: its ``T.empty`` tensors."""
